@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * hzrig char device ABI (/dev/hzrig0): the guest runner asks the host driver to
+ * run one measurement case and gets one struct hzrig_sample per repetition.
+ *
+ * Versioning: every struct starts with its ABI version and its size; the
+ * driver rejects versions it does not know with -EINVAL and never writes past
+ * the size the caller declared. New fields are appended.
+ */
+#ifndef HZRIG_IOCTL_H
+#define HZRIG_IOCTL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define HZRIG_ABI_VERSION	1
+
+/* The synchronous call under test. */
+enum hzrig_transfer {
+	HZRIG_XFER_BULK_IN		= 0,	/* usb_bulk_msg(), IN pipe */
+	HZRIG_XFER_BULK_OUT		= 1,	/* usb_bulk_msg(), OUT pipe */
+	HZRIG_XFER_CTRL_IN		= 2,	/* usb_control_msg(), IN */
+	HZRIG_XFER_CTRL_OUT		= 3,	/* usb_control_msg(), OUT */
+	HZRIG_XFER_INT_IN		= 4,	/* usb_interrupt_msg() */
+	HZRIG_XFER_BULK_IN_KILLABLE	= 5,	/* usb_bulk_msg_killable() */
+	HZRIG_XFER_COUNT
+};
+
+/* How the caller turns the requested milliseconds into the int it passes. */
+enum hzrig_mode {
+	HZRIG_MODE_MS			= 0,	/* timeout_ms, as the API wants */
+	HZRIG_MODE_LEGACY_JIFFIES	= 1,	/* msecs_to_jiffies(timeout_ms) */
+	HZRIG_MODE_HZ_CONSTANT		= 2,	/* HZ * timeout_ms / 1000 */
+	HZRIG_MODE_ZERO			= 3,	/* 0 */
+	HZRIG_MODE_COUNT
+};
+
+#define HZRIG_MAX_REPS		1000
+#define HZRIG_MAX_TIMEOUT_MS	120000
+#define HZRIG_MAX_LENGTH	4096
+
+/* struct hzrig_case.flags */
+#define HZRIG_CASE_RANDOM_PHASE	(1u << 0)	/* start at a random point of the jiffy */
+
+struct hzrig_info {
+	__u32	version;	/* in: HZRIG_ABI_VERSION */
+	__u32	size;		/* in: sizeof(struct hzrig_info) */
+	__u32	hz;		/* out: HZ the module was compiled with */
+	__u32	jiffy_rate_mhz;	/* out: jiffies per second measured at load, x1000 */
+	__u32	usb_max_sync_timeout_ms; /* out: clamp for non-killable calls */
+	__u32	wire_version;	/* out: HZRIG_WIRE_VERSION of the gadget it drives */
+	__u16	bulk_in_maxp;	/* out: wMaxPacketSize of each endpoint, 0 if absent */
+	__u16	bulk_out_maxp;
+	__u16	int_in_maxp;
+	__u16	reserved;
+	char	release[64];	/* out: utsname()->release */
+};
+
+struct hzrig_sample {
+	__s64	elapsed_ns;	/* ktime_get() after - before the call */
+	__s32	status;		/* return value: 0 or negative errno */
+	__u32	actual_length;	/* bytes transferred */
+	__s32	timeout_arg;	/* the int actually passed as timeout */
+	__u32	seq;		/* sequence number armed on the gadget */
+	__u64	start_jiffies;	/* jiffies just before the call */
+	__u32	phase_ns;	/* ns since the last tick when the call started */
+	__u32	reserved;
+};
+
+struct hzrig_case {
+	__u32	version;	/* HZRIG_ABI_VERSION */
+	__u32	size;		/* sizeof(struct hzrig_case) */
+	__u32	transfer;	/* enum hzrig_transfer */
+	__u32	behaviour;	/* enum hzrig_behaviour (wire.h) */
+	__u32	mode;		/* enum hzrig_mode */
+	__u32	timeout_ms;	/* requested, 0..HZRIG_MAX_TIMEOUT_MS */
+	__u32	reps;		/* 1..HZRIG_MAX_REPS */
+	__u32	length;		/* bytes to transfer, 1..HZRIG_MAX_LENGTH */
+	__u32	delay_us;	/* for HZRIG_BEH_DELAY */
+	__u32	short_length;	/* for HZRIG_BEH_SHORT */
+	__u32	flags;		/* HZRIG_CASE_* */
+	__u32	sample_size;	/* sizeof(struct hzrig_sample) */
+	__u64	samples;	/* user pointer to reps struct hzrig_sample */
+};
+
+#define HZRIG_IOC_MAGIC		'H'
+#define HZRIG_IOC_INFO		_IOWR(HZRIG_IOC_MAGIC, 0x00, struct hzrig_info)
+#define HZRIG_IOC_RUN_CASE	_IOWR(HZRIG_IOC_MAGIC, 0x01, struct hzrig_case)
+
+#endif /* HZRIG_IOCTL_H */

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hzrig wire protocol: what the host driver (host-driver/hzrig_host.c) says to
+ * the gadget (gadget/hzrig-gadget.c) over ep0, and the device identity both
+ * sides agree on. Included by the kernel module and by userspace, so it uses
+ * only <linux/types.h> types. All multi-byte fields are little-endian.
+ */
+#ifndef HZRIG_WIRE_H
+#define HZRIG_WIRE_H
+
+#include <linux/types.h>
+
+/* pid.codes test VID:PID, reserved for private testing. */
+#define HZRIG_VID		0x1209
+#define HZRIG_PID		0x0001
+#define HZRIG_BCD_DEVICE	0x0001
+
+/* The vendor interface: bulk IN, bulk OUT and (from protocol 2) interrupt IN. */
+#define HZRIG_INTF_CLASS	0xff
+#define HZRIG_INTF_SUBCLASS	0x48	/* 'H' */
+#define HZRIG_INTF_PROTOCOL	0x01
+
+#define HZRIG_BULK_MAXPACKET	64	/* full speed on dummy_hcd */
+#define HZRIG_MAX_XFER		4096	/* longest data stage either side uses */
+
+/*
+ * Vendor requests, bmRequestType = USB_TYPE_VENDOR | USB_RECIP_DEVICE.
+ *
+ * HZRIG_REQ_ARM (OUT, data stage = struct hzrig_arm): arm the behaviour of the
+ *	next transfer on one target. The gadget answers it at once, always.
+ * HZRIG_REQ_TEST_IN (IN, wLength = requested length): the ep0 IN transfer
+ *	under test; the gadget applies what was armed for HZRIG_TARGET_EP0_IN.
+ * HZRIG_REQ_TEST_OUT (OUT, data stage of wLength bytes): the ep0 OUT transfer
+ *	under test; the gadget applies what was armed for HZRIG_TARGET_EP0_OUT.
+ * HZRIG_REQ_RESET (OUT, no data): drop everything armed, flush the bulk
+ *	endpoints; answered at once.
+ *
+ * For the test requests wValue carries the low 16 bits of the sequence number
+ * of the armed transfer, so a stale setup can be told from the current one.
+ */
+#define HZRIG_REQ_ARM		0x01
+#define HZRIG_REQ_RESET		0x02
+#define HZRIG_REQ_TEST_IN	0x10
+#define HZRIG_REQ_TEST_OUT	0x11
+
+#define HZRIG_WIRE_VERSION	1
+
+/* Where an armed behaviour applies. */
+enum hzrig_target {
+	HZRIG_TARGET_BULK_IN	= 0,
+	HZRIG_TARGET_BULK_OUT	= 1,
+	HZRIG_TARGET_EP0_IN	= 2,
+	HZRIG_TARGET_EP0_OUT	= 3,
+	HZRIG_TARGET_INT_IN	= 4,
+	HZRIG_TARGET_COUNT
+};
+
+/* What the gadget does with the next transfer on the target. */
+enum hzrig_behaviour {
+	HZRIG_BEH_ANSWER	= 0,	/* answer at once, full length */
+	HZRIG_BEH_NAK		= 1,	/* never answer: the host sees NAKs */
+	HZRIG_BEH_DELAY		= 2,	/* answer after delay_us */
+	HZRIG_BEH_STALL		= 3,	/* halt the endpoint */
+	HZRIG_BEH_SHORT		= 4,	/* answer with length bytes only */
+	HZRIG_BEH_COUNT
+};
+
+/* Data stage of HZRIG_REQ_ARM. */
+struct hzrig_arm {
+	__u8	version;	/* HZRIG_WIRE_VERSION */
+	__u8	target;		/* enum hzrig_target */
+	__u8	behaviour;	/* enum hzrig_behaviour */
+	__u8	reserved;	/* 0 */
+	__le32	seq;		/* sequence number of the transfer armed */
+	__le32	delay_us;	/* HZRIG_BEH_DELAY: answer this late */
+	__le32	length;		/* HZRIG_BEH_SHORT: bytes to answer with */
+} __attribute__((packed));
+
+/*
+ * Payload header of every bulk/interrupt IN answer and of every OUT payload
+ * the host sends, so late answers can be matched to their transfer.
+ */
+struct hzrig_payload_hdr {
+	__le32	magic;		/* HZRIG_PAYLOAD_MAGIC */
+	__le32	seq;
+} __attribute__((packed));
+
+#define HZRIG_PAYLOAD_MAGIC	0x7a68724du	/* "Mrhz" little-endian */
+
+#endif /* HZRIG_WIRE_H */
