@@ -1,0 +1,63 @@
+# hzrig: how long USB timeouts really take, per HZ. See README.md.
+#
+#   make            set-up, then the HZ matrix (build, boot, collect) and report
+#   make check      set-up, then unit tests and one end-to-end guest boot
+#
+# Variables: VARIANTS (default: hz-100 hz-250 hz-1000), PLAN (a name under
+# rig/plans/), ACCEL (auto|kvm|tcg), KSRC (another kernel tree), JOBS.
+
+TOP := $(CURDIR)
+B := $(TOP)/build
+KSRC ?= $(B)/src/linux-source-6.1
+VARIANTS ?= hz-100 hz-250 hz-1000
+PLAN ?= default
+ACCEL ?= auto
+JOBS ?= $(shell nproc)
+CHECK_VARIANT ?= hz-250
+export KSRC JOBS B
+
+HZRIG := $(B)/rig/hzrig
+TOOLS := $(HZRIG) $(B)/gadget/hzrig-gadget $(B)/runner/hzrig-runner
+
+all: setup
+	@$(MAKE) --no-print-directory matrix
+
+setup:
+	@$(TOP)/rig/setup.sh
+
+matrix: tools ksrc
+	$(TOP)/rig/matrix.sh --plan $(PLAN) --accel $(ACCEL) $(VARIANTS)
+
+tools:
+	@$(MAKE) --no-print-directory -C rig O=$(B)/rig
+	@$(MAKE) --no-print-directory -C gadget O=$(B)/gadget
+	@$(MAKE) --no-print-directory -C initramfs/runner O=$(B)/runner
+
+# Debian's tree, extracted once into build/; KSRC= points elsewhere instead.
+ksrc: $(KSRC)/Makefile
+$(B)/src/linux-source-6.1/Makefile:
+	@echo "hzrig: extracting /usr/src/linux-source-6.1.tar.xz into build/src"
+	@mkdir -p $(B)/src
+	tar -C $(B)/src -xf /usr/src/linux-source-6.1.tar.xz
+	@touch $@
+
+check: setup
+	@$(MAKE) --no-print-directory check-unit check-e2e
+
+check-unit: tools
+	@$(MAKE) --no-print-directory -C tests unit
+
+check-e2e: tools ksrc
+	@$(MAKE) --no-print-directory -C tests e2e VARIANT=$(CHECK_VARIANT)
+
+checkpatch: ksrc
+	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
+
+clean:
+	rm -rf $(B)/rig $(B)/gadget $(B)/runner $(B)/tests
+	rm -rf $(foreach v,$(VARIANTS),$(B)/$(v))
+
+distclean:
+	rm -rf $(B)
+
+.PHONY: all setup matrix tools ksrc check check-unit check-e2e checkpatch clean distclean

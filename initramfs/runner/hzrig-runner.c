@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig-runner: the guest side of a measurement. Runs every case of a plan
+ * through the host driver's ioctl, prints KTAP on stdout (the console) and
+ * writes metadata, noise figures and samples as JSON lines to a second serial
+ * port, where the host can collect them apart from the console noise.
+ *
+ * Static, libc only: it lives in the initramfs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plan.h"
+
+#define NOISE_SLEEPS	200
+#define NOISE_SLEEP_US	1000
+#define RTT_REPS	50
+#define DEV_WAIT_S	20
+
+struct runner {
+	const char *dev_path;
+	const char *plan_path;
+	const char *out_path;
+	const char *variant;
+	const char *accel;
+	int dev;
+	FILE *out;
+	struct hzrig_info info;
+	char clocksource[64];
+	int ktap_index;
+	int failures;
+};
+
+static void ktap(struct runner *r, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d ", ok ? "ok" : "not ok", ++r->ktap_index);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (!ok)
+		r->failures++;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Print a string as a JSON string literal (plans and uname are ASCII). */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c > 0x7e)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static int open_out(struct runner *r)
+{
+	struct termios tio;
+	int fd = open(r->out_path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "hzrig-runner: %s: %s\n", r->out_path,
+			strerror(errno));
+		return -1;
+	}
+	/* No \n -> \r\n translation: the host reads plain JSON lines. */
+	if (isatty(fd) && !tcgetattr(fd, &tio)) {
+		cfmakeraw(&tio);
+		tcsetattr(fd, TCSANOW, &tio);
+	}
+	r->out = fdopen(fd, "w");
+	return r->out ? 0 : -1;
+}
+
+/* The driver binds once the gadget has enumerated: give it a moment. */
+static int open_dev(struct runner *r)
+{
+	int i;
+
+	for (i = 0; i < DEV_WAIT_S * 10; i++) {
+		r->dev = open(r->dev_path, O_RDWR | O_CLOEXEC);
+		if (r->dev >= 0)
+			return 0;
+		usleep(100000);
+	}
+	printf("# %s: %s\n", r->dev_path, strerror(errno));
+	return -1;
+}
+
+static void read_clocksource(struct runner *r)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			"r");
+
+	strcpy(r->clocksource, "unknown");
+	if (!f)
+		return;
+	if (fgets(r->clocksource, sizeof(r->clocksource), f))
+		r->clocksource[strcspn(r->clocksource, "\n")] = '\0';
+	fclose(f);
+}
+
+/*
+ * The kernel starts on tsc-early and switches to tsc once the TSC is
+ * calibrated, about a second into boot: measure after the switch.
+ */
+static void settle_clocksource(struct runner *r)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		read_clocksource(r);
+		if (!strstr(r->clocksource, "-early"))
+			return;
+		usleep(100000);
+	}
+}
+
+static bool clocksource_usable(const char *cs)
+{
+	return strcmp(cs, "jiffies") && strcmp(cs, "refined-jiffies") &&
+	       strcmp(cs, "unknown");
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int64_t pct(int64_t *v, size_t n, unsigned int p)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	i = (n * p + 99) / 100;
+	return v[i ? i - 1 : 0];
+}
+
+static int run_case(struct runner *r, const struct hzrig_plan_case *pc,
+		    struct hzrig_sample *s)
+{
+	struct hzrig_case c = {
+		.version = HZRIG_ABI_VERSION,
+		.size = sizeof(c),
+		.transfer = pc->transfer,
+		.behaviour = pc->behaviour,
+		.mode = pc->mode,
+		.timeout_ms = pc->timeout_ms,
+		.reps = pc->reps,
+		.length = pc->length,
+		.delay_us = pc->delay_us,
+		.short_length = pc->short_length,
+		.flags = pc->flags,
+		.sample_size = sizeof(*s),
+		.samples = (uintptr_t)s,
+	};
+
+	return ioctl(r->dev, HZRIG_IOC_RUN_CASE, &c) ? -errno : 0;
+}
+
+/*
+ * The noise floor: how late an hrtimer sleep wakes up, and how long a transfer
+ * that is answered at once takes through dummy_hcd. Both widen every sample.
+ */
+static void measure_noise(struct runner *r)
+{
+	struct hzrig_plan_case rtt_case = {
+		.transfer = HZRIG_XFER_CTRL_IN, .behaviour = HZRIG_BEH_ANSWER,
+		.mode = HZRIG_MODE_MS, .timeout_ms = 1000, .reps = RTT_REPS,
+		.length = 64,
+	};
+	struct hzrig_sample s[RTT_REPS];
+	int64_t over[NOISE_SLEEPS], rtt[RTT_REPS];
+	size_t nrtt = 0;
+	int i, ret;
+
+	for (i = 0; i < NOISE_SLEEPS; i++) {
+		struct timespec ts = { 0, NOISE_SLEEP_US * 1000 };
+		int64_t t0 = now_ns();
+
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		over[i] = now_ns() - t0 - NOISE_SLEEP_US * 1000;
+	}
+	ret = run_case(r, &rtt_case, s);
+	for (i = 0; !ret && i < RTT_REPS; i++)
+		if (s[i].status == 0)
+			rtt[nrtt++] = s[i].elapsed_ns;
+
+	fprintf(r->out,
+		"{\"type\":\"noise\",\"sleep_us\":%d,\"n\":%d,"
+		"\"overshoot_p50_ns\":%" PRId64 ",\"overshoot_p99_ns\":%" PRId64
+		",\"rtt_n\":%zu,\"rtt_p50_ns\":%" PRId64 ",\"rtt_p99_ns\":%" PRId64
+		"}\n", NOISE_SLEEP_US, NOISE_SLEEPS,
+		pct(over, NOISE_SLEEPS, 50), pct(over, NOISE_SLEEPS, 99),
+		nrtt, pct(rtt, nrtt, 50), pct(rtt, nrtt, 99));
+	fflush(r->out);
+	ktap(r, nrtt == RTT_REPS, "noise_floor # sleep p99 %" PRId64
+	     " us, answered ctrl-in p99 %" PRId64 " us%s",
+	     pct(over, NOISE_SLEEPS, 99) / 1000, pct(rtt, nrtt, 99) / 1000,
+	     ret ? " (ioctl failed)" : "");
+}
+
+static void emit_meta(struct runner *r, const char *plan_name)
+{
+	struct utsname u;
+	char cmdline[1024] = "";
+	FILE *f;
+
+	uname(&u);
+	f = fopen("/proc/cmdline", "r");
+	if (f) {
+		if (fgets(cmdline, sizeof(cmdline), f))
+			cmdline[strcspn(cmdline, "\n")] = '\0';
+		fclose(f);
+	}
+	fputs("{\"type\":\"meta\",\"variant\":", r->out);
+	json_str(r->out, r->variant);
+	fprintf(r->out, ",\"hz\":%u,\"release\":", r->info.hz);
+	json_str(r->out, u.release);
+	fputs(",\"clocksource\":", r->out);
+	json_str(r->out, r->clocksource);
+	fprintf(r->out, ",\"jiffy_rate_mhz\":%u,\"abi\":%d,"
+		"\"usb_max_sync_timeout_ms\":%u,\"plan\":",
+		r->info.jiffy_rate_mhz, HZRIG_ABI_VERSION,
+		r->info.usb_max_sync_timeout_ms);
+	json_str(r->out, plan_name);
+	fputs(",\"accel\":", r->out);
+	json_str(r->out, r->accel);
+	fputs(",\"cmdline\":", r->out);
+	json_str(r->out, cmdline);
+	fputs("}\n", r->out);
+	fflush(r->out);
+}
+
+static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
+			const struct hzrig_plan_case *pc,
+			const struct hzrig_sample *s)
+{
+	fprintf(r->out,
+		"{\"type\":\"sample\",\"case\":%zu,\"rep\":%u,"
+		"\"transfer\":\"%s\",\"behaviour\":\"%s\",\"mode\":\"%s\","
+		"\"timeout_ms\":%u,\"timeout_arg\":%d,\"length\":%u,"
+		"\"delay_us\":%u,\"status\":%d,\"elapsed_ns\":%" PRId64 ","
+		"\"actual_length\":%u,\"seq\":%u,\"phase_ns\":%u,"
+		"\"start_jiffies\":%" PRIu64 "}\n",
+		ci, rep, hzrig_transfer_name(pc->transfer),
+		hzrig_behaviour_name(pc->behaviour), hzrig_mode_name(pc->mode),
+		pc->timeout_ms, s->timeout_arg, pc->length, pc->delay_us,
+		s->status, (int64_t)s->elapsed_ns, s->actual_length, s->seq,
+		s->phase_ns, (uint64_t)s->start_jiffies);
+}
+
+static void run_plan(struct runner *r, const struct hzrig_plan *plan)
+{
+	uint64_t left_ms = hzrig_plan_wait_ms(plan);
+	size_t i, nsamples = 0;
+
+	for (i = 0; i < plan->ncases; i++) {
+		const struct hzrig_plan_case *pc = &plan->cases[i];
+		const char *tn = hzrig_transfer_name(pc->transfer);
+		const char *bn = hzrig_behaviour_name(pc->behaviour);
+		const char *mn = hzrig_mode_name(pc->mode);
+		int want = hzrig_expected_status(pc->behaviour, pc->delay_us,
+						 pc->timeout_ms);
+		struct hzrig_sample *s = calloc(pc->reps, sizeof(*s));
+		uint32_t k, bad = 0;
+		int ret;
+
+		printf("# case %zu/%zu %s %s %s T=%u ms x%u, >= %" PRIu64
+		       " s of waits left\n", i + 1, plan->ncases, tn, bn, mn,
+		       pc->timeout_ms, pc->reps, left_ms / 1000);
+		fflush(stdout);
+		ret = s ? run_case(r, pc, s) : -ENOMEM;
+		for (k = 0; !ret && k < pc->reps; k++) {
+			emit_sample(r, i, k, pc, &s[k]);
+			if (s[k].status != want)
+				bad++;
+		}
+		fflush(r->out);
+		if (ret)
+			ktap(r, false, "%s_%s_%s_%ums # ioctl: %s", tn, bn, mn,
+			     pc->timeout_ms, strerror(-ret));
+		else
+			ktap(r, !bad, "%s_%s_%s_%ums # %u/%u with status %d",
+			     tn, bn, mn, pc->timeout_ms, pc->reps - bad,
+			     pc->reps, want);
+		if (!ret)
+			nsamples += pc->reps;
+		free(s);
+		left_ms -= hzrig_plan_wait_ms(&(struct hzrig_plan){
+			.cases = (struct hzrig_plan_case *)pc, .ncases = 1 });
+	}
+	fprintf(r->out, "{\"type\":\"end\",\"cases\":%zu,\"samples\":%zu,"
+		"\"failures\":%d}\n", plan->ncases, nsamples, r->failures);
+	fflush(r->out);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: hzrig-runner --plan FILE [--dev /dev/hzrig0] [--out /dev/ttyS1]\n"
+	      "                    [--variant NAME] [--accel NAME]\n"
+	      "Runs a measurement plan through the hzrig_host driver; KTAP on\n"
+	      "stdout, JSON lines on --out.\n", f);
+}
+
+static int parse_args(struct runner *r, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "plan", required_argument, NULL, 'p' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "p:d:o:v:a:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': r->plan_path = optarg; break;
+		case 'd': r->dev_path = optarg; break;
+		case 'o': r->out_path = optarg; break;
+		case 'v': r->variant = optarg; break;
+		case 'a': r->accel = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind != argc || !r->plan_path) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct runner r = {
+		.dev_path = "/dev/hzrig0", .out_path = "/dev/ttyS1",
+		.variant = "unknown", .accel = "unknown", .dev = -1,
+	};
+	struct hzrig_plan plan;
+	const char *plan_name;
+	char err[256];
+	bool hz_ok;
+
+	if (parse_args(&r, argc, argv))
+		return 2;
+	printf("KTAP version 1\n");
+	if (hzrig_plan_load(r.plan_path, &plan, err, sizeof(err))) {
+		printf("Bail out! plan: %s\n", err);
+		return 1;
+	}
+	plan_name = strrchr(r.plan_path, '/');
+	plan_name = plan_name ? plan_name + 1 : r.plan_path;
+	printf("1..%zu\n", plan.ncases + 3);
+	if (open_out(&r) || open_dev(&r)) {
+		printf("Bail out! cannot open %s or %s\n", r.out_path,
+		       r.dev_path);
+		return 1;
+	}
+	r.info.version = HZRIG_ABI_VERSION;
+	r.info.size = sizeof(r.info);
+	if (ioctl(r.dev, HZRIG_IOC_INFO, &r.info)) {
+		printf("Bail out! HZRIG_IOC_INFO: %s\n", strerror(errno));
+		return 1;
+	}
+	settle_clocksource(&r);
+	emit_meta(&r, plan_name);
+
+	/* A module built against another HZ tree measures the wrong rate. */
+	hz_ok = r.info.jiffy_rate_mhz / 10 >= r.info.hz * 98 &&
+		r.info.jiffy_rate_mhz / 10 <= r.info.hz * 102;
+	ktap(&r, hz_ok, "jiffy_rate # HZ=%u, measured %u.%03u/s", r.info.hz,
+	     r.info.jiffy_rate_mhz / 1000, r.info.jiffy_rate_mhz % 1000);
+	if (!clocksource_usable(r.clocksource)) {
+		ktap(&r, false, "clocksource # %s has jiffy resolution",
+		     r.clocksource);
+		printf("Bail out! timings on clocksource %s are worthless\n",
+		       r.clocksource);
+		fprintf(r.out, "{\"type\":\"end\",\"cases\":0,\"samples\":0,"
+			"\"failures\":%d}\n", r.failures);
+		fclose(r.out);
+		return 1;
+	}
+	ktap(&r, true, "clocksource # %s", r.clocksource);
+	measure_noise(&r);
+	run_plan(&r, &plan);
+	printf("# totals: %d failed of %d\n", r.failures, r.ktap_index);
+	hzrig_plan_free(&plan);
+	fclose(r.out);
+	close(r.dev);
+	return r.failures ? 1 : 0;
+}

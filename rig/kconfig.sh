@@ -1,0 +1,44 @@
+#!/bin/sh
+# kconfig.sh KSRC OBJ FRAGMENT...
+# Configure a variant's kernel: x86_64 tinyconfig, the variant's fragments
+# merged with the tree's own merge_config.sh, olddefconfig, then check that
+# every option a fragment asks for survived (Kconfig silently drops options
+# whose dependencies are unmet). Fails listing those that did not.
+set -eu
+ksrc=$1 obj=$2
+shift 2
+mkdir -p "$obj"
+kmake() { make -s -C "$ksrc" O="$obj" ARCH=x86_64 "$@"; }
+
+kmake tinyconfig >/dev/null
+"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" \
+	> "$obj/merge_config.log" 2>&1 || {
+	cat "$obj/merge_config.log" >&2
+	exit 1
+}
+kmake olddefconfig
+
+bad=0
+for frag in "$@"; do
+	# CONFIG_X=value lines must appear verbatim; "is not set" lines must
+	# not be enabled.
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qxF "$line" "$obj/.config" || {
+				opt=${line%%=*}
+				got=$(grep -E "^$opt=|^# $opt is not set" "$obj/.config" || echo "absent")
+				echo "kconfig: $(basename "$frag"): wanted $line, got $got" >&2
+				bad=1
+			} ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%% *}
+			if grep -qE "^$opt=[ym]" "$obj/.config"; then
+				echo "kconfig: $(basename "$frag"): wanted $opt off, got $(grep -E "^$opt=" "$obj/.config")" >&2
+				bad=1
+			fi ;;
+		esac
+	done < "$frag"
+done
+[ $bad -eq 0 ] || { echo "kconfig: requested options did not survive olddefconfig" >&2; exit 1; }

@@ -1,0 +1,168 @@
+#!/bin/bash
+# matrix.sh: the HZ matrix, stage by stage. For each variant: kernel tree
+# (patched copy if the variant has patches), config, kernel, module,
+# initramfs; then, with every build done so no compiler competes with the
+# guests for the CPU, boot and collect each variant in turn. A stage that fails
+# marks its variant failed and the others go on. Ends with `hzrig report`.
+#
+# usage: rig/matrix.sh [--plan NAME] [--accel auto|kvm|tcg] [--out DIR] VARIANT...
+set -u
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=${B:-$TOP/build}
+KSRC=${KSRC:-$B/src/linux-source-6.1}
+JOBS=${JOBS:-$(nproc)}
+PLAN=default
+ACCEL=auto
+OUT=""
+HZRIG=$B/rig/hzrig
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--plan) PLAN=$2; shift 2 ;;
+	--accel) ACCEL=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) echo "matrix: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "matrix: no variants given" >&2; exit 2; }
+PLAN_FILE=$TOP/rig/plans/$PLAN.plan
+[ -f "$PLAN_FILE" ] || { echo "matrix: no plan $PLAN_FILE" >&2; exit 2; }
+case "$ACCEL" in auto|kvm|tcg) ;; *) echo "matrix: --accel must be auto, kvm or tcg" >&2; exit 2 ;; esac
+
+log() { printf '[%s] %s\n' "$1" "$2"; }
+
+# variant_field VARIANT KEY: the value of "KEY = ..." in the variant file.
+variant_field() {
+	sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$TOP/kernel/variants/$1.variant"
+}
+
+stage_tree() {
+	local v=$1 patches tree
+	patches=$(variant_field "$v" patches)
+	if [ -z "$patches" ]; then
+		TREE=$KSRC
+		return 0
+	fi
+	# A patched variant gets its own hard-linked copy of the tree; patch(1)
+	# replaces files rather than writing through the links.
+	tree=$B/$v/src
+	if [ ! -f "$tree/.hzrig-patched" ] || [ "$(cat "$tree/.hzrig-patched")" != "$patches" ]; then
+		rm -rf "$tree"
+		mkdir -p "$B/$v"
+		cp -al "$KSRC" "$tree" || return 1
+		for p in $patches; do
+			log "$v" "applying kernel/patches/$p"
+			patch -s -p1 -d "$tree" < "$TOP/kernel/patches/$p" || return 1
+		done
+		echo "$patches" > "$tree/.hzrig-patched"
+	fi
+	TREE=$tree
+}
+
+stage_config() {
+	local v=$1 frags=() f
+	for f in $(variant_field "$v" fragments); do
+		[ -f "$TOP/kernel/configs/$f.config" ] || {
+			echo "matrix: $v: no fragment kernel/configs/$f.config" >&2
+			return 1
+		}
+		frags+=("$TOP/kernel/configs/$f.config")
+	done
+	[ ${#frags[@]} -gt 0 ] || { echo "matrix: $v: no fragments" >&2; return 1; }
+	"$TOP/rig/kconfig.sh" "$TREE" "$B/$v/kernel" "${frags[@]}"
+}
+
+stage_kernel() {
+	local v=$1 cc=gcc t0=$SECONDS
+	command -v ccache >/dev/null && cc="ccache gcc"
+	log "$v" "building kernel (log: build/$v/kernel.log)"
+	make -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 CC="$cc" -j"$JOBS" \
+		bzImage modules_prepare > "$B/$v/kernel.log" 2>&1 || {
+		tail -20 "$B/$v/kernel.log" >&2
+		return 1
+	}
+	log "$v" "kernel built in $((SECONDS - t0)) s"
+}
+
+stage_module() {
+	local v=$1
+	make -s -C "$TOP/host-driver" modules KDIR="$B/$v/kernel" \
+		BUILD_DIR="$B/$v/module" > "$B/$v/module.log" 2>&1 || {
+		cat "$B/$v/module.log" >&2
+		return 1
+	}
+}
+
+stage_initramfs() {
+	local v=$1
+	"$TOP/initramfs/mkinitramfs.sh" "$B/$v/initramfs.cpio" /bin/busybox \
+		"$B/gadget/hzrig-gadget" "$B/runner/hzrig-runner" \
+		"$B/$v/module/hzrig_host.ko" "$TOP"/rig/plans/*.plan
+}
+
+stage_boot() {
+	local v=$1 d=$B/$v/run
+	rm -rf "$d"
+	mkdir -p "$d"
+	"$HZRIG" boot --variant "$v" --kernel "$B/$v/kernel/arch/x86/boot/bzImage" \
+		--initrd "$B/$v/initramfs.cpio" --plan "$PLAN_FILE" \
+		--accel "$ACCEL_USED" --qemu-config "$TOP/rig/qemu/x86_64.conf" \
+		--console "$d/console.log" --samples "$d/ttyS1.jsonl" \
+		--status "$d/status.json"
+}
+
+stage_collect() {
+	local v=$1 d=$B/$v/run
+	"$HZRIG" collect --variant "$v" --serial "$d/ttyS1.jsonl" \
+		--console "$d/console.log" --boot-status "$d/status.json" \
+		--out "$RUN_DIR"
+}
+
+declare -A FAILED
+fail() { FAILED[$1]="$2"; log "$1" "FAILED at $2"; }
+
+for v in "$@"; do
+	[ -f "$TOP/kernel/variants/$v.variant" ] || { fail "$v" "variant (no kernel/variants/$v.variant)"; continue; }
+	mkdir -p "$B/$v"
+	for s in tree config kernel module initramfs; do
+		"stage_$s" "$v" || { fail "$v" "$s"; break; }
+	done
+done
+
+# One accelerator decision for the whole matrix.
+ACCEL_USED=$ACCEL
+if [ "$ACCEL" = auto ]; then
+	for v in "$@"; do
+		[ -z "${FAILED[$v]:-}" ] || continue
+		ACCEL_USED=$("$HZRIG" accel --kernel "$B/$v/kernel/arch/x86/boot/bzImage" \
+			--initrd "$B/$v/initramfs.cpio" --qemu-config "$TOP/rig/qemu/x86_64.conf" \
+			--scratch "$B/$v")
+		echo "matrix: accelerator: $ACCEL_USED"
+		break
+	done
+fi
+
+RESULTS=${OUT:-$TOP/results}
+RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
+RUN_DIR=$RESULTS/runs/$RUN_ID
+mkdir -p "$RUN_DIR"
+for v in "$@"; do
+	[ -z "${FAILED[$v]:-}" ] || continue
+	stage_boot "$v"
+	rc=$?
+	[ $rc -le 1 ] || log "$v" "guest did not finish cleanly (exit $rc), see build/$v/run/console.log"
+	stage_collect "$v" || fail "$v" "collect"
+done
+ln -sfn "runs/$RUN_ID" "$RESULTS/latest.tmp" && mv -T "$RESULTS/latest.tmp" "$RESULTS/latest"
+
+echo
+"$HZRIG" report "$RESULTS/latest"
+rc=$?
+for v in "${!FAILED[@]}"; do
+	echo "matrix: $v failed at stage ${FAILED[$v]}" >&2
+	rc=1
+done
+exit $rc

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Plan parser. A plan is a list of "case" lines; each list-valued key expands
+ * into the cross product, so one line describes a whole family of cases:
+ *
+ *   case transfer=bulk-in,ctrl-in behaviour=nak mode=ms timeout=1,5,10 reps=5
+ *
+ * See docs/plans.md for the keys and their limits.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+#define MAX_LIST	64
+#define MAX_LINE	1024
+
+static const char *const transfer_names[HZRIG_XFER_COUNT] = {
+	[HZRIG_XFER_BULK_IN] = "bulk-in",
+	[HZRIG_XFER_BULK_OUT] = "bulk-out",
+	[HZRIG_XFER_CTRL_IN] = "ctrl-in",
+	[HZRIG_XFER_CTRL_OUT] = "ctrl-out",
+	[HZRIG_XFER_INT_IN] = "int-in",
+	[HZRIG_XFER_BULK_IN_KILLABLE] = "bulk-in-killable",
+};
+
+static const char *const behaviour_names[HZRIG_BEH_COUNT] = {
+	[HZRIG_BEH_ANSWER] = "answer",
+	[HZRIG_BEH_NAK] = "nak",
+	[HZRIG_BEH_DELAY] = "delay",
+	[HZRIG_BEH_STALL] = "stall",
+	[HZRIG_BEH_SHORT] = "short",
+};
+
+static const char *const mode_names[HZRIG_MODE_COUNT] = {
+	[HZRIG_MODE_MS] = "ms",
+	[HZRIG_MODE_LEGACY_JIFFIES] = "legacy-jiffies",
+	[HZRIG_MODE_HZ_CONSTANT] = "hz-constant",
+	[HZRIG_MODE_ZERO] = "zero",
+};
+
+static int lookup(const char *const *names, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], s))
+			return (int)i;
+	return -1;
+}
+
+const char *hzrig_transfer_name(uint32_t t)
+{
+	return t < HZRIG_XFER_COUNT ? transfer_names[t] : NULL;
+}
+
+const char *hzrig_behaviour_name(uint32_t b)
+{
+	return b < HZRIG_BEH_COUNT ? behaviour_names[b] : NULL;
+}
+
+const char *hzrig_mode_name(uint32_t m)
+{
+	return m < HZRIG_MODE_COUNT ? mode_names[m] : NULL;
+}
+
+int hzrig_transfer_parse(const char *s)
+{
+	return lookup(transfer_names, HZRIG_XFER_COUNT, s);
+}
+
+int hzrig_behaviour_parse(const char *s)
+{
+	return lookup(behaviour_names, HZRIG_BEH_COUNT, s);
+}
+
+int hzrig_mode_parse(const char *s)
+{
+	return lookup(mode_names, HZRIG_MODE_COUNT, s);
+}
+
+int hzrig_expected_status(uint32_t behaviour, uint32_t delay_us,
+			  uint32_t timeout_ms)
+{
+	switch (behaviour) {
+	case HZRIG_BEH_NAK:
+		return -ETIMEDOUT;
+	case HZRIG_BEH_STALL:
+		return -EPIPE;
+	case HZRIG_BEH_DELAY:
+		return (uint64_t)delay_us < (uint64_t)timeout_ms * 1000 ?
+			0 : -ETIMEDOUT;
+	default:
+		return 0;
+	}
+}
+
+struct parse_ctx {
+	const char *name;
+	int line;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct parse_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(ctx->err, ctx->errlen, "%s:%d: ", ctx->name, ctx->line);
+	if (n < 0 || (size_t)n >= ctx->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(ctx->err + n, ctx->errlen - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A decimal number within [min, max], nothing else. */
+static int parse_u32(struct parse_ctx *ctx, const char *key, const char *s,
+		     uint32_t min, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return fail(ctx, "%s: '%s' is not a number", key, s);
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		return fail(ctx, "%s: '%s' is not a number", key, s);
+	if (errno || v < min || v > max)
+		return fail(ctx, "%s: %s is out of range %u..%u", key, s,
+			    min, max);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* Split a comma list in place; every element must be non-empty. */
+static int split_list(struct parse_ctx *ctx, const char *key, char *s,
+		      char **items, size_t *n)
+{
+	char *p = s;
+
+	*n = 0;
+	for (;;) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (!*p)
+			return fail(ctx, "%s: empty element in list", key);
+		if (*n == MAX_LIST)
+			return fail(ctx, "%s: more than %d values", key,
+				    MAX_LIST);
+		items[(*n)++] = p;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+struct case_line {
+	uint32_t transfers[MAX_LIST], behaviours[MAX_LIST], modes[MAX_LIST];
+	uint32_t timeouts[MAX_LIST];
+	size_t ntransfers, nbehaviours, nmodes, ntimeouts;
+	struct hzrig_plan_case tmpl;
+	bool have_reps;
+};
+
+static int parse_enum_list(struct parse_ctx *ctx, const char *key, char *val,
+			   int (*parse)(const char *), uint32_t *out, size_t *n)
+{
+	char *items[MAX_LIST];
+	size_t i;
+
+	if (split_list(ctx, key, val, items, n))
+		return -1;
+	for (i = 0; i < *n; i++) {
+		int v = parse(items[i]);
+
+		if (v < 0)
+			return fail(ctx, "%s: unknown value '%s'", key,
+				    items[i]);
+		out[i] = (uint32_t)v;
+	}
+	return 0;
+}
+
+static int parse_timeouts(struct parse_ctx *ctx, char *val,
+			  struct case_line *cl)
+{
+	char *items[MAX_LIST];
+	size_t i;
+
+	if (split_list(ctx, "timeout", val, items, &cl->ntimeouts))
+		return -1;
+	for (i = 0; i < cl->ntimeouts; i++)
+		if (parse_u32(ctx, "timeout", items[i], 0,
+			      HZRIG_MAX_TIMEOUT_MS, &cl->timeouts[i]))
+			return -1;
+	return 0;
+}
+
+static int parse_key(struct parse_ctx *ctx, char *kv, struct case_line *cl)
+{
+	struct hzrig_plan_case *t = &cl->tmpl;
+	char *val = strchr(kv, '=');
+
+	if (!val || val == kv)
+		return fail(ctx, "expected key=value, got '%s'", kv);
+	*val++ = '\0';
+	if (!*val)
+		return fail(ctx, "%s: missing value", kv);
+
+	if (!strcmp(kv, "transfer"))
+		return parse_enum_list(ctx, kv, val, hzrig_transfer_parse,
+				       cl->transfers, &cl->ntransfers);
+	if (!strcmp(kv, "behaviour"))
+		return parse_enum_list(ctx, kv, val, hzrig_behaviour_parse,
+				       cl->behaviours, &cl->nbehaviours);
+	if (!strcmp(kv, "mode"))
+		return parse_enum_list(ctx, kv, val, hzrig_mode_parse,
+				       cl->modes, &cl->nmodes);
+	if (!strcmp(kv, "timeout"))
+		return parse_timeouts(ctx, val, cl);
+	if (!strcmp(kv, "reps")) {
+		cl->have_reps = true;
+		return parse_u32(ctx, kv, val, 1, HZRIG_MAX_REPS, &t->reps);
+	}
+	if (!strcmp(kv, "length"))
+		return parse_u32(ctx, kv, val, 1, HZRIG_MAX_LENGTH,
+				 &t->length);
+	if (!strcmp(kv, "delay_us"))
+		return parse_u32(ctx, kv, val, 0, HZRIG_MAX_TIMEOUT_MS * 2000u,
+				 &t->delay_us);
+	if (!strcmp(kv, "short"))
+		return parse_u32(ctx, kv, val, 0, HZRIG_MAX_LENGTH,
+				 &t->short_length);
+	if (!strcmp(kv, "phase")) {
+		if (!strcmp(val, "random"))
+			t->flags |= HZRIG_CASE_RANDOM_PHASE;
+		else if (!strcmp(val, "tick"))
+			t->flags &= ~HZRIG_CASE_RANDOM_PHASE;
+		else
+			return fail(ctx, "phase: '%s' is neither random nor tick",
+				    val);
+		return 0;
+	}
+	return fail(ctx, "unknown key '%s'", kv);
+}
+
+static int plan_push(struct parse_ctx *ctx, struct hzrig_plan *plan,
+		     const struct hzrig_plan_case *c)
+{
+	if (plan->ncases == plan->cap) {
+		size_t cap = plan->cap ? plan->cap * 2 : 32;
+		struct hzrig_plan_case *n;
+
+		n = realloc(plan->cases, cap * sizeof(*n));
+		if (!n)
+			return fail(ctx, "out of memory");
+		plan->cases = n;
+		plan->cap = cap;
+	}
+	plan->cases[plan->ncases++] = *c;
+	return 0;
+}
+
+static int check_case(struct parse_ctx *ctx, const struct hzrig_plan_case *c)
+{
+	if (c->behaviour == HZRIG_BEH_SHORT &&
+	    (c->short_length == 0 || c->short_length >= c->length))
+		return fail(ctx, "short: needs 0 < short < length (%u)",
+			    c->length);
+	if (c->behaviour == HZRIG_BEH_DELAY && !c->delay_us)
+		return fail(ctx, "behaviour delay needs delay_us=");
+	return 0;
+}
+
+static int expand(struct parse_ctx *ctx, struct case_line *cl,
+		  struct hzrig_plan *plan)
+{
+	size_t a, b, m, t;
+
+	if (!cl->ntransfers)
+		return fail(ctx, "case without transfer=");
+	if (!cl->nbehaviours)
+		return fail(ctx, "case without behaviour=");
+	if (!cl->ntimeouts)
+		return fail(ctx, "case without timeout=");
+	if (!cl->have_reps)
+		return fail(ctx, "case without reps=");
+	if (!cl->nmodes) {
+		cl->modes[0] = HZRIG_MODE_MS;
+		cl->nmodes = 1;
+	}
+	for (a = 0; a < cl->ntransfers; a++)
+		for (b = 0; b < cl->nbehaviours; b++)
+			for (m = 0; m < cl->nmodes; m++)
+				for (t = 0; t < cl->ntimeouts; t++) {
+					struct hzrig_plan_case c = cl->tmpl;
+
+					c.transfer = cl->transfers[a];
+					c.behaviour = cl->behaviours[b];
+					c.mode = cl->modes[m];
+					c.timeout_ms = cl->timeouts[t];
+					c.line = ctx->line;
+					if (check_case(ctx, &c) ||
+					    plan_push(ctx, plan, &c))
+						return -1;
+				}
+	return 0;
+}
+
+static int parse_line(struct parse_ctx *ctx, char *line,
+		      struct hzrig_plan *plan)
+{
+	struct case_line cl;
+	char *save = NULL, *tok;
+
+	tok = strtok_r(line, " \t\r\n", &save);
+	if (!tok || *tok == '#')
+		return 0;
+	if (strcmp(tok, "case"))
+		return fail(ctx, "unknown directive '%s' (expected 'case')",
+			    tok);
+
+	memset(&cl, 0, sizeof(cl));
+	cl.tmpl.length = 64;
+	cl.tmpl.flags = HZRIG_CASE_RANDOM_PHASE;
+	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+		if (*tok == '#')
+			break;
+		if (parse_key(ctx, tok, &cl))
+			return -1;
+	}
+	return expand(ctx, &cl, plan);
+}
+
+int hzrig_plan_parse(FILE *f, const char *name, struct hzrig_plan *plan,
+		     char *err, size_t errlen)
+{
+	struct parse_ctx ctx = { .name = name, .err = err, .errlen = errlen };
+	char line[MAX_LINE];
+
+	memset(plan, 0, sizeof(*plan));
+	while (fgets(line, sizeof(line), f)) {
+		ctx.line++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			fail(&ctx, "line longer than %d characters",
+			     MAX_LINE - 2);
+			goto err;
+		}
+		if (parse_line(&ctx, line, plan))
+			goto err;
+	}
+	if (ferror(f)) {
+		fail(&ctx, "read error");
+		goto err;
+	}
+	if (!plan->ncases) {
+		fail(&ctx, "plan has no cases");
+		goto err;
+	}
+	return 0;
+err:
+	hzrig_plan_free(plan);
+	return -1;
+}
+
+int hzrig_plan_load(const char *path, struct hzrig_plan *plan,
+		    char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	int ret;
+
+	if (!f) {
+		memset(plan, 0, sizeof(*plan));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = hzrig_plan_parse(f, path, plan, err, errlen);
+	fclose(f);
+	return ret;
+}
+
+void hzrig_plan_free(struct hzrig_plan *plan)
+{
+	free(plan->cases);
+	memset(plan, 0, sizeof(*plan));
+}
+
+uint64_t hzrig_plan_wait_ms(const struct hzrig_plan *plan)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < plan->ncases; i++) {
+		const struct hzrig_plan_case *c = &plan->cases[i];
+		uint64_t t = c->timeout_ms;
+
+		/* What the kernel waits at most, before rounding. */
+		if (c->behaviour == HZRIG_BEH_ANSWER ||
+		    c->behaviour == HZRIG_BEH_STALL ||
+		    c->behaviour == HZRIG_BEH_SHORT)
+			t = 0;
+		else if (c->behaviour == HZRIG_BEH_DELAY &&
+			 c->delay_us / 1000 < t)
+			t = c->delay_us / 1000;
+		sum += t * c->reps;
+	}
+	return sum;
+}

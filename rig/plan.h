@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Measurement plans: text files listing the cases a guest runs. The format is
+ * described in docs/plans.md. Shared by the guest runner (static, in the
+ * initramfs) and the host tools, so it depends on libc only.
+ */
+#ifndef HZRIG_PLAN_H
+#define HZRIG_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <hzrig/ioctl.h>
+#include <hzrig/wire.h>
+
+struct hzrig_plan_case {
+	uint32_t transfer;	/* enum hzrig_transfer */
+	uint32_t behaviour;	/* enum hzrig_behaviour */
+	uint32_t mode;		/* enum hzrig_mode */
+	uint32_t timeout_ms;
+	uint32_t reps;
+	uint32_t length;
+	uint32_t delay_us;
+	uint32_t short_length;
+	uint32_t flags;		/* HZRIG_CASE_* */
+	int line;		/* line of the plan file it came from */
+};
+
+struct hzrig_plan {
+	struct hzrig_plan_case *cases;
+	size_t ncases;
+	size_t cap;
+};
+
+/*
+ * Parse a plan from @f; @name is used in messages. On error returns -1 and
+ * leaves "name:line: what is wrong" in @err; the plan is then empty.
+ */
+int hzrig_plan_parse(FILE *f, const char *name, struct hzrig_plan *plan,
+		     char *err, size_t errlen);
+int hzrig_plan_load(const char *path, struct hzrig_plan *plan,
+		    char *err, size_t errlen);
+void hzrig_plan_free(struct hzrig_plan *plan);
+
+/* Sum of requested waits over all repetitions, in ms: a lower bound of guest time. */
+uint64_t hzrig_plan_wait_ms(const struct hzrig_plan *plan);
+
+/* Status the guest expects for a behaviour when nothing else is known. */
+int hzrig_expected_status(uint32_t behaviour, uint32_t delay_us, uint32_t timeout_ms);
+
+/* Names used in plans and in samples.jsonl; NULL/-1 when unknown. */
+const char *hzrig_transfer_name(uint32_t t);
+const char *hzrig_behaviour_name(uint32_t b);
+const char *hzrig_mode_name(uint32_t m);
+int hzrig_transfer_parse(const char *s);
+int hzrig_behaviour_parse(const char *s);
+int hzrig_mode_parse(const char *s);
+
+#endif /* HZRIG_PLAN_H */

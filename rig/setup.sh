@@ -1,0 +1,42 @@
+#!/bin/sh
+# setup.sh: make sure this machine has what hzrig needs. Run by `make` and
+# `make check` before anything else. As root, installs what is missing with
+# apt-get; otherwise prints the command to run and fails.
+set -eu
+
+# Debian packages, each with what it is for.
+PKGS="
+make gcc libc6-dev
+bc bison flex libelf-dev libssl-dev cpio xz-utils kmod perl
+ccache
+linux-source-6.1
+qemu-system-x86
+busybox-static
+libusb-1.0-0-dev
+libjson-c-dev
+libcmocka-dev
+sqlite3 libsqlite3-dev jq
+"
+
+missing=""
+for p in $PKGS; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "hzrig: missing Debian packages:$missing" >&2
+	echo "hzrig: run as root:  apt-get update && $cmd" >&2
+	exit 1
+fi
+echo "hzrig: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,51 @@
+#!/bin/bash
+# boot-one.sh VARIANT: the end-to-end test. Builds and boots one variant with
+# the default plan through the same rig/matrix.sh that `make` uses, into a
+# results directory of its own, then asserts what the backbone promises:
+# the guest finished, KTAP has no failure, every sample has the fields of
+# docs/results.md, NAK samples are -ETIMEDOUT, and >= 95% of them fall inside
+# the model window plus the noise allowance the run measured.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+V=${1:?usage: boot-one.sh VARIANT}
+OUT=$TOP/build/tests/e2e-results
+pass=0 failn=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+ko() { echo "not ok - $1"; failn=$((failn + 1)); }
+check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+
+rm -rf "$OUT"
+"$TOP/rig/matrix.sh" --plan default --out "$OUT" "$V"
+echo "matrix exit status: $?"
+
+R=$OUT/latest
+S=$R/samples.jsonl
+RUN=$R/$V/run.json
+CON=$TOP/build/$V/run/console.log
+check "run.json written" "[ -s '$RUN' ]"
+check "guest finished (boot status ok)" "[ \"\$(jq -r .boot_status '$RUN' 2>/dev/null)\" = ok ]"
+check "KTAP header on the console" "grep -q '^KTAP version 1' '$CON'"
+check "KTAP plan line" "grep -qE '^1\\.\\.[0-9]+' '$CON'"
+check "no KTAP failure" "! grep -q '^not ok' '$CON'"
+check "no Bail out" "! grep -q 'Bail out' '$CON'"
+check "clocksource recorded, not jiffies" "jq -e '.clocksource | test(\"jiffies\") | not' '$RUN' >/dev/null"
+hz=${V#hz-}
+check "hz recorded as $hz" "[ \"\$(jq -r .hz '$RUN')\" = '$hz' ]"
+
+n=$(wc -l < "$S" 2>/dev/null || echo 0)
+check "140 samples (4 transfers x 7 timeouts x 5 reps)" "[ '$n' -eq 140 ]"
+check "every sample has the backbone fields" \
+	"jq -se 'length > 0 and all(has(\"variant\") and has(\"hz\") and .path == \"kernel\" and has(\"transfer\") and .behaviour == \"nak\" and .mode == \"ms\" and has(\"timeout_ms\") and has(\"timeout_arg\") and has(\"status\") and has(\"elapsed_ns\"))' '$S' >/dev/null"
+check "timeout_arg equals timeout_ms in ms mode" "[ \"\$(jq -s 'map(select(.timeout_arg != .timeout_ms)) | length' '$S')\" = 0 ]"
+check "every NAK sample is -ETIMEDOUT" "[ \"\$(jq -s 'map(select(.status != -110)) | length' '$S')\" = 0 ]"
+for t in bulk-in bulk-out ctrl-in ctrl-out; do
+	check "samples for $t" "[ \"\$(jq -s 'map(select(.transfer == \"$t\")) | length' '$S')\" = 35 ]"
+done
+inside=$(jq -s 'map(select(.verdict == "inside")) | length' "$S" 2>/dev/null || echo 0)
+echo "# $inside of $n samples inside the model window"
+check ">= 95% inside the model window" "[ \$((inside * 100)) -ge \$((n * 95)) ]"
+check "model window sane (lo < hi, both above timeout)" \
+	"[ \"\$(jq -s 'map(select(.window_lo_ns >= .window_hi_ns or .window_lo_ns < .timeout_ms * 1000000 * 0.9)) | length' '$S')\" = 0 ]"
+
+echo "$pass passed, $failn failed"
+[ $failn -eq 0 ]

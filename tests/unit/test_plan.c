@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the plan parser (rig/plan.c). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan.h"
+
+static char err[256];
+
+static int parse(const char *text, struct hzrig_plan *p)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	assert_non_null(f);
+	ret = hzrig_plan_parse(f, "t.plan", p, err, sizeof(err));
+	fclose(f);
+	return ret;
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+	struct hzrig_plan p;
+
+	assert_int_equal(parse(text, &p), -1);
+	assert_int_equal(p.ncases, 0);
+	assert_null(p.cases);
+	if (!strstr(err, msg))
+		fail_msg("error '%s' does not contain '%s'", err, msg);
+}
+
+static void test_cross_product(void **state)
+{
+	struct hzrig_plan p;
+
+	(void)state;
+	assert_int_equal(parse("# comment\n\ncase transfer=bulk-in,ctrl-out "
+			       "behaviour=nak mode=ms,legacy-jiffies "
+			       "timeout=1,10,100 reps=5\n", &p), 0);
+	assert_int_equal(p.ncases, 2 * 2 * 3);
+	/* Order: transfer, behaviour, mode, timeout, innermost last. */
+	assert_int_equal(p.cases[0].transfer, HZRIG_XFER_BULK_IN);
+	assert_int_equal(p.cases[0].mode, HZRIG_MODE_MS);
+	assert_int_equal(p.cases[0].timeout_ms, 1);
+	assert_int_equal(p.cases[2].timeout_ms, 100);
+	assert_int_equal(p.cases[3].mode, HZRIG_MODE_LEGACY_JIFFIES);
+	assert_int_equal(p.cases[6].transfer, HZRIG_XFER_CTRL_OUT);
+	assert_int_equal(p.cases[11].timeout_ms, 100);
+	assert_int_equal(p.cases[11].reps, 5);
+	assert_int_equal(p.cases[11].line, 3);
+	/* Defaults: 64 bytes, random start phase. */
+	assert_int_equal(p.cases[0].length, 64);
+	assert_true(p.cases[0].flags & HZRIG_CASE_RANDOM_PHASE);
+	assert_int_equal(hzrig_plan_wait_ms(&p), 2 * 2 * (1 + 10 + 100) * 5);
+	hzrig_plan_free(&p);
+}
+
+static void test_keys(void **state)
+{
+	struct hzrig_plan p;
+
+	(void)state;
+	assert_int_equal(parse("case transfer=bulk-in behaviour=short "
+			       "timeout=50 reps=1 length=512 short=10 "
+			       "phase=tick # trailing comment\n"
+			       "case transfer=int-in behaviour=delay "
+			       "delay_us=2500 timeout=1 reps=3\n", &p), 0);
+	assert_int_equal(p.ncases, 2);
+	assert_int_equal(p.cases[0].behaviour, HZRIG_BEH_SHORT);
+	assert_int_equal(p.cases[0].length, 512);
+	assert_int_equal(p.cases[0].short_length, 10);
+	assert_false(p.cases[0].flags & HZRIG_CASE_RANDOM_PHASE);
+	assert_int_equal(p.cases[1].delay_us, 2500);
+	/* A delay longer than the timeout waits the timeout only. */
+	assert_int_equal(hzrig_plan_wait_ms(&p), 3 * 1);
+	hzrig_plan_free(&p);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("", "t.plan:0: plan has no cases");
+	expect_error("# only comments\n", "no cases");
+	expect_error("run transfer=bulk-in\n", "t.plan:1: unknown directive 'run'");
+	expect_error("\ncase transfer=bulk-up behaviour=nak timeout=1 reps=1\n",
+		     "t.plan:2: transfer: unknown value 'bulk-up'");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=1\n",
+		     "case without reps=");
+	expect_error("case transfer=bulk-in behaviour=nak reps=1\n",
+		     "case without timeout=");
+	expect_error("case behaviour=nak timeout=1 reps=1\n",
+		     "case without transfer=");
+	expect_error("case transfer=bulk-in timeout=1 reps=1\n",
+		     "case without behaviour=");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=1 reps=0\n",
+		     "reps: 0 is out of range 1..1000");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=120001 reps=1\n",
+		     "timeout: 120001 is out of range");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=-1 reps=1\n",
+		     "timeout: '-1' is not a number");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=5ms reps=1\n",
+		     "timeout: '5ms' is not a number");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=1,,2 reps=1\n",
+		     "timeout: empty element");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=1 reps=1 x=2\n",
+		     "unknown key 'x'");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=1 reps=1 oops\n",
+		     "expected key=value, got 'oops'");
+	expect_error("case transfer=bulk-in behaviour=nak timeout= reps=1\n",
+		     "timeout: missing value");
+	expect_error("case transfer=bulk-in behaviour=short timeout=1 reps=1 short=64\n",
+		     "short: needs 0 < short < length (64)");
+	expect_error("case transfer=bulk-in behaviour=delay timeout=1 reps=1\n",
+		     "behaviour delay needs delay_us=");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=1 reps=1 phase=late\n",
+		     "phase: 'late' is neither random nor tick");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=99999999999 reps=1\n",
+		     "out of range");
+}
+
+static void test_long_line(void **state)
+{
+	char text[2100];
+
+	(void)state;
+	memset(text, ' ', sizeof(text) - 2);
+	memcpy(text, "case", 4);
+	text[sizeof(text) - 2] = '\n';
+	text[sizeof(text) - 1] = '\0';
+	expect_error(text, "t.plan:1: line longer than");
+}
+
+static void test_names_round_trip(void **state)
+{
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < HZRIG_XFER_COUNT; i++)
+		assert_int_equal(hzrig_transfer_parse(hzrig_transfer_name(i)), i);
+	for (i = 0; i < HZRIG_BEH_COUNT; i++)
+		assert_int_equal(hzrig_behaviour_parse(hzrig_behaviour_name(i)), i);
+	for (i = 0; i < HZRIG_MODE_COUNT; i++)
+		assert_int_equal(hzrig_mode_parse(hzrig_mode_name(i)), i);
+	assert_null(hzrig_transfer_name(HZRIG_XFER_COUNT));
+	assert_int_equal(hzrig_mode_parse("MS"), -1);
+}
+
+static void test_expected_status(void **state)
+{
+	(void)state;
+	assert_int_equal(hzrig_expected_status(HZRIG_BEH_NAK, 0, 10), -ETIMEDOUT);
+	assert_int_equal(hzrig_expected_status(HZRIG_BEH_ANSWER, 0, 10), 0);
+	assert_int_equal(hzrig_expected_status(HZRIG_BEH_STALL, 0, 10), -EPIPE);
+	assert_int_equal(hzrig_expected_status(HZRIG_BEH_DELAY, 9999, 10), 0);
+	assert_int_equal(hzrig_expected_status(HZRIG_BEH_DELAY, 10000, 10), -ETIMEDOUT);
+}
+
+/* The plans the rig ships must parse. */
+static void test_shipped_plans(void **state)
+{
+	static const char *const plans[] = { "default" };
+	struct hzrig_plan p;
+	char path[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(plans) / sizeof(*plans); i++) {
+		snprintf(path, sizeof(path), "%s/%s.plan", PLAN_DIR, plans[i]);
+		if (hzrig_plan_load(path, &p, err, sizeof(err)))
+			fail_msg("%s", err);
+		assert_true(p.ncases > 0);
+		hzrig_plan_free(&p);
+	}
+	assert_int_equal(hzrig_plan_load(PLAN_DIR "/nonexistent.plan", &p,
+					 err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such file"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cross_product),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_names_round_trip),
+		cmocka_unit_test(test_expected_status),
+		cmocka_unit_test(test_shipped_plans),
+	};
+
+	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}
