@@ -68,6 +68,7 @@ struct guest_result {
 	double wall_s;
 	double first_sample_s;	/* console time of the first KTAP result */
 	char crash[256];	/* first crash line seen */
+	char last[256];		/* last non-empty console line */
 };
 
 static double mono_s(void)
@@ -207,10 +208,20 @@ static void scan_line(const struct guest *g, struct guest_result *r,
 
 	for (i = 0; i < sizeof(crash_patterns) / sizeof(*crash_patterns); i++) {
 		if (!r->crash[0] && strstr(line, crash_patterns[i])) {
-			snprintf(r->crash, sizeof(r->crash), "%s", line);
+			/* Truncation is fine: the log has the rest. */
+			size_t n = strnlen(line, sizeof(r->crash) - 1);
+
+			memcpy(r->crash, line, n);
+			r->crash[n] = '\0';
 			if (!g->quiet)
 				printf("[%s] CRASH: %s\n", g->variant, line);
 		}
+	}
+	if (*line) {
+		size_t n = strnlen(line, sizeof(r->last) - 1);
+
+		memcpy(r->last, line, n);
+		r->last[n] = '\0';
 	}
 	p = strstr(line, "hzrig: guest done rc=");
 	if (p)
@@ -369,6 +380,14 @@ static int run_guest(const struct qemu_conf *c, const struct guest *g,
 	r->wall_s = mono_s() - t0;
 	if (r->status == BOOT_HUNG)
 		return 0;
+	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
+		/* QEMU itself failed: a bad option, a missing file, KVM. */
+		r->status = BOOT_ERROR;
+		snprintf(r->crash, sizeof(r->crash), "QEMU exit status %d: %.200s",
+			 WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
+			 r->last);
+		return 0;
+	}
 	if (r->crash[0] || r->guest_rc < 0)
 		r->status = BOOT_CRASHED;
 	else if (r->guest_rc)
@@ -377,8 +396,8 @@ static int run_guest(const struct qemu_conf *c, const struct guest *g,
 		r->status = BOOT_OK;
 	if (r->status == BOOT_CRASHED && !r->crash[0])
 		snprintf(r->crash, sizeof(r->crash),
-			 "QEMU exited (status %d) before the guest was done",
-			 WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+			 "guest stopped before it was done, last line: %.180s",
+			 r->last);
 	return 0;
 }
 

@@ -76,15 +76,33 @@ stage_config() {
 }
 
 stage_kernel() {
-	local v=$1 cc=gcc t0=$SECONDS
+	local v=$1 cc=gcc t0=$SECONDS pid rc
 	command -v ccache >/dev/null && cc="ccache gcc"
 	log "$v" "building kernel (log: build/$v/kernel.log)"
 	make -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 CC="$cc" -j"$JOBS" \
-		bzImage modules_prepare > "$B/$v/kernel.log" 2>&1 || {
+		bzImage modules_prepare > "$B/$v/kernel.log" 2>&1 &
+	pid=$!
+	# Progress every 30 s: a cold build takes minutes.
+	while ! wait_timeout "$pid" 30; do
+		log "$v" "  $((SECONDS - t0)) s, $(grep -c '^  CC' "$B/$v/kernel.log") files compiled, at $(grep '^  CC' "$B/$v/kernel.log" | tail -1 | awk '{print $2}')"
+	done
+	wait "$pid"
+	rc=$?
+	if [ $rc -ne 0 ]; then
 		tail -20 "$B/$v/kernel.log" >&2
 		return 1
-	}
+	fi
 	log "$v" "kernel built in $((SECONDS - t0)) s"
+}
+
+# wait_timeout PID SECONDS: 0 once PID has exited, 1 if still running.
+wait_timeout() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	! kill -0 "$1" 2>/dev/null
 }
 
 stage_module() {
