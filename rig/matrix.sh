@@ -80,7 +80,7 @@ stage_kernel() {
 	command -v ccache >/dev/null && cc="ccache gcc"
 	log "$v" "building kernel (log: build/$v/kernel.log)"
 	make -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 CC="$cc" -j"$JOBS" \
-		bzImage modules_prepare > "$B/$v/kernel.log" 2>&1 &
+		bzImage modules > "$B/$v/kernel.log" 2>&1 &
 	pid=$!
 	# Progress every 30 s: a cold build takes minutes.
 	while ! wait_timeout "$pid" 30; do

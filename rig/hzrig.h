@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hzrig: the host tool. One binary, git/perf-style subcommands; each is a
+ * function taking the subcommand's own argv (argv[0] is its name) and
+ * returning the process exit status. rig/hzrig.c holds the table.
+ */
+#ifndef HZRIG_H
+#define HZRIG_H
+
+/* rig/hzrig.c */
+int cmd_model(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* rig/cmd_boot.c: `boot` and `accel` (argv[0] tells which). */
+int cmd_boot(int argc, char **argv);
+
+#endif /* HZRIG_H */

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The analytical model: how long a synchronous USB call that times out waits,
+ * for a given HZ and timeout argument, as Linux 6.1 computes it. Every step
+ * mirrors a piece of the kernel; docs/model.md walks through them with the
+ * file:line references they rest on. Host-side only; depends on libc.
+ */
+#ifndef HZRIG_MODEL_H
+#define HZRIG_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* include/linux/usb.h: the clamp of non-killable synchronous calls. */
+#define HZRIG_USB_MAX_SYNC_TIMEOUT_MS	60000
+
+/* The HZ range the model covers: HZ <= 1000 (msecs_to_jiffies' first two cases). */
+#define HZRIG_MODEL_HZ_MIN		2
+#define HZRIG_MODEL_HZ_MAX		1000
+
+/* The window of one (hz, timeout_arg, killable): the wait lies in (lo, hi]. */
+struct hzrig_window {
+	int hz;
+	int timeout_arg;	/* the int passed to usb_*_msg() */
+	bool killable;		/* usb_bulk_msg_killable(): no clamp */
+	bool forever;		/* killable, timeout <= 0: no timer at all */
+	int effective_ms;	/* after usb_start_wait_urb()'s clamp */
+	uint64_t jiffies;	/* n = msecs_to_jiffies(effective_ms) */
+	unsigned int level;	/* wheel level of the timer that ends the wait */
+	uint64_t granule;	/* g = 8^level jiffies */
+	unsigned int rearms;	/* timers force-expired at the wheel's cutoff */
+	bool lag_edge;		/* n is one jiffy below the next level start */
+	uint64_t tick_ns;	/* TICK_NSEC: tau, one jiffy */
+	uint64_t lo_ns;		/* n * tau (UINT64_MAX if forever) */
+	uint64_t hi_ns;		/* (n + g) * tau (UINT64_MAX if forever) */
+};
+
+enum hzrig_verdict {
+	HZRIG_INSIDE,
+	HZRIG_EARLY,
+	HZRIG_LATE,
+	HZRIG_WRONG_STATUS,
+	HZRIG_REFUSED,		/* timings not judged (jiffy-resolution clock) */
+	HZRIG_VERDICT_COUNT
+};
+
+/* TICK_NSEC for @hz: the length of one jiffy in ns; 0 if @hz is not modelled. */
+uint64_t hzrig_tick_ns(int hz);
+
+/*
+ * msecs_to_jiffies(@m) as a kernel built with HZ=@hz computes it, for
+ * 0 <= m <= INT_MAX. Returns 0 and sets nothing for a bad @hz or @m < 0; use
+ * hzrig_model_window() for the checked entry point.
+ */
+uint64_t hzrig_msecs_to_jiffies(int hz, int m);
+
+/*
+ * The constants kernel/time/timeconst.bc generates for the generic
+ * msecs_to_jiffies() (HZ that does not divide 1000). -EINVAL for a bad @hz.
+ */
+int hzrig_msec_to_hz_consts(int hz, uint64_t *mul32, uint64_t *adj32,
+			    unsigned int *shr32);
+
+/* LVL_DEPTH of a kernel with HZ=@hz, and LVL_START(@lvl), LVL_GRAN(@lvl). */
+unsigned int hzrig_wheel_depth(int hz);
+uint64_t hzrig_wheel_lvl_start(unsigned int lvl);
+uint64_t hzrig_wheel_gran(unsigned int lvl);
+
+/*
+ * calc_wheel_index() for one timer: given its absolute @expires and the
+ * base clock @clk it is queued against, the jiffy at which its bucket
+ * expires (the tick that runs it), and in @level the level it went to.
+ * Reproduces the force-expiry of timers beyond WHEEL_TIMEOUT_CUTOFF.
+ */
+uint64_t hzrig_wheel_bucket_expiry(int hz, uint64_t expires, uint64_t clk,
+				   unsigned int *level);
+
+/*
+ * The window of a call with @timeout_arg at @hz. 0 on success, -EINVAL for an
+ * @hz outside HZRIG_MODEL_HZ_MIN..HZRIG_MODEL_HZ_MAX or a NULL @w.
+ */
+int hzrig_model_window(int hz, int timeout_arg, bool killable,
+		       struct hzrig_window *w);
+
+/*
+ * The verdict on one sample. A status other than @expected_status is
+ * WRONG_STATUS. A sample expected to time out must satisfy
+ * lo - allowance <= elapsed <= hi + allowance; one expected to complete
+ * (answer, short, stall, early enough delay) ends before the timer would
+ * have fired, so only the upper edge applies to it.
+ */
+enum hzrig_verdict hzrig_verdict(const struct hzrig_window *w,
+				 uint64_t allowance_ns, int expected_status,
+				 int status, int64_t elapsed_ns);
+
+/* "inside", "early", "late", "wrong-status", "refused"; NULL if unknown. */
+const char *hzrig_verdict_name(enum hzrig_verdict v);
+int hzrig_verdict_parse(const char *s);
+
+/*
+ * The int a caller in @mode (enum hzrig_mode) passes for @timeout_ms on a
+ * kernel with HZ=@hz, as include/hzrig/ioctl.h defines the modes; -1 for an
+ * unknown mode or bad @hz.
+ */
+int64_t hzrig_mode_timeout_arg(int hz, unsigned int mode,
+			       unsigned int timeout_ms);
+
+#endif /* HZRIG_MODEL_H */

@@ -1,0 +1,1633 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Result collection (see results.h for the record formats).
+ *
+ *  - capture: the guest's JSON lines, validated record by record; every
+ *    problem is reported as file:line: record: field: what, and counted, so
+ *    a broken run is never mistaken for a clean one.
+ *  - collect: one variant's capture held against the model, written to a
+ *    results directory through temporary files and rename(), so a collect
+ *    that fails leaves what was recorded before exactly as it was.
+ *  - report: the per-HZ tables a human reads after a matrix run.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "results.h"
+
+#define MAX_LINE	65536
+#define PATH_MAX_LEN	4096
+
+/* ---------------------------------------------------------------------- */
+/* Capture parsing                                                          */
+/* ---------------------------------------------------------------------- */
+
+static void cap_msg(struct hzrig_capture *c, unsigned int line, bool error,
+		    const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void cap_msg(struct hzrig_capture *c, unsigned int line, bool error,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (line)
+		fprintf(c->err, "%s:%u: %s", c->name, line,
+			error ? "" : "warning: ");
+	else
+		fprintf(c->err, "%s: %s", c->name, error ? "" : "warning: ");
+	va_start(ap, fmt);
+	vfprintf(c->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->err);
+	if (error)
+		c->errors++;
+}
+
+static const char *type_name(struct json_object *v)
+{
+	return json_type_to_name(json_object_get_type(v));
+}
+
+/*
+ * An integer field. Returns 0 and sets *out, 1 when absent and optional,
+ * -1 (reported) when missing, of another JSON type, or out of range. JSON
+ * numbers with a fraction or exponent are refused: every field is a count.
+ */
+static int field_int(struct hzrig_capture *c, unsigned int line,
+		     const char *rtype, struct json_object *o, const char *key,
+		     int64_t min, int64_t max, bool required, int64_t *out)
+{
+	struct json_object *v;
+	int64_t x;
+
+	if (!json_object_object_get_ex(o, key, &v)) {
+		if (!required)
+			return 1;
+		cap_msg(c, line, true, "%s: field \"%s\": missing", rtype, key);
+		return -1;
+	}
+	if (!json_object_is_type(v, json_type_int)) {
+		cap_msg(c, line, true, "%s: field \"%s\": expected an integer, got %s",
+			rtype, key, type_name(v));
+		return -1;
+	}
+	x = json_object_get_int64(v);
+	if ((x == INT64_MAX && json_object_get_uint64(v) > INT64_MAX) ||
+	    x < min || x > max) {
+		cap_msg(c, line, true,
+			"%s: field \"%s\": %s is out of range %" PRId64 "..%" PRId64,
+			rtype, key, json_object_to_json_string(v), min, max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int field_str(struct hzrig_capture *c, unsigned int line,
+		     const char *rtype, struct json_object *o, const char *key,
+		     char *buf, size_t len, bool required, bool allow_empty)
+{
+	struct json_object *v;
+	const char *s;
+
+	if (!json_object_object_get_ex(o, key, &v)) {
+		if (!required)
+			return 1;
+		cap_msg(c, line, true, "%s: field \"%s\": missing", rtype, key);
+		return -1;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		cap_msg(c, line, true, "%s: field \"%s\": expected a string, got %s",
+			rtype, key, type_name(v));
+		return -1;
+	}
+	s = json_object_get_string(v);
+	if ((size_t)json_object_get_string_len(v) >= len ||
+	    strlen(s) != (size_t)json_object_get_string_len(v)) {
+		cap_msg(c, line, true,
+			"%s: field \"%s\": longer than %zu bytes or holds a NUL",
+			rtype, key, len - 1);
+		return -1;
+	}
+	if (!allow_empty && !*s) {
+		cap_msg(c, line, true, "%s: field \"%s\": empty", rtype, key);
+		return -1;
+	}
+	snprintf(buf, len, "%s", s);
+	return 0;
+}
+
+/* A name field looked up with one of plan.c's parsers. */
+static int field_name(struct hzrig_capture *c, unsigned int line,
+		      const char *key, struct json_object *o,
+		      int (*parse)(const char *), uint32_t *out)
+{
+	char buf[HZRIG_NAME_MAX];
+	int v;
+
+	if (field_str(c, line, "sample", o, key, buf, sizeof(buf), true, false))
+		return -1;
+	v = parse(buf);
+	if (v < 0) {
+		cap_msg(c, line, true, "sample: field \"%s\": unknown value '%s'",
+			key, buf);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_meta(struct hzrig_capture *c, struct json_object *o,
+		      unsigned int line)
+{
+	struct hzrig_meta m = { .usb_max_sync_timeout_ms = -1, .line = line };
+	int64_t hz = 0, abi = 0;
+	int bad = 0;
+
+	bad |= field_str(c, line, "meta", o, "variant", m.variant,
+			 sizeof(m.variant), true, false) < 0;
+	bad |= field_int(c, line, "meta", o, "hz", HZRIG_MODEL_HZ_MIN,
+			 HZRIG_MODEL_HZ_MAX, true, &hz) < 0;
+	bad |= field_str(c, line, "meta", o, "release", m.release,
+			 sizeof(m.release), true, false) < 0;
+	bad |= field_str(c, line, "meta", o, "clocksource", m.clocksource,
+			 sizeof(m.clocksource), true, false) < 0;
+	bad |= field_int(c, line, "meta", o, "jiffy_rate_mhz", 0, INT32_MAX,
+			 true, &m.jiffy_rate_mhz) < 0;
+	bad |= field_int(c, line, "meta", o, "abi", 0, INT32_MAX, true, &abi) < 0;
+	bad |= field_str(c, line, "meta", o, "plan", m.plan, sizeof(m.plan),
+			 true, false) < 0;
+	bad |= field_str(c, line, "meta", o, "accel", m.accel, sizeof(m.accel),
+			 true, false) < 0;
+	bad |= field_str(c, line, "meta", o, "cmdline", m.cmdline,
+			 sizeof(m.cmdline), false, true) < 0;
+	bad |= field_int(c, line, "meta", o, "usb_max_sync_timeout_ms", 0,
+			 INT32_MAX, false, &m.usb_max_sync_timeout_ms) < 0;
+	if (bad)
+		return -1;
+	/* The record layout this parser knows; a newer guest needs a newer host. */
+	if (abi != HZRIG_ABI_VERSION) {
+		cap_msg(c, line, true, "meta: field \"abi\": %" PRId64
+			" is not the supported ABI %d", abi, HZRIG_ABI_VERSION);
+		return -1;
+	}
+	if (c->have_meta) {
+		cap_msg(c, line, true, "meta: a second meta record (first on line %u)",
+			c->meta.line);
+		return -1;
+	}
+	m.hz = (int)hz;
+	m.abi = (int)abi;
+	c->meta = m;
+	c->have_meta = true;
+	return 0;
+}
+
+static int parse_noise(struct hzrig_capture *c, struct json_object *o,
+		       unsigned int line)
+{
+	struct hzrig_noise n = { .present = true, .line = line };
+	int bad = 0;
+
+	bad |= field_int(c, line, "noise", o, "sleep_us", 0, INT32_MAX, true,
+			 &n.sleep_us) < 0;
+	bad |= field_int(c, line, "noise", o, "n", 0, INT32_MAX, true, &n.n) < 0;
+	bad |= field_int(c, line, "noise", o, "overshoot_p50_ns", 0, INT64_MAX,
+			 true, &n.overshoot_p50_ns) < 0;
+	bad |= field_int(c, line, "noise", o, "overshoot_p99_ns", 0, INT64_MAX,
+			 true, &n.overshoot_p99_ns) < 0;
+	bad |= field_int(c, line, "noise", o, "rtt_n", 0, INT32_MAX, true,
+			 &n.rtt_n) < 0;
+	bad |= field_int(c, line, "noise", o, "rtt_p50_ns", 0, INT64_MAX, true,
+			 &n.rtt_p50_ns) < 0;
+	bad |= field_int(c, line, "noise", o, "rtt_p99_ns", 0, INT64_MAX, true,
+			 &n.rtt_p99_ns) < 0;
+	if (bad)
+		return -1;
+	if (c->noise.present) {
+		cap_msg(c, line, true, "noise: a second noise record (first on line %u)",
+			c->noise.line);
+		return -1;
+	}
+	c->noise = n;
+	return 0;
+}
+
+static int parse_sample(struct hzrig_capture *c, struct json_object *o,
+			unsigned int line)
+{
+	struct hzrig_rec r = { .line = line };
+	int bad = 0;
+
+	c->sample_records++;
+	bad |= field_int(c, line, "sample", o, "case", 0, INT32_MAX, true,
+			 &r.case_idx) < 0;
+	bad |= field_int(c, line, "sample", o, "rep", 0, HZRIG_MAX_REPS - 1,
+			 true, &r.rep) < 0;
+	bad |= field_name(c, line, "transfer", o, hzrig_transfer_parse,
+			  &r.transfer) < 0;
+	bad |= field_name(c, line, "behaviour", o, hzrig_behaviour_parse,
+			  &r.behaviour) < 0;
+	bad |= field_name(c, line, "mode", o, hzrig_mode_parse, &r.mode) < 0;
+	bad |= field_int(c, line, "sample", o, "timeout_ms", 0,
+			 HZRIG_MAX_TIMEOUT_MS, true, &r.timeout_ms) < 0;
+	bad |= field_int(c, line, "sample", o, "timeout_arg", INT32_MIN,
+			 INT32_MAX, true, &r.timeout_arg) < 0;
+	/* 0 or a negative errno, as the kernel returns them. */
+	bad |= field_int(c, line, "sample", o, "status", -4095, 0, true,
+			 &r.status) < 0;
+	bad |= field_int(c, line, "sample", o, "elapsed_ns", 0, INT64_MAX, true,
+			 &r.elapsed_ns) < 0;
+	bad |= field_int(c, line, "sample", o, "actual_length", 0,
+			 HZRIG_MAX_LENGTH, true, &r.actual_length) < 0;
+	bad |= field_int(c, line, "sample", o, "seq", 0, UINT32_MAX, true,
+			 &r.seq) < 0;
+	bad |= field_int(c, line, "sample", o, "phase_ns", 0, UINT32_MAX, true,
+			 &r.phase_ns) < 0;
+	r.start_jiffies = r.length = r.delay_us = -1;
+	bad |= field_int(c, line, "sample", o, "start_jiffies", 0, INT64_MAX,
+			 false, &r.start_jiffies) < 0;
+	bad |= field_int(c, line, "sample", o, "length", 0, HZRIG_MAX_LENGTH,
+			 false, &r.length) < 0;
+	bad |= field_int(c, line, "sample", o, "delay_us", 0, UINT32_MAX, false,
+			 &r.delay_us) < 0;
+	if (bad)
+		return -1;
+	if (r.behaviour == HZRIG_BEH_DELAY && r.delay_us < 0) {
+		cap_msg(c, line, true,
+			"sample: field \"delay_us\": missing (behaviour delay)");
+		return -1;
+	}
+	if (c->nrecs == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct hzrig_rec *n = realloc(c->recs, cap * sizeof(*n));
+
+		if (!n) {
+			cap_msg(c, line, true, "sample: out of memory");
+			return -1;
+		}
+		c->recs = n;
+		c->cap = cap;
+	}
+	c->recs[c->nrecs++] = r;
+	return 0;
+}
+
+static int parse_end(struct hzrig_capture *c, struct json_object *o,
+		     unsigned int line)
+{
+	struct hzrig_end e = { .present = true, .line = line };
+	int bad = 0;
+
+	bad |= field_int(c, line, "end", o, "cases", 0, INT32_MAX, true,
+			 &e.cases) < 0;
+	bad |= field_int(c, line, "end", o, "samples", 0, INT32_MAX, true,
+			 &e.samples) < 0;
+	bad |= field_int(c, line, "end", o, "failures", 0, INT32_MAX, true,
+			 &e.failures) < 0;
+	if (bad)
+		return -1;
+	c->end = e;
+	return 0;
+}
+
+/* The start of a bad line for a message, control bytes shown as '?'. */
+static void excerpt(const char *line, size_t len, char *buf, size_t size)
+{
+	size_t i, n = len < size - 4 ? len : size - 4;
+
+	for (i = 0; i < n; i++)
+		buf[i] = (unsigned char)line[i] < 0x20 || line[i] == 0x7f ?
+			 '?' : line[i];
+	strcpy(buf + n, n < len ? "..." : "");
+}
+
+/* One line: a strict JSON object with nothing after it, or an error. */
+static void parse_line(struct hzrig_capture *c, struct json_tokener *tok,
+		       const char *line, size_t len, unsigned int lineno)
+{
+	enum json_tokener_error jerr;
+	struct json_object *o, *t = NULL;
+	const char *type;
+	char ex[48];
+	int ret;
+
+	json_tokener_reset(tok);
+	o = json_tokener_parse_ex(tok, line, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (jerr == json_tokener_continue) {
+		cap_msg(c, lineno, true, "not a JSON object: incomplete JSON (cut off?)");
+		c->bad_lines++;
+		return;
+	}
+	if (!o || jerr != json_tokener_success ||
+	    !json_object_is_type(o, json_type_object) ||
+	    json_tokener_get_parse_end(tok) != len) {
+		excerpt(line, len, ex, sizeof(ex));
+		if (!o || jerr != json_tokener_success)
+			cap_msg(c, lineno, true, "not a JSON object (%s): '%s'",
+				json_tokener_error_desc(jerr), ex);
+		else if (!json_object_is_type(o, json_type_object))
+			cap_msg(c, lineno, true, "not a JSON object (a JSON %s): '%s'",
+				type_name(o), ex);
+		else
+			cap_msg(c, lineno, true, "not a JSON object (text after the object): '%s'",
+				ex);
+		c->bad_lines++;
+		json_object_put(o);
+		return;
+	}
+	if (!json_object_object_get_ex(o, "type", &t) ||
+	    !json_object_is_type(t, json_type_string)) {
+		cap_msg(c, lineno, true, "record: field \"type\": %s",
+			t ? "expected a string" : "missing");
+		c->bad_records++;
+		json_object_put(o);
+		return;
+	}
+	type = json_object_get_string(t);
+	if (c->end.present) {
+		cap_msg(c, lineno, true, "%s: record after the end record (line %u)",
+			type, c->end.line);
+		c->bad_records++;
+		json_object_put(o);
+		return;
+	}
+	if (!strcmp(type, "meta"))
+		ret = parse_meta(c, o, lineno);
+	else if (!strcmp(type, "noise"))
+		ret = parse_noise(c, o, lineno);
+	else if (!strcmp(type, "sample"))
+		ret = parse_sample(c, o, lineno);
+	else if (!strcmp(type, "end"))
+		ret = parse_end(c, o, lineno);
+	else {
+		cap_msg(c, lineno, false, "record type '%s' unknown, ignored", type);
+		c->ignored++;
+		ret = 0;
+	}
+	if (ret)
+		c->bad_records++;
+	json_object_put(o);
+}
+
+bool hzrig_clocksource_refused(const char *cs)
+{
+	return !strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies");
+}
+
+/* Checks that need the whole capture: meta's HZ, counts, the end record. */
+static void check_capture(struct hzrig_capture *c)
+{
+	const struct hzrig_meta *m = &c->meta;
+	int64_t want = (int64_t)m->hz * 1000;
+	size_t i, k = 0;
+
+	if (m->usb_max_sync_timeout_ms >= 0 &&
+	    m->usb_max_sync_timeout_ms != HZRIG_USB_MAX_SYNC_TIMEOUT_MS)
+		cap_msg(c, m->line, true,
+			"meta: field \"usb_max_sync_timeout_ms\": %" PRId64
+			", but the model assumes %d (another kernel tree?)",
+			m->usb_max_sync_timeout_ms, HZRIG_USB_MAX_SYNC_TIMEOUT_MS);
+	/* A module built against another HZ tree reports the wrong HZ. */
+	if (m->jiffy_rate_mhz * 50 < want * 49 || m->jiffy_rate_mhz * 50 > want * 51)
+		cap_msg(c, m->line, true,
+			"meta: field \"jiffy_rate_mhz\": %" PRId64
+			" jiffies/ks measured, more than 2%% off HZ=%d",
+			m->jiffy_rate_mhz, m->hz);
+	if (!c->noise.present && !hzrig_clocksource_refused(m->clocksource))
+		cap_msg(c, 0, true, "no noise record: the allowance falls back to the noise floor");
+
+	/* timeout_arg must be what the mode makes of timeout_ms at this HZ. */
+	for (i = 0; i < c->nrecs; i++) {
+		struct hzrig_rec *r = &c->recs[i];
+		int64_t arg = hzrig_mode_timeout_arg(m->hz, r->mode,
+						     (unsigned int)r->timeout_ms);
+
+		if (arg != r->timeout_arg) {
+			cap_msg(c, r->line, true,
+				"sample: field \"timeout_arg\": %" PRId64
+				" is not what mode %s passes for %" PRId64
+				" ms at HZ=%d (%" PRId64 ")", r->timeout_arg,
+				hzrig_mode_name(r->mode), r->timeout_ms, m->hz,
+				arg);
+			c->bad_records++;
+			continue;
+		}
+		c->recs[k++] = *r;
+	}
+	c->nrecs = k;
+
+	if (!c->end.present) {
+		c->truncated = true;
+		cap_msg(c, 0, true,
+			"no end record after %u lines: the run was truncated (guest crashed, hung or was stopped)",
+			c->lines);
+	} else if (c->end.samples != (int64_t)c->sample_records) {
+		cap_msg(c, c->end.line, true,
+			"end: field \"samples\": %" PRId64
+			", but the capture holds %u sample records",
+			c->end.samples, c->sample_records);
+	}
+}
+
+int hzrig_capture_parse(FILE *f, const char *name, struct hzrig_capture *c,
+			FILE *errf)
+{
+	struct json_tokener *tok;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	c->err = errf ? errf : stderr;
+	tok = json_tokener_new();
+	if (!tok)
+		return -1;
+	/* Trailing text is checked by hand, to say so in the error. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+			       JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		size_t n = (size_t)len;
+		size_t i;
+
+		c->lines++;
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			n--;
+		for (i = 0; i < n && isspace((unsigned char)line[i]); i++)
+			;
+		if (i == n)
+			continue;	/* blank lines carry nothing */
+		if (n > MAX_LINE) {
+			cap_msg(c, c->lines, true,
+				"not a JSON object: line longer than %d bytes",
+				MAX_LINE);
+			c->bad_lines++;
+			continue;
+		}
+		parse_line(c, tok, line, n, c->lines);
+	}
+	free(line);
+	json_tokener_free(tok);
+	if (ferror(f)) {
+		cap_msg(c, 0, true, "read error: %s", strerror(errno));
+		return -1;
+	}
+	if (!c->have_meta) {
+		cap_msg(c, 0, true, "no valid meta record in %u lines: not a hzrig capture, or the guest never started measuring",
+			c->lines);
+		return -1;
+	}
+	check_capture(c);
+	return (int)c->errors;
+}
+
+int hzrig_capture_load(const char *path, struct hzrig_capture *c, FILE *errf)
+{
+	FILE *f = fopen(path, "r");
+	int ret;
+
+	if (!f) {
+		memset(c, 0, sizeof(*c));
+		fprintf(errf ? errf : stderr, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	ret = hzrig_capture_parse(f, path, c, errf);
+	fclose(f);
+	return ret;
+}
+
+void hzrig_capture_free(struct hzrig_capture *c)
+{
+	free(c->recs);
+	c->recs = NULL;
+	c->nrecs = c->cap = 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* KTAP on the console                                                     */
+/* ---------------------------------------------------------------------- */
+
+/* "ok N" / "not ok N" at the start of the line: top-level results only. */
+static bool ktap_result(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !strncmp(s, prefix, n) && isdigit((unsigned char)s[n]);
+}
+
+int hzrig_ktap_parse(FILE *f, struct hzrig_ktap *k)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	memset(k, 0, sizeof(*k));
+	k->plan = -1;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		const char *d;
+
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (!strncmp(line, "KTAP version ", 13) ||
+		    !strncmp(line, "TAP version ", 12)) {
+			k->version_seen = true;
+		} else if (!strncmp(line, "1..", 3) && k->plan < 0 &&
+			   isdigit((unsigned char)line[3])) {
+			k->plan = strtoll(line + 3, NULL, 10);
+		} else if (ktap_result(line, "ok ")) {
+			d = strchr(line, '#');
+			if (d && !strncasecmp(d + 1 + strspn(d + 1, " "), "SKIP", 4))
+				k->skip++;
+			else
+				k->ok++;
+		} else if (ktap_result(line, "not ok ")) {
+			k->not_ok++;
+		} else if (!strncmp(line, "Bail out!", 9)) {
+			k->bail_out = true;
+		}
+	}
+	free(line);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Collect                                                                  */
+/* ---------------------------------------------------------------------- */
+
+int hzrig_rec_expected_status(const struct hzrig_rec *r,
+			      const struct hzrig_window *w,
+			      uint64_t allowance_ns)
+{
+	uint64_t delay_ns;
+
+	if (r->behaviour != HZRIG_BEH_DELAY)
+		return hzrig_expected_status(r->behaviour, 0,
+					     (uint32_t)r->timeout_ms);
+	/*
+	 * The gadget answers after delay_us; the timer fires somewhere in the
+	 * window. Clearly before it: an answer. Clearly after: a timeout.
+	 * In between the race is the kernel's to decide.
+	 */
+	delay_ns = (uint64_t)r->delay_us * 1000;
+	if (w->forever || (delay_ns < w->lo_ns &&
+			   w->lo_ns - delay_ns > allowance_ns))
+		return 0;
+	if (delay_ns > w->hi_ns && delay_ns - w->hi_ns > allowance_ns)
+		return -ETIMEDOUT;
+	return (int)r->status == -ETIMEDOUT ? -ETIMEDOUT : 0;
+}
+
+static const char *const boot_statuses[] = {
+	"ok", "failed", "crashed", "hung", "error",
+};
+
+static bool boot_status_known(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(boot_statuses) / sizeof(boot_statuses[0]); i++)
+		if (!strcmp(s, boot_statuses[i]))
+			return true;
+	return false;
+}
+
+/*
+ * --boot-status is a word, or the status.json `hzrig boot --status` wrote
+ * (then its accelerator is taken too, and the object is kept in run.json).
+ */
+static int load_boot_status(const char *arg, FILE *err, char *status,
+			    size_t slen, char *accel, size_t alen,
+			    struct json_object **obj)
+{
+	struct json_object *o, *v;
+
+	*obj = NULL;
+	accel[0] = '\0';
+	if (!arg) {
+		snprintf(status, slen, "unknown");
+		return 0;
+	}
+	if (boot_status_known(arg)) {
+		snprintf(status, slen, "%s", arg);
+		return 0;
+	}
+	if (access(arg, R_OK)) {
+		fprintf(err, "hzrig collect: --boot-status: '%s' is not ok, failed, crashed, hung, error or a readable status file\n",
+			arg);
+		return -1;
+	}
+	o = json_object_from_file(arg);
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "status", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    !boot_status_known(json_object_get_string(v))) {
+		fprintf(err, "%s: field \"status\": missing, or not one of ok, failed, crashed, hung, error\n",
+			arg);
+		json_object_put(o);
+		return -1;
+	}
+	snprintf(status, slen, "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(o, "accel", &v) &&
+	    json_object_is_type(v, json_type_string))
+		snprintf(accel, alen, "%s", json_object_get_string(v));
+	*obj = o;
+	return 0;
+}
+
+/* Variants become directory names: keep them to a safe alphabet. */
+static bool variant_name_ok(const char *v)
+{
+	const char *p;
+
+	if (!*v || *v == '.' || strlen(v) >= HZRIG_NAME_MAX)
+		return false;
+	for (p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' &&
+		    *p != '.')
+			return false;
+	return true;
+}
+
+static int mkdir_p(const char *path, FILE *err)
+{
+	char buf[PATH_MAX_LEN];
+	struct stat st;
+	char *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+		fprintf(err, "%s: path too long\n", path);
+		return -1;
+	}
+	for (p = buf + 1; ; p++) {
+		if (*p == '/' || !*p) {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, 0755) && errno != EEXIST) {
+				fprintf(err, "%s: %s\n", buf, strerror(errno));
+				return -1;
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(err, "%s: not a directory\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static struct json_object *jint(int64_t v)
+{
+	return json_object_new_int64(v);
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return json_object_new_string(s);
+}
+
+struct verdict_counts {
+	unsigned int n[HZRIG_VERDICT_COUNT];
+	unsigned int samples;
+};
+
+/* One samples.jsonl object for record @r. */
+static struct json_object *sample_json(const struct hzrig_capture *c,
+				       const struct hzrig_rec *r,
+				       uint64_t allowance, bool refused,
+				       struct verdict_counts *vc)
+{
+	bool killable = r->transfer == HZRIG_XFER_BULK_IN_KILLABLE;
+	struct json_object *o = json_object_new_object();
+	enum hzrig_verdict v;
+	struct hzrig_window w;
+	int expected;
+
+	/* meta.hz was range-checked against the model when parsed. */
+	hzrig_model_window(c->meta.hz, (int)r->timeout_arg, killable, &w);
+	expected = hzrig_rec_expected_status(r, &w, allowance);
+	v = refused ? HZRIG_REFUSED :
+	    hzrig_verdict(&w, allowance, expected, (int)r->status, r->elapsed_ns);
+	vc->n[v]++;
+	vc->samples++;
+
+	json_object_object_add(o, "variant", jstr(c->meta.variant));
+	json_object_object_add(o, "hz", jint(c->meta.hz));
+	json_object_object_add(o, "path", jstr("kernel"));
+	json_object_object_add(o, "transfer", jstr(hzrig_transfer_name(r->transfer)));
+	json_object_object_add(o, "behaviour",
+			       jstr(hzrig_behaviour_name(r->behaviour)));
+	json_object_object_add(o, "mode", jstr(hzrig_mode_name(r->mode)));
+	json_object_object_add(o, "timeout_ms", jint(r->timeout_ms));
+	json_object_object_add(o, "timeout_arg", jint(r->timeout_arg));
+	json_object_object_add(o, "status", jint(r->status));
+	json_object_object_add(o, "elapsed_ns", jint(r->elapsed_ns));
+	json_object_object_add(o, "actual_length", jint(r->actual_length));
+	json_object_object_add(o, "seq", jint(r->seq));
+	json_object_object_add(o, "phase_ns", jint(r->phase_ns));
+	json_object_object_add(o, "case", jint(r->case_idx));
+	json_object_object_add(o, "rep", jint(r->rep));
+	/* A killable wait without timeout has no window: nulls. */
+	json_object_object_add(o, "window_lo_ns",
+			       w.forever ? NULL : jint((int64_t)w.lo_ns));
+	json_object_object_add(o, "window_hi_ns",
+			       w.forever ? NULL : jint((int64_t)w.hi_ns));
+	json_object_object_add(o, "jiffies",
+			       w.forever ? NULL : jint((int64_t)w.jiffies));
+	json_object_object_add(o, "level", w.forever ? NULL : jint(w.level));
+	json_object_object_add(o, "granule",
+			       w.forever ? NULL : jint((int64_t)w.granule));
+	json_object_object_add(o, "allowance_ns", jint((int64_t)allowance));
+	json_object_object_add(o, "verdict", jstr(hzrig_verdict_name(v)));
+	json_object_object_add(o, "expected_status", jint(expected));
+	if (r->start_jiffies >= 0)
+		json_object_object_add(o, "start_jiffies", jint(r->start_jiffies));
+	if (r->delay_us >= 0)
+		json_object_object_add(o, "delay_us", jint(r->delay_us));
+	return o;
+}
+
+static void utc_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static struct json_object *run_json(const struct hzrig_collect_opts *o,
+				    const struct hzrig_capture *c,
+				    const struct hzrig_ktap *k,
+				    const char *boot_status,
+				    struct json_object *boot_obj,
+				    const char *accel, uint64_t allowance,
+				    const char *allowance_source,
+				    const char *refused,
+				    const struct verdict_counts *vc)
+{
+	struct json_object *r = json_object_new_object(), *x;
+	char now[32];
+
+	json_object_object_add(r, "variant", jstr(c->meta.variant));
+	json_object_object_add(r, "hz", jint(c->meta.hz));
+	json_object_object_add(r, "release", jstr(c->meta.release));
+	json_object_object_add(r, "clocksource", jstr(c->meta.clocksource));
+	json_object_object_add(r, "accel", jstr(accel));
+	json_object_object_add(r, "plan", jstr(c->meta.plan));
+	json_object_object_add(r, "cmdline", jstr(c->meta.cmdline));
+	json_object_object_add(r, "abi", jint(c->meta.abi));
+	json_object_object_add(r, "jiffy_rate_mhz", jint(c->meta.jiffy_rate_mhz));
+	json_object_object_add(r, "tick_ns", jint((int64_t)hzrig_tick_ns(c->meta.hz)));
+	json_object_object_add(r, "boot_status", jstr(boot_status));
+	if (boot_obj)
+		json_object_object_add(r, "boot", json_object_get(boot_obj));
+
+	if (c->noise.present) {
+		x = json_object_new_object();
+		json_object_object_add(x, "sleep_us", jint(c->noise.sleep_us));
+		json_object_object_add(x, "n", jint(c->noise.n));
+		json_object_object_add(x, "overshoot_p50_ns",
+				       jint(c->noise.overshoot_p50_ns));
+		json_object_object_add(x, "overshoot_p99_ns",
+				       jint(c->noise.overshoot_p99_ns));
+		json_object_object_add(x, "rtt_n", jint(c->noise.rtt_n));
+		json_object_object_add(x, "rtt_p50_ns", jint(c->noise.rtt_p50_ns));
+		json_object_object_add(x, "rtt_p99_ns", jint(c->noise.rtt_p99_ns));
+		json_object_object_add(r, "noise", x);
+	} else {
+		json_object_object_add(r, "noise", NULL);
+	}
+	json_object_object_add(r, "noise_floor_ns", jint(o->noise_floor_ns));
+	json_object_object_add(r, "allowance_ns", jint((int64_t)allowance));
+	json_object_object_add(r, "allowance_source", jstr(allowance_source));
+	json_object_object_add(r, "refused", refused ? jstr(refused) : NULL);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "version_seen", json_object_new_boolean(k->version_seen));
+	json_object_object_add(x, "plan", k->plan >= 0 ? jint(k->plan) : NULL);
+	json_object_object_add(x, "ok", jint(k->ok));
+	json_object_object_add(x, "not_ok", jint(k->not_ok));
+	json_object_object_add(x, "skip", jint(k->skip));
+	json_object_object_add(x, "bail_out", json_object_new_boolean(k->bail_out));
+	json_object_object_add(r, "ktap", x);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "samples", jint(vc->samples));
+	json_object_object_add(x, "inside", jint(vc->n[HZRIG_INSIDE]));
+	json_object_object_add(x, "early", jint(vc->n[HZRIG_EARLY]));
+	json_object_object_add(x, "late", jint(vc->n[HZRIG_LATE]));
+	json_object_object_add(x, "wrong_status", jint(vc->n[HZRIG_WRONG_STATUS]));
+	json_object_object_add(x, "refused", jint(vc->n[HZRIG_REFUSED]));
+	json_object_object_add(x, "outside", jint(vc->n[HZRIG_EARLY] +
+						  vc->n[HZRIG_LATE] +
+						  vc->n[HZRIG_WRONG_STATUS]));
+	json_object_object_add(r, "counts", x);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "serial", jstr(o->serial));
+	json_object_object_add(x, "console", jstr(o->console));
+	json_object_object_add(x, "lines", jint(c->lines));
+	json_object_object_add(x, "bad_lines", jint(c->bad_lines));
+	json_object_object_add(x, "bad_records", jint(c->bad_records));
+	json_object_object_add(x, "ignored_records", jint(c->ignored));
+	json_object_object_add(x, "errors", jint(c->errors));
+	json_object_object_add(x, "truncated", json_object_new_boolean(c->truncated));
+	if (c->end.present) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "cases", jint(c->end.cases));
+		json_object_object_add(e, "samples", jint(c->end.samples));
+		json_object_object_add(e, "failures", jint(c->end.failures));
+		json_object_object_add(x, "end", e);
+	} else {
+		json_object_object_add(x, "end", NULL);
+	}
+	json_object_object_add(r, "capture", x);
+	utc_now(now, sizeof(now));
+	json_object_object_add(r, "collected_at", jstr(now));
+	return r;
+}
+
+/* A temporary file beside @path, opened exclusively. */
+static FILE *open_tmp(const char *path, char *tmp, size_t len, FILE *err)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	int fd;
+	FILE *f;
+
+	if (snprintf(tmp, len, "%.*s.%s.%ld.tmp", dirlen, path,
+		     slash ? slash + 1 : path, (long)getpid()) >= (int)len) {
+		fprintf(err, "%s: path too long\n", path);
+		return NULL;
+	}
+	unlink(tmp);	/* a leftover of a killed collect with our pid */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		fprintf(err, "%s: %s\n", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		tmp[0] = '\0';
+		return NULL;
+	}
+	return f;
+}
+
+static int close_tmp(FILE *f, const char *tmp, FILE *err)
+{
+	int bad = fflush(f) || ferror(f) || fsync(fileno(f));
+
+	if (fclose(f) || bad) {
+		fprintf(err, "%s: %s\n", tmp, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Copy an existing samples.jsonl to @out without the lines of @variant (a
+ * collect replaces its variant's samples, so running it twice does not
+ * count them twice). Lines that are not ours, even unparseable ones, are
+ * kept byte for byte.
+ */
+static int copy_other_variants(const char *path, const char *variant,
+			       FILE *out, unsigned int *dropped, FILE *err)
+{
+	FILE *in = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int ret = 0;
+
+	*dropped = 0;
+	if (!in) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(err, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		struct json_object *o = json_tokener_parse(line), *v;
+		bool ours = o && json_object_is_type(o, json_type_object) &&
+			    json_object_object_get_ex(o, "variant", &v) &&
+			    json_object_is_type(v, json_type_string) &&
+			    !strcmp(json_object_get_string(v), variant);
+
+		json_object_put(o);
+		if (ours) {
+			(*dropped)++;
+			continue;
+		}
+		if (fwrite(line, 1, (size_t)len, out) != (size_t)len ||
+		    (len && line[len - 1] != '\n' && fputc('\n', out) == EOF)) {
+			ret = -1;
+			break;
+		}
+	}
+	if (ferror(in)) {
+		fprintf(err, "%s: %s\n", path, strerror(errno));
+		ret = -1;
+	}
+	free(line);
+	fclose(in);
+	return ret;
+}
+
+int hzrig_collect(const struct hzrig_collect_opts *o)
+{
+	FILE *err = o->err ? o->err : stderr;
+	char samples_path[PATH_MAX_LEN], run_path[PATH_MAX_LEN];
+	char samples_tmp[PATH_MAX_LEN] = "", run_tmp[PATH_MAX_LEN] = "";
+	char samples_bak[PATH_MAX_LEN] = "";
+	char vdir[PATH_MAX_LEN], boot_status[16], boot_accel[HZRIG_NAME_MAX];
+	char refused_buf[256];
+	const char *accel, *refused = NULL, *allowance_source = "noise";
+	struct json_object *boot_obj = NULL, *run = NULL;
+	struct verdict_counts vc;
+	struct hzrig_capture c;
+	struct hzrig_ktap k;
+	FILE *f, *sf = NULL, *rf = NULL;
+	unsigned int dropped = 0;
+	uint64_t allowance;
+	int ret = HZRIG_COLLECT_FAILED, perr;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	memset(&vc, 0, sizeof(vc));
+	if (!o->variant || !o->serial || !o->console || !o->out_dir) {
+		fprintf(err, "hzrig collect: --variant, --serial, --console and --out are required\n");
+		return HZRIG_COLLECT_FAILED;
+	}
+	if (!variant_name_ok(o->variant)) {
+		fprintf(err, "hzrig collect: --variant: '%s' is not a name of letters, digits, '-', '_' and '.'\n",
+			o->variant);
+		return HZRIG_COLLECT_FAILED;
+	}
+	if (o->noise_floor_ns < 0) {
+		fprintf(err, "hzrig collect: --noise-floor-ns: must be >= 0\n");
+		return HZRIG_COLLECT_FAILED;
+	}
+	if (load_boot_status(o->boot_status, err, boot_status,
+			     sizeof(boot_status), boot_accel,
+			     sizeof(boot_accel), &boot_obj))
+		return HZRIG_COLLECT_FAILED;
+
+	perr = hzrig_capture_load(o->serial, &c, err);
+	if (perr < 0)
+		goto out;
+	if (strcmp(c.meta.variant, o->variant)) {
+		fprintf(err, "%s:%u: meta: field \"variant\": '%s', but collecting variant '%s': wrong capture?\n",
+			o->serial, c.meta.line, c.meta.variant, o->variant);
+		goto out;
+	}
+	f = fopen(o->console, "r");
+	if (!f) {
+		fprintf(err, "%s: %s\n", o->console, strerror(errno));
+		goto out;
+	}
+	if (hzrig_ktap_parse(f, &k)) {
+		fprintf(err, "%s: read error\n", o->console);
+		fclose(f);
+		goto out;
+	}
+	fclose(f);
+
+	accel = o->accel ? o->accel : boot_accel[0] ? boot_accel : c.meta.accel;
+	if (strcmp(accel, c.meta.accel))
+		fprintf(err, "%s:%u: warning: meta: field \"accel\": guest says '%s', host says '%s'\n",
+			o->serial, c.meta.line, c.meta.accel, accel);
+
+	/*
+	 * The allowance: the guest's own p99 wakeup overshoot of a sleeping
+	 * task plus the p99 of a call that completes at once (submit, the
+	 * hrtimer-driven dummy_hcd, giveback). Both sit on top of any wait
+	 * the timer wheel produces. --noise-floor-ns is a lower bound.
+	 */
+	if (c.noise.present) {
+		allowance = (uint64_t)c.noise.overshoot_p99_ns +
+			    (uint64_t)c.noise.rtt_p99_ns;
+	} else {
+		allowance = 0;
+		allowance_source = "floor";
+	}
+	if ((uint64_t)o->noise_floor_ns > allowance) {
+		allowance = (uint64_t)o->noise_floor_ns;
+		allowance_source = "floor";
+	}
+
+	if (hzrig_clocksource_refused(c.meta.clocksource)) {
+		snprintf(refused_buf, sizeof(refused_buf),
+			 "clocksource %s has jiffy resolution: ktime_get() cannot time a wait (boot with tsc=reliable)",
+			 c.meta.clocksource);
+		refused = refused_buf;
+		fprintf(err, "%s:%u: meta: field \"clocksource\": %s\n",
+			o->serial, c.meta.line, refused);
+	}
+
+	/* Build everything in memory and in temporary files first. */
+	if (snprintf(samples_path, sizeof(samples_path), "%s/samples.jsonl",
+		     o->out_dir) >= (int)sizeof(samples_path) ||
+	    snprintf(vdir, sizeof(vdir), "%s/%s", o->out_dir, o->variant) >=
+		     (int)sizeof(vdir) ||
+	    snprintf(run_path, sizeof(run_path), "%s/run.json", vdir) >=
+		     (int)sizeof(run_path)) {
+		fprintf(err, "%s: path too long\n", o->out_dir);
+		goto out;
+	}
+	if (mkdir_p(o->out_dir, err) || mkdir_p(vdir, err))
+		goto out;
+	sf = open_tmp(samples_path, samples_tmp, sizeof(samples_tmp), err);
+	if (!sf)
+		goto out;
+	if (copy_other_variants(samples_path, o->variant, sf, &dropped, err))
+		goto out;
+	for (i = 0; i < c.nrecs; i++) {
+		struct json_object *s = sample_json(&c, &c.recs[i], allowance,
+						    refused, &vc);
+
+		fprintf(sf, "%s\n", json_object_to_json_string_ext(s,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(s);
+	}
+	if (close_tmp(sf, samples_tmp, err)) {
+		sf = NULL;
+		goto out;
+	}
+	sf = NULL;
+
+	run = run_json(o, &c, &k, boot_status, boot_obj, accel, allowance,
+		       allowance_source, refused, &vc);
+	rf = open_tmp(run_path, run_tmp, sizeof(run_tmp), err);
+	if (!rf)
+		goto out;
+	fprintf(rf, "%s\n", json_object_to_json_string_ext(run,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+		JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (close_tmp(rf, run_tmp, err)) {
+		rf = NULL;
+		goto out;
+	}
+	rf = NULL;
+
+	/*
+	 * Commit: the samples first, run.json (what report looks for) last.
+	 * Two renames are not one atomic step, so the old samples.jsonl is
+	 * kept as a hard link until run.json is in place, and put back if
+	 * that fails.
+	 */
+	if (snprintf(samples_bak, sizeof(samples_bak), "%s.%ld.old",
+		     samples_path, (long)getpid()) >= (int)sizeof(samples_bak))
+		goto out;
+	unlink(samples_bak);
+	if (link(samples_path, samples_bak)) {
+		if (errno != ENOENT) {
+			fprintf(err, "%s: %s\n", samples_bak, strerror(errno));
+			goto out;
+		}
+		samples_bak[0] = '\0';	/* there was none: rollback removes */
+	}
+	if (rename(samples_tmp, samples_path)) {
+		fprintf(err, "%s: %s\n", samples_path, strerror(errno));
+		goto out;
+	}
+	samples_tmp[0] = '\0';
+	if (rename(run_tmp, run_path)) {
+		fprintf(err, "%s: %s\n", run_path, strerror(errno));
+		if (samples_bak[0] ? rename(samples_bak, samples_path) :
+				     unlink(samples_path))
+			fprintf(err, "%s: cannot restore: %s\n", samples_path,
+				strerror(errno));
+		else
+			samples_bak[0] = '\0';
+		goto out;
+	}
+	run_tmp[0] = '\0';
+
+	if (dropped)
+		fprintf(err, "%s: replaced %u earlier samples of %s\n",
+			samples_path, dropped, o->variant);
+	if (o->out) {
+		fprintf(o->out, "collect: %s: HZ=%d, %u samples, ", o->variant,
+			c.meta.hz, vc.samples);
+		if (refused)
+			fprintf(o->out, "all refused (%s)\n", c.meta.clocksource);
+		else
+			fprintf(o->out, "%u inside the model's window, %u early, %u late, %u wrong status; allowance %.3f ms; %u capture errors%s\n",
+				vc.n[HZRIG_INSIDE], vc.n[HZRIG_EARLY],
+				vc.n[HZRIG_LATE], vc.n[HZRIG_WRONG_STATUS],
+				allowance / 1e6, c.errors,
+				c.truncated ? " (truncated)" : "");
+	}
+	ret = refused || c.errors ? HZRIG_COLLECT_PROBLEMS : HZRIG_COLLECT_OK;
+out:
+	if (sf)
+		fclose(sf);
+	if (rf)
+		fclose(rf);
+	if (samples_tmp[0])
+		unlink(samples_tmp);
+	if (run_tmp[0])
+		unlink(run_tmp);
+	if (samples_bak[0])
+		unlink(samples_bak);
+	json_object_put(run);
+	json_object_put(boot_obj);
+	hzrig_capture_free(&c);
+	if (ret == HZRIG_COLLECT_FAILED)
+		fprintf(err, "hzrig collect: %s: nothing recorded\n", o->variant);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Report                                                                   */
+/* ---------------------------------------------------------------------- */
+
+struct rep_sample {
+	uint32_t transfer, behaviour, mode;
+	int64_t timeout_ms, timeout_arg, elapsed_ns;
+	int64_t lo_ns, hi_ns;		/* -1: no window */
+	int64_t expected;		/* expected status */
+	int verdict;
+};
+
+struct rep_variant {
+	char name[HZRIG_NAME_MAX];
+	int hz;
+	bool have_run;
+	char boot[16], clocksource[HZRIG_NAME_MAX], accel[HZRIG_NAME_MAX];
+	char release[HZRIG_NAME_MAX], refused[256];
+	bool noise, truncated;
+	int64_t over_p50, over_p99, rtt_p50, rtt_p99, allowance;
+	int64_t ktap_ok, ktap_not_ok, capture_errors;
+	struct rep_sample *s;
+	size_t n, cap;
+};
+
+struct report {
+	struct rep_variant *v;
+	size_t n, cap;
+	FILE *err;
+	unsigned int errors;
+};
+
+static struct rep_variant *rep_variant(struct report *r, const char *name)
+{
+	struct rep_variant *v;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i].name, name))
+			return &r->v[i];
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+
+		v = realloc(r->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		r->v = v;
+		r->cap = cap;
+	}
+	v = &r->v[r->n++];
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	snprintf(v->boot, sizeof(v->boot), "unknown");
+	return v;
+}
+
+static bool jget_int(struct json_object *o, const char *key, int64_t *out)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_int))
+		return false;
+	*out = json_object_get_int64(v);
+	return true;
+}
+
+static bool jget_str(struct json_object *o, const char *key, char *buf,
+		     size_t len)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return false;
+	snprintf(buf, len, "%s", json_object_get_string(v));
+	return true;
+}
+
+static void rep_error(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void rep_error(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(r->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', r->err);
+	r->errors++;
+}
+
+static void load_run(struct report *r, const char *path, const char *dname)
+{
+	struct json_object *o = json_object_from_file(path), *x;
+	struct rep_variant *v;
+	char name[HZRIG_NAME_MAX];
+	int64_t hz;
+
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		rep_error(r, "%s: not a JSON object", path);
+		json_object_put(o);
+		return;
+	}
+	if (!jget_str(o, "variant", name, sizeof(name)) ||
+	    !jget_int(o, "hz", &hz)) {
+		rep_error(r, "%s: field \"variant\" or \"hz\": missing", path);
+		json_object_put(o);
+		return;
+	}
+	if (strcmp(name, dname))
+		rep_error(r, "%s: field \"variant\": '%s' in directory '%s'",
+			  path, name, dname);
+	v = rep_variant(r, name);
+	if (!v) {
+		json_object_put(o);
+		return;
+	}
+	v->have_run = true;
+	v->hz = (int)hz;
+	jget_str(o, "boot_status", v->boot, sizeof(v->boot));
+	jget_str(o, "clocksource", v->clocksource, sizeof(v->clocksource));
+	jget_str(o, "accel", v->accel, sizeof(v->accel));
+	jget_str(o, "release", v->release, sizeof(v->release));
+	jget_str(o, "refused", v->refused, sizeof(v->refused));
+	jget_int(o, "allowance_ns", &v->allowance);
+	if (json_object_object_get_ex(o, "noise", &x) &&
+	    json_object_is_type(x, json_type_object)) {
+		v->noise = true;
+		jget_int(x, "overshoot_p50_ns", &v->over_p50);
+		jget_int(x, "overshoot_p99_ns", &v->over_p99);
+		jget_int(x, "rtt_p50_ns", &v->rtt_p50);
+		jget_int(x, "rtt_p99_ns", &v->rtt_p99);
+	}
+	if (json_object_object_get_ex(o, "ktap", &x)) {
+		jget_int(x, "ok", &v->ktap_ok);
+		jget_int(x, "not_ok", &v->ktap_not_ok);
+	}
+	if (json_object_object_get_ex(o, "capture", &x)) {
+		struct json_object *t;
+
+		jget_int(x, "errors", &v->capture_errors);
+		v->truncated = json_object_object_get_ex(x, "truncated", &t) &&
+			       json_object_get_boolean(t);
+	}
+	json_object_put(o);
+}
+
+static int load_samples(struct report *r, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned int lineno = 0;
+	ssize_t len;
+
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		rep_error(r, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct json_object *o;
+		struct rep_variant *v;
+		struct rep_sample s;
+		char name[HZRIG_NAME_MAX], buf[HZRIG_NAME_MAX];
+		int t, b, m;
+
+		lineno++;
+		if (len <= 1)
+			continue;
+		o = json_tokener_parse(line);
+		if (!o || !json_object_is_type(o, json_type_object) ||
+		    !jget_str(o, "variant", name, sizeof(name))) {
+			rep_error(r, "%s:%u: not a sample object", path, lineno);
+			json_object_put(o);
+			continue;
+		}
+		memset(&s, 0, sizeof(s));
+		t = jget_str(o, "transfer", buf, sizeof(buf)) ?
+		    hzrig_transfer_parse(buf) : -1;
+		b = jget_str(o, "behaviour", buf, sizeof(buf)) ?
+		    hzrig_behaviour_parse(buf) : -1;
+		m = jget_str(o, "mode", buf, sizeof(buf)) ?
+		    hzrig_mode_parse(buf) : -1;
+		s.verdict = jget_str(o, "verdict", buf, sizeof(buf)) ?
+			    hzrig_verdict_parse(buf) : -1;
+		if (t < 0 || b < 0 || m < 0 || s.verdict < 0 ||
+		    !jget_int(o, "timeout_ms", &s.timeout_ms) ||
+		    !jget_int(o, "timeout_arg", &s.timeout_arg) ||
+		    !jget_int(o, "elapsed_ns", &s.elapsed_ns)) {
+			rep_error(r, "%s:%u: sample: transfer, behaviour, mode, verdict, timeout_ms, timeout_arg or elapsed_ns missing or invalid",
+				  path, lineno);
+			json_object_put(o);
+			continue;
+		}
+		if (!jget_int(o, "expected_status", &s.expected))
+			s.expected = -ETIMEDOUT;
+		if (!jget_int(o, "window_lo_ns", &s.lo_ns) ||
+		    !jget_int(o, "window_hi_ns", &s.hi_ns))
+			s.lo_ns = s.hi_ns = -1;
+		s.transfer = (uint32_t)t;
+		s.behaviour = (uint32_t)b;
+		s.mode = (uint32_t)m;
+		json_object_put(o);
+		v = rep_variant(r, name);
+		if (!v)
+			break;
+		if (v->n == v->cap) {
+			size_t ncap = v->cap ? v->cap * 2 : 64;
+			struct rep_sample *ns = realloc(v->s, ncap * sizeof(*ns));
+
+			if (!ns)
+				break;
+			v->s = ns;
+			v->cap = ncap;
+		}
+		v->s[v->n++] = s;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct rep_sample *x = a, *y = b;
+
+#define CMP(f) do { if (x->f != y->f) return x->f < y->f ? -1 : 1; } while (0)
+	CMP(transfer);
+	CMP(behaviour);
+	CMP(mode);
+	CMP(timeout_ms);
+	CMP(timeout_arg);
+	CMP(elapsed_ns);
+#undef CMP
+	return 0;
+}
+
+/* One table row: same call, same requested and passed timeout. */
+static bool same_group(const struct rep_sample *x, const struct rep_sample *y)
+{
+	return x->transfer == y->transfer && x->behaviour == y->behaviour &&
+	       x->mode == y->mode && x->timeout_ms == y->timeout_ms &&
+	       x->timeout_arg == y->timeout_arg;
+}
+
+static int cmp_variant(const void *a, const void *b)
+{
+	const struct rep_variant *x = a, *y = b;
+
+	if (x->hz != y->hz)
+		return x->hz < y->hz ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+#define REP_COLS	10
+
+struct rep_table {
+	char (*cell)[REP_COLS][40];
+	size_t n, cap;
+};
+
+static void table_add(struct rep_table *t, const char *const cells[REP_COLS])
+{
+	int i;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 32;
+		void *p = realloc(t->cell, cap * sizeof(*t->cell));
+
+		if (!p)
+			return;
+		t->cell = p;
+		t->cap = cap;
+	}
+	for (i = 0; i < REP_COLS; i++)
+		snprintf(t->cell[t->n][i], sizeof(t->cell[t->n][i]), "%s",
+			 cells[i]);
+	t->n++;
+}
+
+/* Text columns left-aligned, numbers right-aligned, two spaces apart. */
+static void table_print(const struct rep_table *t, FILE *out)
+{
+	static const bool right[REP_COLS] = {
+		false, false, false, true, true, false, true, true, true, true,
+	};
+	int w[REP_COLS] = { 0 }, i;
+	size_t r;
+
+	for (r = 0; r < t->n; r++)
+		for (i = 0; i < REP_COLS; i++)
+			if ((int)strlen(t->cell[r][i]) > w[i])
+				w[i] = (int)strlen(t->cell[r][i]);
+	for (r = 0; r < t->n; r++) {
+		fputs("  ", out);
+		for (i = 0; i < REP_COLS; i++) {
+			const char *sep = i < REP_COLS - 1 ? "  " : "";
+
+			if (i == REP_COLS - 1 && !right[i])
+				fprintf(out, "%s", t->cell[r][i]);
+			else if (right[i])
+				fprintf(out, "%*s%s", w[i], t->cell[r][i], sep);
+			else
+				fprintf(out, "%-*s%s", w[i], t->cell[r][i], sep);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void fmt_ms(char *buf, size_t len, int64_t ns)
+{
+	snprintf(buf, len, "%.3f", ns / 1e6);
+}
+
+/* Prints one variant; returns true when it passes. */
+static bool report_variant(struct rep_variant *v, FILE *out)
+{
+	static const char *const head[REP_COLS] = {
+		"transfer", "behaviour", "mode", "T ms", "arg", "window ms",
+		"min", "median", "max", "inside",
+	};
+	unsigned int cnt[HZRIG_VERDICT_COUNT] = { 0 };
+	struct rep_table t = { 0 };
+	char why[512] = "";
+	double pct = 0;
+	size_t i, j;
+	bool pass;
+
+	fprintf(out, "%s: HZ=%d, %s, clocksource %s, accel %s, boot %s, KTAP %" PRId64
+		" ok / %" PRId64 " not ok\n", v->name, v->hz,
+		v->release[0] ? v->release : "?",
+		v->clocksource[0] ? v->clocksource : "?",
+		v->accel[0] ? v->accel : "?", v->boot, v->ktap_ok,
+		v->ktap_not_ok);
+	if (v->noise)
+		fprintf(out, "  noise floor: sleep overshoot p50 %.3f / p99 %.3f ms, answered ctrl-in p50 %.3f / p99 %.3f ms; allowance %.3f ms\n",
+			v->over_p50 / 1e6, v->over_p99 / 1e6, v->rtt_p50 / 1e6,
+			v->rtt_p99 / 1e6, v->allowance / 1e6);
+	else
+		fprintf(out, "  noise floor: not measured; allowance %.3f ms\n",
+			v->allowance / 1e6);
+
+	qsort(v->s, v->n, sizeof(*v->s), cmp_sample);
+	table_add(&t, head);
+	for (i = 0; i < v->n; i = j) {
+		const struct rep_sample *s = &v->s[i];
+		char c[REP_COLS][40];
+		const char *cells[REP_COLS];
+		unsigned int inside = 0;
+		size_t n, k;
+
+		for (j = i; j < v->n && same_group(s, &v->s[j]); j++)
+			;
+		n = j - i;
+		for (k = i; k < j; k++) {
+			cnt[v->s[k].verdict]++;
+			inside += v->s[k].verdict == HZRIG_INSIDE;
+		}
+		snprintf(c[0], 40, "%s", hzrig_transfer_name(s->transfer));
+		snprintf(c[1], 40, "%s", hzrig_behaviour_name(s->behaviour));
+		snprintf(c[2], 40, "%s", hzrig_mode_name(s->mode));
+		snprintf(c[3], 40, "%" PRId64, s->timeout_ms);
+		snprintf(c[4], 40, "%" PRId64, s->timeout_arg);
+		if (s->lo_ns < 0)
+			snprintf(c[5], 40, "none (no timer)");
+		else if (s->expected != -ETIMEDOUT)
+			/* Expected to complete: only the timer's latest firing bounds it. */
+			snprintf(c[5], 40, "<= %.3f", s->hi_ns / 1e6);
+		else
+			snprintf(c[5], 40, "(%.3f, %.3f]", s->lo_ns / 1e6,
+				 s->hi_ns / 1e6);
+		fmt_ms(c[6], 40, v->s[i].elapsed_ns);
+		/* Sorted by elapsed within the group. */
+		if (n % 2)
+			fmt_ms(c[7], 40, v->s[i + n / 2].elapsed_ns);
+		else
+			fmt_ms(c[7], 40, (v->s[i + n / 2 - 1].elapsed_ns +
+					  v->s[i + n / 2].elapsed_ns) / 2);
+		fmt_ms(c[8], 40, v->s[j - 1].elapsed_ns);
+		snprintf(c[9], 40, "%u/%zu", inside, n);
+		for (k = 0; k < REP_COLS; k++)
+			cells[k] = c[k];
+		table_add(&t, cells);
+	}
+	if (v->n)
+		table_print(&t, out);
+	free(t.cell);
+
+	if (v->n)
+		pct = 100.0 * cnt[HZRIG_INSIDE] / (double)v->n;
+	if (!v->have_run)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; no run.json");
+	if (!v->n)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; no samples");
+	else if (pct < HZRIG_INSIDE_GOAL_PCT)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; %.1f%% inside < %d%%", pct, HZRIG_INSIDE_GOAL_PCT);
+	if (strcmp(v->boot, "ok"))
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; boot %s", v->boot);
+	if (v->truncated)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; capture truncated");
+	if (v->refused[0])
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; refused: %s", v->refused);
+	pass = !why[0];
+	fprintf(out, "  %s: %zu samples, %u inside (%.1f%%), %u early, %u late, %u wrong status%s%s: %s%s%s%s\n\n",
+		v->name, v->n, cnt[HZRIG_INSIDE], pct, cnt[HZRIG_EARLY],
+		cnt[HZRIG_LATE], cnt[HZRIG_WRONG_STATUS],
+		cnt[HZRIG_REFUSED] ? ", refused " : "",
+		cnt[HZRIG_REFUSED] ? "all" : "",
+		pass ? "PASS" : "FAIL", pass ? "" : " (", pass ? "" : why + 2,
+		pass ? "" : ")");
+	return pass;
+}
+
+int hzrig_report(const char *dir, FILE *out, FILE *err)
+{
+	struct report r = { .err = err ? err : stderr };
+	char path[PATH_MAX_LEN];
+	unsigned int pass = 0, fail = 0;
+	struct dirent *de;
+	DIR *d;
+	size_t i;
+	int ret;
+
+	d = opendir(dir);
+	if (!d) {
+		fprintf(r.err, "hzrig report: %s: %s\n", dir, strerror(errno));
+		return 2;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s/run.json", dir,
+			     de->d_name) >= (int)sizeof(path))
+			continue;
+		if (!stat(path, &st) && S_ISREG(st.st_mode))
+			load_run(&r, path, de->d_name);
+	}
+	closedir(d);
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	load_samples(&r, path);
+	if (!r.n) {
+		fprintf(r.err, "hzrig report: %s: no results (no */run.json, no samples.jsonl)\n",
+			dir);
+		free(r.v);
+		return 2;
+	}
+	qsort(r.v, r.n, sizeof(*r.v), cmp_variant);
+	for (i = 0; i < r.n; i++) {
+		if (report_variant(&r.v[i], out))
+			pass++;
+		else
+			fail++;
+	}
+	fprintf(out, "report: %zu variants, %u pass, %u fail%s\n", r.n, pass,
+		fail, r.errors ? " (results files had errors, see above)" : "");
+	for (i = 0; i < r.n; i++)
+		free(r.v[i].s);
+	free(r.v);
+	ret = fail ? 1 : 0;
+	return r.errors ? 2 : ret;
+}

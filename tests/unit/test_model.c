@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the analytical model (rig/model.c).
+ *
+ * The expected numbers below were derived by hand from the 6.1.192 source,
+ * not computed by the code under test. The rules used (docs/model.md has the
+ * line references):
+ *
+ *  clamp   drivers/usb/core/message.c:65-67: !killable and (T <= 0 or
+ *          T > 60000) -> 60000; killable and T <= 0 -> MAX_SCHEDULE_TIMEOUT.
+ *  n       include/linux/jiffies.h:308-311: HZ | 1000 -> n = ceil(T / (1000/HZ));
+ *          jiffies.h:330-336 otherwise, which for HZ=300 is ceil(3T/10)
+ *          (checked below against the constants bc prints for HZ=300).
+ *  level   kernel/time/timer.c:164 LVL_START(l) = 63 << 3(l-1):
+ *          63, 504, 4032, 32256, 258048, 2064384, 16515072, 132120576,
+ *          1056964608; timer.c:533-566 level = first l with n < LVL_START(l+1);
+ *          LVL_DEPTH 9 above HZ=100, 8 at HZ=100 (timer.c:173-177).
+ *  g       timer.c:157 LVL_GRAN(l) = 8^l; timer.c:516-531 rounds the absolute
+ *          expiry up to the next multiple of g, strictly after it.
+ *  window  tau = TICK_NSEC = (1e9 + HZ/2) / HZ (include/vdso/jiffies.h:9):
+ *          10 ms at 100, 4 ms at 250, 3333333 ns at 300, 1 ms at 1000;
+ *          wait in (n*tau, (n+g)*tau].
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include <hzrig/ioctl.h>
+
+#include "model.h"
+
+#define MS	1000000ULL
+
+struct row {
+	int hz;
+	int t;			/* timeout_arg */
+	bool killable;
+	int eff_ms;
+	uint64_t n;
+	unsigned int level;
+	uint64_t g;
+	uint64_t lo_ns, hi_ns;
+	bool lag_edge;
+	unsigned int rearms;
+};
+
+static const struct row table[] = {
+	/* HZ=1000: n = T, tau = 1 ms. Level starts 63, 504, 4032, 32256. */
+	{ 1000, 1, false, 1, 1, 0, 1, 1 * MS, 2 * MS, false, 0 },
+	{ 1000, 10, false, 10, 10, 0, 1, 10 * MS, 11 * MS, false, 0 },
+	/* 62 < 63: level 0; one jiffy below level 1, so lag-sensitive. */
+	{ 1000, 62, false, 62, 62, 0, 1, 62 * MS, 63 * MS, true, 0 },
+	/* 63 = LVL_START(1): level 1, g = 8: up to 8 ms late. */
+	{ 1000, 63, false, 63, 63, 1, 8, 63 * MS, 71 * MS, false, 0 },
+	{ 1000, 64, false, 64, 64, 1, 8, 64 * MS, 72 * MS, false, 0 },
+	{ 1000, 100, false, 100, 100, 1, 8, 100 * MS, 108 * MS, false, 0 },
+	{ 1000, 503, false, 503, 503, 1, 8, 503 * MS, 511 * MS, true, 0 },
+	/* 504 = LVL_START(2): level 2, g = 64. */
+	{ 1000, 504, false, 504, 504, 2, 64, 504 * MS, 568 * MS, false, 0 },
+	{ 1000, 512, false, 512, 512, 2, 64, 512 * MS, 576 * MS, false, 0 },
+	{ 1000, 1000, false, 1000, 1000, 2, 64, 1000 * MS, 1064 * MS, false, 0 },
+	{ 1000, 4031, false, 4031, 4031, 2, 64, 4031 * MS, 4095 * MS, true, 0 },
+	/* 4032 = LVL_START(3): level 3, g = 512. */
+	{ 1000, 4032, false, 4032, 4032, 3, 512, 4032 * MS, 4544 * MS, false, 0 },
+	{ 1000, 5000, false, 5000, 5000, 3, 512, 5000 * MS, 5512 * MS, false, 0 },
+	/* 32256 <= 60000 < 258048: level 4, g = 4096. */
+	{ 1000, 60000, false, 60000, 60000, 4, 4096, 60000 * MS, 64096 * MS, false, 0 },
+	/* Non-killable clamps: 0, negative and > 60000 all become 60000. */
+	{ 1000, 0, false, 60000, 60000, 4, 4096, 60000 * MS, 64096 * MS, false, 0 },
+	{ 1000, -5, false, 60000, 60000, 4, 4096, 60000 * MS, 64096 * MS, false, 0 },
+	{ 1000, 70000, false, 60000, 60000, 4, 4096, 60000 * MS, 64096 * MS, false, 0 },
+	{ 1000, 60001, false, 60000, 60000, 4, 4096, 60000 * MS, 64096 * MS, false, 0 },
+	/* Killable: no clamp above 60000. */
+	{ 1000, 70000, true, 70000, 70000, 4, 4096, 70000 * MS, 74096 * MS, false, 0 },
+	/*
+	 * Killable INT_MAX at HZ=1000: n = 2147483647 >= cutoff 1056964608.
+	 * WHEEL_TIMEOUT_MAX = 1056964608 - 2^24 = 1040187392. Remainders:
+	 * after one force-expiry [n - 1056964608, n - 1040187393] =
+	 * [1090519039, 1107296254], still >= cutoff; after a second
+	 * [33554431, 67108861]: level 7 (16515072 <= r < 132120576), g = 2^21.
+	 */
+	{ 1000, INT_MAX, true, INT_MAX, 2147483647ULL, 7, 2097152,
+	  2147483647ULL * MS, (2147483647ULL + 2097152) * MS, false, 2 },
+
+	/* HZ=250: n = ceil(T/4), tau = 4 ms. */
+	{ 250, 1, false, 1, 1, 0, 1, 4 * MS, 8 * MS, false, 0 },
+	{ 250, 10, false, 10, 3, 0, 1, 12 * MS, 16 * MS, false, 0 },
+	{ 250, 248, false, 248, 62, 0, 1, 248 * MS, 252 * MS, true, 0 },
+	/* 249 ms -> ceil(62.25) = 63 jiffies: already level 1. */
+	{ 250, 249, false, 249, 63, 1, 8, 252 * MS, 284 * MS, false, 0 },
+	{ 250, 252, false, 252, 63, 1, 8, 252 * MS, 284 * MS, false, 0 },
+	{ 250, 256, false, 256, 64, 1, 8, 256 * MS, 288 * MS, false, 0 },
+	{ 250, 1000, false, 1000, 250, 1, 8, 1000 * MS, 1032 * MS, false, 0 },
+	/* 2015 ms -> ceil(503.75) = 504: level 2, g = 64 jiffies = 256 ms. */
+	{ 250, 2015, false, 2015, 504, 2, 64, 2016 * MS, 2272 * MS, false, 0 },
+	{ 250, 5000, false, 5000, 1250, 2, 64, 5000 * MS, 5256 * MS, false, 0 },
+	/* 15000 jiffies: 4032 <= n < 32256, level 3, g = 512 = 2048 ms. */
+	{ 250, 60000, false, 60000, 15000, 3, 512, 60000 * MS, 62048 * MS, false, 0 },
+
+	/* HZ=100: n = ceil(T/10), tau = 10 ms; LVL_DEPTH = 8. */
+	{ 100, 1, false, 1, 1, 0, 1, 10 * MS, 20 * MS, false, 0 },
+	{ 100, 5, false, 5, 1, 0, 1, 10 * MS, 20 * MS, false, 0 },
+	{ 100, 10, false, 10, 1, 0, 1, 10 * MS, 20 * MS, false, 0 },
+	{ 100, 11, false, 11, 2, 0, 1, 20 * MS, 30 * MS, false, 0 },
+	{ 100, 620, false, 620, 62, 0, 1, 620 * MS, 630 * MS, true, 0 },
+	{ 100, 621, false, 621, 63, 1, 8, 630 * MS, 710 * MS, false, 0 },
+	{ 100, 630, false, 630, 63, 1, 8, 630 * MS, 710 * MS, false, 0 },
+	{ 100, 640, false, 640, 64, 1, 8, 640 * MS, 720 * MS, false, 0 },
+	{ 100, 1000, false, 1000, 100, 1, 8, 1000 * MS, 1080 * MS, false, 0 },
+	/* 500 jiffies < 504: still level 1, 80 ms granule. */
+	{ 100, 5000, false, 5000, 500, 1, 8, 5000 * MS, 5080 * MS, false, 0 },
+	{ 100, 5030, false, 5030, 503, 1, 8, 5030 * MS, 5110 * MS, true, 0 },
+	{ 100, 5040, false, 5040, 504, 2, 64, 5040 * MS, 5680 * MS, false, 0 },
+	/* 6000 jiffies: level 3, g = 512 jiffies = 5.12 s. */
+	{ 100, 60000, false, 60000, 6000, 3, 512, 60000 * MS, 65120 * MS, false, 0 },
+	{ 100, 0, false, 60000, 6000, 3, 512, 60000 * MS, 65120 * MS, false, 0 },
+	/*
+	 * Killable 2e9 ms at HZ=100: n = 2e8 >= cutoff 132120576 (= LVL_START(8),
+	 * depth 8); WHEEL_TIMEOUT_MAX = 132120576 - 2^21 = 130023424. One
+	 * force-expiry leaves [67879424, 69976575]: level 7 (the last), 2^21.
+	 */
+	{ 100, 2000000000, true, 2000000000, 200000000, 7, 2097152,
+	  2000000000ULL * MS, (2000000000ULL + 20971520ULL) * MS, false, 1 },
+	/*
+	 * Killable 1321205760 ms: n = 132120576, exactly the cutoff. If the
+	 * first timer was armed on a 2^21 boundary, it fires exactly at n
+	 * (remainder 0), ending the wait inside the last jiffy: lo = (n-1)*tau.
+	 * Otherwise the remainder is at most n - 130023425 = 2097151, level 6
+	 * (2064384 <= r < 16515072), g = 2^18 = 262144.
+	 */
+	{ 100, 1321205760, true, 1321205760, 132120576, 6, 262144,
+	  (132120576ULL - 1) * 10 * MS, (132120576ULL + 262144) * 10 * MS,
+	  false, 1 },
+
+	/* HZ=300: n = ceil(3T/10), tau = 3333333 ns (TICK_NSEC rounds). */
+	{ 300, 1, false, 1, 1, 0, 1, 3333333, 6666666, false, 0 },
+	{ 300, 10, false, 10, 3, 0, 1, 9999999, 13333332, false, 0 },
+	{ 300, 100, false, 100, 30, 0, 1, 99999990, 103333323, false, 0 },
+	/* 206 -> ceil(61.8) = 62; 207 -> ceil(62.1) = 63: level 1. */
+	{ 300, 206, false, 206, 62, 0, 1, 206666646, 209999979, true, 0 },
+	{ 300, 207, false, 207, 63, 1, 8, 209999979, 236666643, false, 0 },
+	{ 300, 210, false, 210, 63, 1, 8, 209999979, 236666643, false, 0 },
+	{ 300, 1000, false, 1000, 300, 1, 8, 999999900, 1026666564, false, 0 },
+	{ 300, 60000, false, 60000, 18000, 3, 512, 59999994000ULL,
+	  61706660496ULL, false, 0 },
+};
+
+/* Compare one field of a row, naming the row when it differs. */
+#define CHECK_ROW(r, got, want)						\
+	do {								\
+		if ((uint64_t)(got) != (uint64_t)(want))		\
+			fail_msg("HZ=%d T=%d%s: %s = %llu, want %llu",	\
+				 (r)->hz, (r)->t,			\
+				 (r)->killable ? " killable" : "", #want, \
+				 (unsigned long long)(got),		\
+				 (unsigned long long)(want));		\
+	} while (0)
+
+static void test_table(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		const struct row *r = &table[i];
+		struct hzrig_window w;
+
+		assert_int_equal(hzrig_model_window(r->hz, r->t, r->killable,
+						    &w), 0);
+		CHECK_ROW(r, w.forever, false);
+		CHECK_ROW(r, w.effective_ms, r->eff_ms);
+		CHECK_ROW(r, w.jiffies, r->n);
+		CHECK_ROW(r, w.level, r->level);
+		CHECK_ROW(r, w.granule, r->g);
+		CHECK_ROW(r, w.lo_ns, r->lo_ns);
+		CHECK_ROW(r, w.hi_ns, r->hi_ns);
+		CHECK_ROW(r, w.lag_edge, r->lag_edge);
+		CHECK_ROW(r, w.rearms, r->rearms);
+	}
+}
+
+static void test_tick_ns(void **state)
+{
+	(void)state;
+	assert_int_equal(hzrig_tick_ns(100), 10000000);
+	assert_int_equal(hzrig_tick_ns(250), 4000000);
+	assert_int_equal(hzrig_tick_ns(300), 3333333);
+	assert_int_equal(hzrig_tick_ns(1000), 1000000);
+	/* TICK_NSEC rounds to nearest: 1e9/24 = 41666666.67 -> 41666667. */
+	assert_int_equal(hzrig_tick_ns(24), 41666667);
+	assert_int_equal(hzrig_tick_ns(0), 0);
+}
+
+static void test_bad_hz(void **state)
+{
+	struct hzrig_window w;
+
+	(void)state;
+	assert_int_equal(hzrig_model_window(0, 10, false, &w), -EINVAL);
+	assert_int_equal(hzrig_model_window(1, 10, false, &w), -EINVAL);
+	assert_int_equal(hzrig_model_window(-100, 10, false, &w), -EINVAL);
+	assert_int_equal(hzrig_model_window(1001, 10, false, &w), -EINVAL);
+	assert_int_equal(hzrig_model_window(1024, 10, false, &w), -EINVAL);
+	assert_int_equal(hzrig_model_window(100, 10, false, NULL), -EINVAL);
+	assert_int_equal(hzrig_model_window(2, 10, false, &w), 0);
+}
+
+/* Killable with timeout <= 0: MAX_SCHEDULE_TIMEOUT, no timer, no window. */
+static void test_killable_forever(void **state)
+{
+	struct hzrig_window w;
+
+	(void)state;
+	assert_int_equal(hzrig_model_window(250, 0, true, &w), 0);
+	assert_true(w.forever);
+	assert_int_equal(w.lo_ns, UINT64_MAX);
+	assert_int_equal(w.hi_ns, UINT64_MAX);
+	assert_int_equal(hzrig_model_window(250, -1, true, &w), 0);
+	assert_true(w.forever);
+	/* Any timeout is early against a wait that has none. */
+	assert_int_equal(hzrig_verdict(&w, 0, -ETIMEDOUT, -ETIMEDOUT,
+				       INT64_MAX), HZRIG_EARLY);
+}
+
+/*
+ * timeconst.bc for HZ=300, as `echo 300 | bc -q kernel/time/timeconst.bc`
+ * prints: MSEC_TO_HZ_MUL32 0x9999999A, MSEC_TO_HZ_ADJ32 0x1CCCCCCCC,
+ * MSEC_TO_HZ_SHR32 33. For HZ=250 (not used by the kernel, which divides):
+ * 0x80000000, 0x180000000, 33.
+ */
+static void test_timeconst(void **state)
+{
+	uint64_t mul, adj;
+	unsigned int shr;
+
+	(void)state;
+	assert_int_equal(hzrig_msec_to_hz_consts(300, &mul, &adj, &shr), 0);
+	assert_int_equal(mul, 0x9999999AULL);
+	assert_int_equal(adj, 0x1CCCCCCCCULL);
+	assert_int_equal(shr, 33);
+	assert_int_equal(hzrig_msec_to_hz_consts(250, &mul, &adj, &shr), 0);
+	assert_int_equal(mul, 0x80000000ULL);
+	assert_int_equal(adj, 0x180000000ULL);
+	assert_int_equal(shr, 33);
+	assert_int_equal(hzrig_msec_to_hz_consts(5000, &mul, &adj, &shr),
+			 -EINVAL);
+}
+
+/*
+ * Every msecs_to_jiffies() the model computes is the ceiling of T*HZ/1000,
+ * the rounding jiffies.h promises; checked by plain integer arithmetic over
+ * the plan's whole range and at the top of the int range.
+ */
+static void test_msecs_round_up(void **state)
+{
+	static const int hzs[] = { 100, 250, 300, 1000 };
+	size_t i;
+	int m;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		uint64_t hz = (uint64_t)hzs[i];
+
+		for (m = 0; m <= 130000; m++) {
+			uint64_t want = ((uint64_t)m * hz + 999) / 1000;
+
+			if (hzrig_msecs_to_jiffies(hzs[i], m) != want)
+				fail_msg("HZ=%d m=%d: %llu, want %llu",
+					 hzs[i], m, (unsigned long long)
+					 hzrig_msecs_to_jiffies(hzs[i], m),
+					 (unsigned long long)want);
+		}
+	}
+	/* ceil(0.3 * 2147483647) = ceil(644245094.1) */
+	assert_int_equal(hzrig_msecs_to_jiffies(300, INT_MAX), 644245095);
+	assert_int_equal(hzrig_msecs_to_jiffies(100, INT_MAX), 214748365);
+	assert_int_equal(hzrig_msecs_to_jiffies(1000, INT_MAX), INT_MAX);
+	assert_int_equal(hzrig_msecs_to_jiffies(100, -1), 0);
+}
+
+/*
+ * The analytical window against the wheel itself: arm a timer at every
+ * start jiffy of one granule's worth (base clock = jiffies, the forwarded
+ * case) and check the tick that runs it is n+1..n+g jiffies later, both
+ * ends reached; with the caller's phase inside the start jiffy, that is the
+ * (n*tau, (n+g)*tau] window.
+ */
+static void test_window_vs_wheel(void **state)
+{
+	static const int hzs[] = { 100, 250, 300, 1000 };
+	static const int ts[] = { 1, 10, 62, 63, 100, 503, 504, 630, 1000,
+				  5000, 60000 };
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		for (k = 0; k < sizeof(ts) / sizeof(ts[0]); k++) {
+			struct hzrig_window w;
+			uint64_t j0, base = 4294667296ULL; /* INITIAL_JIFFIES at HZ=1000 */
+			uint64_t dmin = UINT64_MAX, dmax = 0;
+			unsigned int lvl;
+
+			assert_int_equal(hzrig_model_window(hzs[i], ts[k],
+							    false, &w), 0);
+			for (j0 = base; j0 < base + w.granule * 2; j0++) {
+				uint64_t d = hzrig_wheel_bucket_expiry(hzs[i],
+					j0 + w.jiffies, j0, &lvl) - j0;
+
+				assert_int_equal(lvl, w.level);
+				dmin = d < dmin ? d : dmin;
+				dmax = d > dmax ? d : dmax;
+			}
+			assert_int_equal(dmin, w.jiffies + 1);
+			assert_int_equal(dmax, w.jiffies + w.granule);
+			assert_int_equal(w.lo_ns, (dmin - 1) * w.tick_ns);
+			assert_int_equal(w.hi_ns, dmax * w.tick_ns);
+		}
+	}
+}
+
+/*
+ * The model assumes base->clk == jiffies when the timer is armed (the
+ * forward_timer_base() case). Document what happens otherwise:
+ *  - clk one ahead (timers just ran this jiffy, timer.c:2019): n = 63 at
+ *    HZ=1000 lands on level 0 and fires at n+1: inside the model's window.
+ *  - clk one behind (a due timer not yet run, forward stops at next_expiry,
+ *    timer.c:961-966): n = 62 lands on level 1 and can fire at 62+8 = 70,
+ *    beyond the window (62, 63]. This is the lag_edge flag's meaning.
+ */
+static void test_base_clock_offsets(void **state)
+{
+	uint64_t j0 = 4294667296ULL, worst = 0, k;
+	unsigned int lvl;
+
+	(void)state;
+	assert_int_equal(hzrig_wheel_bucket_expiry(1000, j0 + 63, j0 + 1, &lvl),
+			 j0 + 64);
+	assert_int_equal(lvl, 0);
+	for (k = 0; k < 8; k++) {
+		uint64_t d = hzrig_wheel_bucket_expiry(1000, j0 + k + 62,
+						       j0 + k - 1, &lvl) - (j0 + k);
+
+		assert_int_equal(lvl, 1);
+		worst = d > worst ? d : worst;
+	}
+	assert_int_equal(worst, 70);
+	/* An already expired timer runs at the base clock's next tick. */
+	assert_int_equal(hzrig_wheel_bucket_expiry(1000, j0 - 5, j0, &lvl), j0);
+}
+
+/* The force-expiry at WHEEL_TIMEOUT_CUTOFF, straight from calc_wheel_index. */
+static void test_wheel_cutoff(void **state)
+{
+	uint64_t cut100 = 132120576ULL, max100 = cut100 - 2097152;
+	uint64_t j0 = 2097152ULL * 10;	/* a 2^21 boundary */
+	unsigned int lvl;
+
+	(void)state;
+	assert_int_equal(hzrig_wheel_depth(100), 8);
+	assert_int_equal(hzrig_wheel_depth(250), 9);
+	assert_int_equal(hzrig_wheel_lvl_start(8), cut100);
+	assert_int_equal(hzrig_wheel_lvl_start(9), 1056964608ULL);
+	/* Far beyond the cutoff: expires at clk + WHEEL_TIMEOUT_MAX, rounded. */
+	assert_int_equal(hzrig_wheel_bucket_expiry(100, j0 + 5 * cut100, j0, &lvl),
+			 j0 + max100 + 2097152);
+	assert_int_equal(lvl, 7);
+	/* Exactly at the cutoff on a boundary: fires at n itself (remainder 0). */
+	assert_int_equal(hzrig_wheel_bucket_expiry(100, j0 + cut100, j0, &lvl),
+			 j0 + cut100);
+	/* One below the cutoff: not capped, rounded up past n. */
+	assert_int_equal(hzrig_wheel_bucket_expiry(100, j0 + cut100 - 1, j0, &lvl),
+			 j0 + cut100);
+}
+
+/*
+ * Verdict edges, HZ=1000 T=10: window (10 ms, 11 ms], allowance 0.5 ms:
+ * inside is [9.5 ms, 11.5 ms], both ends included.
+ */
+static void test_verdict_edges(void **state)
+{
+	struct hzrig_window w;
+	const uint64_t a = 500000;
+
+	(void)state;
+	assert_int_equal(hzrig_model_window(1000, 10, false, &w), 0);
+	assert_int_equal(hzrig_verdict(&w, a, -ETIMEDOUT, -ETIMEDOUT, 9500000),
+			 HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict(&w, a, -ETIMEDOUT, -ETIMEDOUT, 9499999),
+			 HZRIG_EARLY);
+	assert_int_equal(hzrig_verdict(&w, a, -ETIMEDOUT, -ETIMEDOUT, 11500000),
+			 HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict(&w, a, -ETIMEDOUT, -ETIMEDOUT, 11500001),
+			 HZRIG_LATE);
+	assert_int_equal(hzrig_verdict(&w, 0, -ETIMEDOUT, -ETIMEDOUT, 10000000),
+			 HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict(&w, 0, -ETIMEDOUT, -ETIMEDOUT, 9999999),
+			 HZRIG_EARLY);
+	assert_int_equal(hzrig_verdict(&w, 0, -ETIMEDOUT, -ETIMEDOUT, 11000001),
+			 HZRIG_LATE);
+	assert_int_equal(hzrig_verdict(&w, a, -ETIMEDOUT, -ETIMEDOUT, -1),
+			 HZRIG_EARLY);
+	/* Status first: a late success is a wrong status, not late. */
+	assert_int_equal(hzrig_verdict(&w, a, -ETIMEDOUT, 0, 10500000),
+			 HZRIG_WRONG_STATUS);
+	assert_int_equal(hzrig_verdict(&w, a, -ETIMEDOUT, -EPIPE, 10500000),
+			 HZRIG_WRONG_STATUS);
+	/* An answered call only has to beat the timer. */
+	assert_int_equal(hzrig_verdict(&w, a, 0, 0, 100000), HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict(&w, a, 0, 0, 11500001), HZRIG_LATE);
+	assert_int_equal(hzrig_verdict(&w, a, 0, -ETIMEDOUT, 10500000),
+			 HZRIG_WRONG_STATUS);
+	/* Allowance above lo, and a huge allowance: no wrap-around. */
+	assert_int_equal(hzrig_verdict(&w, 20 * MS, -ETIMEDOUT, -ETIMEDOUT, 0),
+			 HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict(&w, UINT64_MAX, -ETIMEDOUT, -ETIMEDOUT,
+				       INT64_MAX), HZRIG_INSIDE);
+}
+
+static void test_verdict_names(void **state)
+{
+	(void)state;
+	assert_string_equal(hzrig_verdict_name(HZRIG_INSIDE), "inside");
+	assert_string_equal(hzrig_verdict_name(HZRIG_WRONG_STATUS),
+			    "wrong-status");
+	assert_string_equal(hzrig_verdict_name(HZRIG_REFUSED), "refused");
+	assert_null(hzrig_verdict_name(HZRIG_VERDICT_COUNT));
+	assert_int_equal(hzrig_verdict_parse("late"), HZRIG_LATE);
+	assert_int_equal(hzrig_verdict_parse("LATE"), -1);
+	assert_int_equal(hzrig_verdict_parse(NULL), -1);
+}
+
+/*
+ * The int each mode passes (include/hzrig/ioctl.h): legacy-jiffies is
+ * msecs_to_jiffies(T), hz-constant HZ*T/1000 truncated.
+ */
+static void test_mode_args(void **state)
+{
+	(void)state;
+	assert_int_equal(hzrig_mode_timeout_arg(250, HZRIG_MODE_MS, 100), 100);
+	assert_int_equal(hzrig_mode_timeout_arg(250, HZRIG_MODE_LEGACY_JIFFIES,
+						100), 25);
+	assert_int_equal(hzrig_mode_timeout_arg(250, HZRIG_MODE_LEGACY_JIFFIES,
+						1), 1);
+	assert_int_equal(hzrig_mode_timeout_arg(250, HZRIG_MODE_HZ_CONSTANT,
+						1), 0);
+	assert_int_equal(hzrig_mode_timeout_arg(300, HZRIG_MODE_LEGACY_JIFFIES,
+						10), 3);
+	assert_int_equal(hzrig_mode_timeout_arg(300, HZRIG_MODE_HZ_CONSTANT,
+						1000), 300);
+	assert_int_equal(hzrig_mode_timeout_arg(100, HZRIG_MODE_ZERO, 500), 0);
+	assert_int_equal(hzrig_mode_timeout_arg(100, 99, 500), -1);
+	assert_int_equal(hzrig_mode_timeout_arg(7, HZRIG_MODE_MS, 500), 500);
+	assert_int_equal(hzrig_mode_timeout_arg(0, HZRIG_MODE_MS, 500), -1);
+}
+
+/*
+ * The legacy bug end to end: HZ=100, a driver wanting 1000 ms passes
+ * msecs_to_jiffies(1000) = 100, taken as 100 ms: n = 10, window (100, 110] ms.
+ * And HZ*T/1000 for T=1 at HZ=100 is 0: clamped to a whole minute.
+ */
+static void test_legacy_consequences(void **state)
+{
+	struct hzrig_window w;
+	int64_t arg;
+
+	(void)state;
+	arg = hzrig_mode_timeout_arg(100, HZRIG_MODE_LEGACY_JIFFIES, 1000);
+	assert_int_equal(arg, 100);
+	assert_int_equal(hzrig_model_window(100, (int)arg, false, &w), 0);
+	assert_int_equal(w.lo_ns, 100 * MS);
+	assert_int_equal(w.hi_ns, 110 * MS);
+	arg = hzrig_mode_timeout_arg(100, HZRIG_MODE_HZ_CONSTANT, 1);
+	assert_int_equal(hzrig_model_window(100, (int)arg, false, &w), 0);
+	assert_int_equal(w.effective_ms, 60000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_tick_ns),
+		cmocka_unit_test(test_bad_hz),
+		cmocka_unit_test(test_killable_forever),
+		cmocka_unit_test(test_timeconst),
+		cmocka_unit_test(test_msecs_round_up),
+		cmocka_unit_test(test_window_vs_wheel),
+		cmocka_unit_test(test_base_clock_offsets),
+		cmocka_unit_test(test_wheel_cutoff),
+		cmocka_unit_test(test_verdict_edges),
+		cmocka_unit_test(test_verdict_names),
+		cmocka_unit_test(test_mode_args),
+		cmocka_unit_test(test_legacy_consequences),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,810 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of result collection (rig/results.c): capture parsing and its
+ * errors, KTAP counting, collect's verdicts and files, and report.
+ *
+ * Fixtures are in tests/data/captures/. The verdicts expected of good.jsonl
+ * (HZ=1000, allowance 0.4 + 0.6 = 1.0 ms) were worked out by hand:
+ *   line  3 bulk-in T=10: window (10, 11] ms, 10.5 ms        inside
+ *   line  4 8.999999 ms < 10 - 1                              early
+ *   line  5 12.000001 ms > 11 + 1                             late
+ *   line  6 status 0 where -110 expected                      wrong-status
+ *   line  7 ctrl-in T=100: n=100, level 1, (100, 108], 105    inside
+ *   line  8 killable T=70000: no clamp, level 4, (70000, 74096], 72000 inside
+ *   line  9 mode zero: arg 0 -> 60000 ms, level 4, 61000      inside
+ *   line 10 ctrl-out answer: status 0, 0.3 ms <= 108 + 1      inside
+ *   line 11 legacy-jiffies 1000 at HZ=1000: arg 1000, level 2, (1000, 1064]
+ *                                                              inside
+ *   line 12 delay 50 ms > 11 + 1: a timeout is expected, 10.6 inside
+ *   line 13 int-in stall: -EPIPE expected, 0.2 ms             inside
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "results.h"
+
+#define CAP(name)	DATA_DIR "/captures/" name
+
+/* Messages of the code under test, collected per test. */
+static char *errbuf;
+static size_t errlen;
+static FILE *errf;
+
+static void err_open(void)
+{
+	errf = open_memstream(&errbuf, &errlen);
+	assert_non_null(errf);
+}
+
+/* Closes the stream and returns what was written (freed by err_free). */
+static const char *err_text(void)
+{
+	if (errf) {
+		fclose(errf);
+		errf = NULL;
+	}
+	return errbuf ? errbuf : "";
+}
+
+static void err_free(void)
+{
+	err_text();
+	free(errbuf);
+	errbuf = NULL;
+	errlen = 0;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("'%s' not found in:\n%s", needle, hay);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static char *tmpdir(void)
+{
+	char *d = strdup("/tmp/hzrig-test-XXXXXX");
+
+	assert_non_null(d);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void rmtree(char *d)
+{
+	nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(d);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void spit(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int parse_text(const char *text, struct hzrig_capture *c)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	assert_non_null(f);
+	ret = hzrig_capture_parse(f, "t.jsonl", c, errf);
+	fclose(f);
+	return ret;
+}
+
+/* Number of entries in @dir, hidden ones included: no temp file left over. */
+static int count_entries(const char *dir)
+{
+	char cmd[512];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	return n;
+}
+
+static int collect(const char *dir, const char *variant, const char *capture,
+		   const char *boot, int64_t floor_ns)
+{
+	struct hzrig_collect_opts o = {
+		.variant = variant, .serial = capture,
+		.console = CAP("console.log"), .accel = "tcg", .out_dir = dir,
+		.boot_status = boot, .noise_floor_ns = floor_ns, .err = errf,
+	};
+
+	return hzrig_collect(&o);
+}
+
+static struct json_object *run_json(const char *dir, const char *variant)
+{
+	char path[512];
+	struct json_object *o;
+
+	snprintf(path, sizeof(path), "%s/%s/run.json", dir, variant);
+	o = json_object_from_file(path);
+	assert_non_null(o);
+	return o;
+}
+
+/* An integer at a dotted path of @o, e.g. "counts.inside". */
+static int64_t jpath_int(struct json_object *o, const char *path)
+{
+	char buf[128], *tok, *save = NULL;
+	struct json_object *v = o;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok; tok = strtok_r(NULL, ".", &save))
+		if (!json_object_object_get_ex(v, tok, &v))
+			fail_msg("no %s in run.json", path);
+	if (!json_object_is_type(v, json_type_int))
+		fail_msg("%s is not an integer", path);
+	return json_object_get_int64(v);
+}
+
+static const char *jpath_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* The sample lines of samples.jsonl, as objects. */
+static size_t load_lines(const char *dir, struct json_object **out, size_t max)
+{
+	char path[512], line[4096];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (n < max && fgets(line, sizeof(line), f)) {
+		out[n] = json_tokener_parse(line);
+		assert_non_null(out[n]);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void put_lines(struct json_object **l, size_t n)
+{
+	while (n--)
+		json_object_put(l[n]);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void test_parse_good(void **state)
+{
+	struct hzrig_capture c;
+
+	(void)state;
+	err_open();
+	assert_int_equal(hzrig_capture_load(CAP("good.jsonl"), &c, errf), 0);
+	assert_string_equal(err_text(), "");
+	assert_true(c.have_meta);
+	assert_string_equal(c.meta.variant, "hz-1000");
+	assert_int_equal(c.meta.hz, 1000);
+	assert_string_equal(c.meta.clocksource, "tsc");
+	assert_string_equal(c.meta.release, "6.1.192");
+	assert_int_equal(c.meta.usb_max_sync_timeout_ms, 60000);
+	assert_true(c.noise.present);
+	assert_int_equal(c.noise.overshoot_p99_ns, 400000);
+	assert_int_equal(c.noise.rtt_p99_ns, 600000);
+	assert_int_equal(c.nrecs, 11);
+	assert_int_equal(c.recs[0].elapsed_ns, 10500000);
+	assert_int_equal(c.recs[0].start_jiffies, 4294667396LL);
+	assert_int_equal(c.recs[5].transfer, HZRIG_XFER_BULK_IN_KILLABLE);
+	assert_int_equal(c.recs[6].mode, HZRIG_MODE_ZERO);
+	assert_int_equal(c.recs[9].delay_us, 50000);
+	assert_int_equal(c.recs[10].status, -EPIPE);
+	assert_true(c.end.present);
+	assert_int_equal(c.end.samples, 11);
+	assert_false(c.truncated);
+	assert_int_equal(c.bad_lines + c.bad_records + c.errors, 0);
+	hzrig_capture_free(&c);
+	err_free();
+}
+
+static void test_parse_truncated(void **state)
+{
+	struct hzrig_capture c;
+	const char *e;
+
+	(void)state;
+	err_open();
+	/* A line cut off mid-object, and then nothing: 2 errors. */
+	assert_int_equal(hzrig_capture_load(CAP("truncated.jsonl"), &c, errf), 2);
+	e = err_text();
+	assert_contains(e, "truncated.jsonl:5: not a JSON object");
+	assert_contains(e, "no end record");
+	assert_contains(e, "truncated");
+	assert_true(c.truncated);
+	assert_int_equal(c.bad_lines, 1);
+	assert_int_equal(c.nrecs, 2);
+	hzrig_capture_free(&c);
+	err_free();
+}
+
+static void test_parse_garbage(void **state)
+{
+	struct hzrig_capture c;
+	const char *e;
+
+	(void)state;
+	err_open();
+	/* 4 lines that are not objects, and an end record counting 2 samples of which 1 survived. */
+	assert_int_equal(hzrig_capture_load(CAP("garbage.jsonl"), &c, errf), 5);
+	e = err_text();
+	assert_contains(e, "garbage.jsonl:3: not a JSON object");
+	assert_contains(e, "garbage.jsonl:4: not a JSON object (a JSON array)");
+	assert_contains(e, "garbage.jsonl:5: not a JSON object (a JSON array)");
+	assert_contains(e, "garbage.jsonl:6: not a JSON object (text after the object)");
+	assert_contains(e, "garbage.jsonl:9: warning: record type 'heartbeat' unknown");
+	assert_contains(e, "garbage.jsonl:10: end: field \"samples\": 2, but the capture holds 1");
+	/* The blank line 7 is not an error. */
+	assert_null(strstr(e, "garbage.jsonl:7:"));
+	assert_int_equal(c.bad_lines, 4);
+	assert_int_equal(c.ignored, 1);
+	assert_int_equal(c.nrecs, 1);
+	assert_int_equal(c.recs[0].line, 8);
+	assert_false(c.truncated);
+	hzrig_capture_free(&c);
+	err_free();
+}
+
+static void test_parse_bad_types(void **state)
+{
+	struct hzrig_capture c;
+	const char *e;
+
+	(void)state;
+	err_open();
+	assert_int_equal(hzrig_capture_load(CAP("badtypes.jsonl"), &c, errf), 7);
+	e = err_text();
+	assert_contains(e, "badtypes.jsonl:3: sample: field \"elapsed_ns\": expected an integer, got string");
+	assert_contains(e, "badtypes.jsonl:4: sample: field \"status\": expected an integer, got double");
+	assert_contains(e, "badtypes.jsonl:5: sample: field \"transfer\": unknown value 'bulk-up'");
+	assert_contains(e, "badtypes.jsonl:6: sample: field \"seq\": missing");
+	/* legacy-jiffies at HZ=250 passes msecs_to_jiffies(100) = 25, not 100. */
+	assert_contains(e, "badtypes.jsonl:7: sample: field \"timeout_arg\": 100 is not what mode legacy-jiffies passes for 100 ms at HZ=250 (25)");
+	assert_contains(e, "badtypes.jsonl:9: sample: field \"status\": expected an integer, got null");
+	assert_contains(e, "badtypes.jsonl:9: sample: field \"elapsed_ns\": -5 is out of range");
+	assert_int_equal(c.bad_records, 6);
+	assert_int_equal(c.nrecs, 1);
+	assert_int_equal(c.recs[0].line, 8);
+	assert_int_equal(c.recs[0].timeout_arg, 25);
+	hzrig_capture_free(&c);
+	err_free();
+}
+
+#define META(extra) "{\"type\":\"meta\",\"variant\":\"v\",\"hz\":250,\"release\":\"r\"," \
+	"\"clocksource\":\"tsc\",\"jiffy_rate_mhz\":250000,\"abi\":1,\"plan\":\"p\"," \
+	"\"accel\":\"tcg\",\"cmdline\":\"\"" extra "}\n"
+#define NOISE "{\"type\":\"noise\",\"sleep_us\":1000,\"n\":1,\"overshoot_p50_ns\":1," \
+	"\"overshoot_p99_ns\":1,\"rtt_n\":1,\"rtt_p50_ns\":1,\"rtt_p99_ns\":1}\n"
+#define END(n) "{\"type\":\"end\",\"cases\":0,\"samples\":" #n ",\"failures\":0}\n"
+
+static void test_parse_meta_errors(void **state)
+{
+	struct hzrig_capture c;
+
+	(void)state;
+	/* A newer ABI: no usable meta, nothing to collect. */
+	err_open();
+	assert_int_equal(parse_text("{\"type\":\"meta\",\"variant\":\"v\",\"hz\":250,"
+				    "\"release\":\"r\",\"clocksource\":\"tsc\","
+				    "\"jiffy_rate_mhz\":250000,\"abi\":2,\"plan\":\"p\","
+				    "\"accel\":\"tcg\"}\n" NOISE END(0), &c), -1);
+	assert_contains(err_text(), "t.jsonl:1: meta: field \"abi\": 2 is not the supported ABI 1");
+	assert_contains(err_text(), "no valid meta record");
+	hzrig_capture_free(&c);
+	err_free();
+
+	/* HZ the model does not cover. */
+	err_open();
+	assert_int_equal(parse_text("{\"type\":\"meta\",\"variant\":\"v\",\"hz\":1024,"
+				    "\"release\":\"r\",\"clocksource\":\"tsc\","
+				    "\"jiffy_rate_mhz\":1024000,\"abi\":1,\"plan\":\"p\","
+				    "\"accel\":\"tcg\"}\n" NOISE END(0), &c), -1);
+	assert_contains(err_text(), "t.jsonl:1: meta: field \"hz\": 1024 is out of range 2..1000");
+	hzrig_capture_free(&c);
+	err_free();
+
+	/* Second meta, record after end, a kernel with another clamp, a wrong jiffy rate. */
+	err_open();
+	assert_int_equal(parse_text(META(",\"usb_max_sync_timeout_ms\":30000")
+				    META("") NOISE END(0) NOISE, &c), 3);
+	assert_contains(err_text(), "t.jsonl:2: meta: a second meta record (first on line 1)");
+	assert_contains(err_text(), "t.jsonl:5: noise: record after the end record (line 4)");
+	assert_contains(err_text(), "t.jsonl:1: meta: field \"usb_max_sync_timeout_ms\": 30000, but the model assumes 60000");
+	hzrig_capture_free(&c);
+	err_free();
+
+	err_open();
+	assert_int_equal(parse_text("{\"type\":\"meta\",\"variant\":\"v\",\"hz\":250,"
+				    "\"release\":\"r\",\"clocksource\":\"tsc\","
+				    "\"jiffy_rate_mhz\":100000,\"abi\":1,\"plan\":\"p\","
+				    "\"accel\":\"tcg\"}\n" NOISE END(0), &c), 1);
+	assert_contains(err_text(), "jiffy_rate_mhz\": 100000 jiffies/ks measured, more than 2% off HZ=250");
+	hzrig_capture_free(&c);
+	err_free();
+
+	/* No type, and no noise record on a usable clocksource. */
+	err_open();
+	assert_int_equal(parse_text(META("") "{\"kind\":\"sample\"}\n" END(0), &c), 2);
+	assert_contains(err_text(), "t.jsonl:2: record: field \"type\": missing");
+	assert_contains(err_text(), "no noise record");
+	hzrig_capture_free(&c);
+	err_free();
+}
+
+static void test_ktap(void **state)
+{
+	struct hzrig_ktap k;
+	FILE *f = fopen(CAP("console.log"), "r");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(hzrig_ktap_parse(f, &k), 0);
+	fclose(f);
+	assert_true(k.version_seen);
+	assert_int_equal(k.plan, 6);
+	assert_int_equal(k.ok, 4);
+	assert_int_equal(k.not_ok, 1);
+	assert_int_equal(k.skip, 1);
+	assert_false(k.bail_out);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void test_collect_verdicts(void **state)
+{
+	static const char *const want[] = {
+		"inside", "early", "late", "wrong-status", "inside", "inside",
+		"inside", "inside", "inside", "inside", "inside",
+	};
+	struct json_object *l[16], *run;
+	char *dir = tmpdir();
+	size_t n, i;
+
+	(void)state;
+	err_open();
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_OK);
+	n = load_lines(dir, l, 16);
+	assert_int_equal(n, 11);
+	for (i = 0; i < n; i++) {
+		assert_string_equal(jpath_str(l[i], "verdict"), want[i]);
+		assert_string_equal(jpath_str(l[i], "variant"), "hz-1000");
+		assert_string_equal(jpath_str(l[i], "path"), "kernel");
+		assert_int_equal(jpath_int(l[i], "allowance_ns"), 1000000);
+	}
+	/* The model's fields, from the derivations at the top. */
+	assert_int_equal(jpath_int(l[0], "window_lo_ns"), 10000000);
+	assert_int_equal(jpath_int(l[0], "window_hi_ns"), 11000000);
+	assert_int_equal(jpath_int(l[0], "jiffies"), 10);
+	assert_int_equal(jpath_int(l[0], "level"), 0);
+	assert_int_equal(jpath_int(l[0], "granule"), 1);
+	assert_int_equal(jpath_int(l[0], "case"), 0);
+	assert_int_equal(jpath_int(l[0], "rep"), 0);
+	assert_int_equal(jpath_int(l[0], "phase_ns"), 250000);
+	assert_int_equal(jpath_int(l[5], "window_hi_ns"), 74096000000LL);
+	assert_int_equal(jpath_int(l[5], "level"), 4);
+	assert_string_equal(jpath_str(l[5], "transfer"), "bulk-in-killable");
+	assert_int_equal(jpath_int(l[6], "timeout_arg"), 0);
+	assert_int_equal(jpath_int(l[6], "jiffies"), 60000);
+	assert_int_equal(jpath_int(l[8], "granule"), 64);
+	assert_int_equal(jpath_int(l[9], "expected_status"), -ETIMEDOUT);
+	assert_int_equal(jpath_int(l[10], "expected_status"), -EPIPE);
+	put_lines(l, n);
+
+	run = run_json(dir, "hz-1000");
+	assert_string_equal(jpath_str(run, "variant"), "hz-1000");
+	assert_int_equal(jpath_int(run, "hz"), 1000);
+	assert_string_equal(jpath_str(run, "clocksource"), "tsc");
+	assert_string_equal(jpath_str(run, "accel"), "tcg");
+	assert_string_equal(jpath_str(run, "boot_status"), "ok");
+	assert_string_equal(jpath_str(run, "allowance_source"), "noise");
+	assert_int_equal(jpath_int(run, "allowance_ns"), 1000000);
+	assert_int_equal(jpath_int(run, "noise.overshoot_p99_ns"), 400000);
+	assert_int_equal(jpath_int(run, "counts.samples"), 11);
+	assert_int_equal(jpath_int(run, "counts.inside"), 8);
+	assert_int_equal(jpath_int(run, "counts.early"), 1);
+	assert_int_equal(jpath_int(run, "counts.late"), 1);
+	assert_int_equal(jpath_int(run, "counts.wrong_status"), 1);
+	assert_int_equal(jpath_int(run, "counts.outside"), 3);
+	assert_int_equal(jpath_int(run, "ktap.ok"), 4);
+	assert_int_equal(jpath_int(run, "ktap.not_ok"), 1);
+	assert_int_equal(jpath_int(run, "capture.errors"), 0);
+	json_object_put(run);
+	/* samples.jsonl and hz-1000/: nothing else, no temporary files. */
+	assert_int_equal(count_entries(dir), 2);
+	err_free();
+	rmtree(dir);
+}
+
+/* A noise floor above the measured noise widens the allowance. */
+static void test_collect_noise_floor(void **state)
+{
+	struct json_object *l[16], *run;
+	char *dir = tmpdir();
+	size_t n;
+
+	(void)state;
+	err_open();
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok",
+				 2000000), HZRIG_COLLECT_OK);
+	n = load_lines(dir, l, 16);
+	/* 8.999999 ms >= 10 - 2; 12.000001 ms <= 11 + 2. */
+	assert_string_equal(jpath_str(l[1], "verdict"), "inside");
+	assert_string_equal(jpath_str(l[2], "verdict"), "inside");
+	assert_string_equal(jpath_str(l[3], "verdict"), "wrong-status");
+	put_lines(l, n);
+	run = run_json(dir, "hz-1000");
+	assert_int_equal(jpath_int(run, "allowance_ns"), 2000000);
+	assert_string_equal(jpath_str(run, "allowance_source"), "floor");
+	assert_int_equal(jpath_int(run, "counts.inside"), 10);
+	json_object_put(run);
+	err_free();
+	rmtree(dir);
+}
+
+static void test_collect_refused(void **state)
+{
+	struct json_object *l[4], *run;
+	char *dir = tmpdir();
+	size_t n, i;
+
+	(void)state;
+	err_open();
+	assert_int_equal(collect(dir, "hz-250", CAP("refused.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_PROBLEMS);
+	assert_contains(err_text(), "refined-jiffies has jiffy resolution");
+	n = load_lines(dir, l, 4);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++)
+		assert_string_equal(jpath_str(l[i], "verdict"), "refused");
+	put_lines(l, n);
+	run = run_json(dir, "hz-250");
+	assert_non_null(jpath_str(run, "refused"));
+	assert_contains(jpath_str(run, "refused"), "refined-jiffies");
+	assert_int_equal(jpath_int(run, "counts.refused"), 2);
+	assert_int_equal(jpath_int(run, "counts.inside"), 0);
+	json_object_put(run);
+	err_free();
+	rmtree(dir);
+}
+
+static void test_collect_truncated(void **state)
+{
+	struct json_object *run, *end;
+	char *dir = tmpdir();
+
+	(void)state;
+	err_open();
+	assert_int_equal(collect(dir, "hz-1000", CAP("truncated.jsonl"),
+				 "crashed", 0), HZRIG_COLLECT_PROBLEMS);
+	run = run_json(dir, "hz-1000");
+	assert_int_equal(jpath_int(run, "counts.samples"), 2);
+	assert_int_equal(jpath_int(run, "capture.bad_lines"), 1);
+	assert_true(json_object_object_get_ex(run, "capture", &end));
+	assert_true(json_object_object_get_ex(end, "truncated", &end));
+	assert_true(json_object_get_boolean(end));
+	assert_string_equal(jpath_str(run, "boot_status"), "crashed");
+	json_object_put(run);
+	err_free();
+	rmtree(dir);
+}
+
+/* --boot-status may name hzrig boot's status.json; its accel is used. */
+static void test_collect_boot_status_file(void **state)
+{
+	struct hzrig_collect_opts o = {
+		.variant = "hz-1000", .serial = CAP("good.jsonl"),
+		.console = CAP("console.log"),
+		.boot_status = CAP("status-ok.json"),
+	};
+	struct json_object *run, *boot;
+	char *dir = tmpdir();
+
+	(void)state;
+	err_open();
+	o.out_dir = dir;
+	o.err = errf;
+	assert_int_equal(hzrig_collect(&o), HZRIG_COLLECT_OK);
+	run = run_json(dir, "hz-1000");
+	assert_string_equal(jpath_str(run, "boot_status"), "ok");
+	assert_string_equal(jpath_str(run, "accel"), "tcg");
+	assert_true(json_object_object_get_ex(run, "boot", &boot));
+	assert_int_equal(jpath_int(boot, "guest_rc"), 0);
+	json_object_put(run);
+
+	o.boot_status = CAP("status-bad.json");
+	assert_int_equal(hzrig_collect(&o), HZRIG_COLLECT_FAILED);
+	assert_contains(err_text(), "status-bad.json: field \"status\"");
+	err_free();
+	err_open();
+	o.err = errf;
+	o.boot_status = "sideways";
+	assert_int_equal(hzrig_collect(&o), HZRIG_COLLECT_FAILED);
+	assert_contains(err_text(), "--boot-status: 'sideways' is not");
+	err_free();
+	rmtree(dir);
+}
+
+/*
+ * Every way a collect can fail leaves an existing samples.jsonl byte for
+ * byte as it was, and no temporary file behind.
+ */
+static void test_collect_failure_keeps_results(void **state)
+{
+	static const char before[] =
+		"{\"variant\":\"hz-100\",\"verdict\":\"inside\"}\n"
+		"{\"variant\":\"hz-1000\",\"verdict\":\"late\"}\n";
+	char *dir = tmpdir(), path[512], vpath[512], *after;
+	struct hzrig_collect_opts o = { 0 };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	spit(path, before);
+
+	err_open();
+	/* No meta record. */
+	assert_int_equal(collect(dir, "hz-1000", CAP("nometa.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_FAILED);
+	/* Capture of another variant. */
+	assert_int_equal(collect(dir, "hz-250", CAP("good.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_FAILED);
+	/* Missing capture, bad variant name, negative floor. */
+	assert_int_equal(collect(dir, "hz-1000", CAP("nonexistent.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_FAILED);
+	assert_int_equal(collect(dir, "../hz-1000", CAP("good.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_FAILED);
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", -1),
+			 HZRIG_COLLECT_FAILED);
+	/* Missing console log. */
+	o.variant = "hz-1000";
+	o.serial = CAP("good.jsonl");
+	o.console = CAP("nonexistent.log");
+	o.out_dir = dir;
+	o.err = errf;
+	assert_int_equal(hzrig_collect(&o), HZRIG_COLLECT_FAILED);
+	/*
+	 * run.json cannot be written (the variant's directory is a file):
+	 * the samples were already prepared in a temporary file, which must
+	 * not be committed.
+	 */
+	snprintf(vpath, sizeof(vpath), "%s/hz-1000", dir);
+	spit(vpath, "in the way\n");
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_FAILED);
+	/*
+	 * The last step fails: run.json is a directory, so its rename fails
+	 * after samples.jsonl was already replaced; that must be undone.
+	 */
+	assert_int_equal(unlink(vpath), 0);
+	assert_int_equal(mkdir(vpath, 0755), 0);
+	snprintf(vpath, sizeof(vpath), "%s/hz-1000/run.json", dir);
+	assert_int_equal(mkdir(vpath, 0755), 0);
+	snprintf(vpath, sizeof(vpath), "%s/hz-1000/run.json/x", dir);
+	spit(vpath, "x\n");
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_FAILED);
+	assert_contains(err_text(), "nothing recorded");
+	assert_contains(err_text(), "meta: field \"variant\": 'hz-1000', but collecting variant 'hz-250'");
+	assert_contains(err_text(), "run.json: ");
+
+	after = slurp(path);
+	assert_non_null(after);
+	assert_string_equal(after, before);
+	free(after);
+	/* samples.jsonl and the variant's directory: no leftovers. */
+	assert_int_equal(count_entries(dir), 2);
+	snprintf(vpath, sizeof(vpath), "%s/hz-1000", dir);
+	assert_int_equal(count_entries(vpath), 1);
+	err_free();
+	rmtree(dir);
+}
+
+/* Collecting a variant again replaces its samples and keeps everything else. */
+static void test_collect_replaces_variant(void **state)
+{
+	struct json_object *l[64];
+	char *dir = tmpdir(), path[512], *text;
+	size_t n, i, n100 = 0, n1000 = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	spit(path, "{\"variant\":\"hz-42\",\"note\":\"from elsewhere\"}\n");
+	err_open();
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0), 0);
+	assert_int_equal(collect(dir, "hz-100", CAP("good-hz100.jsonl"), "ok", 0), 0);
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0), 0);
+	assert_contains(err_text(), "replaced 11 earlier samples of hz-1000");
+	n = load_lines(dir, l, 64);
+	assert_int_equal(n, 1 + 5 + 11);
+	for (i = 0; i < n; i++) {
+		n100 += !strcmp(jpath_str(l[i], "variant"), "hz-100");
+		n1000 += !strcmp(jpath_str(l[i], "variant"), "hz-1000");
+	}
+	assert_int_equal(n100, 5);
+	assert_int_equal(n1000, 11);
+	put_lines(l, n);
+	text = slurp(path);
+	assert_non_null(strstr(text, "{\"variant\":\"hz-42\",\"note\":\"from elsewhere\"}\n"));
+	free(text);
+	err_free();
+	rmtree(dir);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int report(const char *dir, char **out)
+{
+	size_t len;
+	FILE *f = open_memstream(out, &len);
+	int ret;
+
+	assert_non_null(f);
+	ret = hzrig_report(dir, f, errf);
+	fclose(f);
+	return ret;
+}
+
+static void test_report(void **state)
+{
+	char *dir = tmpdir(), *out;
+
+	(void)state;
+	err_open();
+	assert_int_equal(collect(dir, "hz-100", CAP("good-hz100.jsonl"), "ok", 0), 0);
+	assert_int_equal(report(dir, &out), 0);
+	assert_contains(out, "hz-100: HZ=100");
+	assert_contains(out, "allowance 1.400 ms");
+	/* One row per call and timeout, window in ms, min/median/max, n/N. */
+	assert_contains(out, "(10.000, 20.000]");
+	assert_contains(out, "11.000");
+	assert_contains(out, "15.000");
+	assert_contains(out, "19.000");
+	assert_contains(out, "3/3");
+	assert_contains(out, "1057.500");
+	assert_contains(out, "hz-100: 5 samples, 5 inside (100.0%)");
+	assert_contains(out, "PASS");
+	assert_contains(out, "report: 1 variants, 1 pass, 0 fail");
+	free(out);
+
+	/* 8 of 11 inside: below 95%, and the variant fails. */
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0), 0);
+	assert_int_equal(report(dir, &out), 1);
+	assert_contains(out, "hz-1000: 11 samples, 8 inside (72.7%), 1 early, 1 late, 1 wrong status: FAIL (72.7% inside < 95%)");
+	assert_contains(out, "1/4");
+	/* Variants in HZ order. */
+	assert_true(strstr(out, "hz-100:") < strstr(out, "hz-1000:"));
+	free(out);
+	err_free();
+	rmtree(dir);
+}
+
+static void test_report_boot_not_ok(void **state)
+{
+	char *dir = tmpdir(), *out;
+
+	(void)state;
+	err_open();
+	assert_int_equal(collect(dir, "hz-100", CAP("good-hz100.jsonl"),
+				 "hung", 0), 0);
+	assert_int_equal(report(dir, &out), 1);
+	assert_contains(out, "FAIL (boot hung)");
+	free(out);
+	err_free();
+	rmtree(dir);
+}
+
+static void test_report_bad_input(void **state)
+{
+	char *dir = tmpdir(), *out, path[512];
+
+	(void)state;
+	err_open();
+	assert_int_equal(report("/nonexistent/hzrig", &out), 2);
+	free(out);
+	assert_int_equal(report(dir, &out), 2);
+	free(out);
+	assert_contains(err_text(), "no results");
+	err_free();
+
+	err_open();
+	assert_int_equal(collect(dir, "hz-100", CAP("good-hz100.jsonl"), "ok", 0), 0);
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	{
+		FILE *f = fopen(path, "a");
+
+		assert_non_null(f);
+		fputs("this is not json\n", f);
+		fclose(f);
+	}
+	assert_int_equal(report(dir, &out), 2);
+	assert_contains(err_text(), "samples.jsonl:6: not a sample object");
+	/* The good lines are still reported. */
+	assert_contains(out, "hz-100: 5 samples");
+	free(out);
+	err_free();
+	rmtree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_good),
+		cmocka_unit_test(test_parse_truncated),
+		cmocka_unit_test(test_parse_garbage),
+		cmocka_unit_test(test_parse_bad_types),
+		cmocka_unit_test(test_parse_meta_errors),
+		cmocka_unit_test(test_ktap),
+		cmocka_unit_test(test_collect_verdicts),
+		cmocka_unit_test(test_collect_noise_floor),
+		cmocka_unit_test(test_collect_refused),
+		cmocka_unit_test(test_collect_truncated),
+		cmocka_unit_test(test_collect_boot_status_file),
+		cmocka_unit_test(test_collect_failure_keeps_results),
+		cmocka_unit_test(test_collect_replaces_variant),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_boot_not_ok),
+		cmocka_unit_test(test_report_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
