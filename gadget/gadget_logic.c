@@ -207,7 +207,9 @@ static const char *const hzg_strings[] = {
 	[HZG_STR_PRODUCT]	= "hzrig HZ timeout test device",
 };
 
-/* String descriptor @index (0: the language list) in UTF-16LE. */
+/* String descriptor @index (0: the language list) in UTF-16LE; -1 if there
+ * is no such string or it does not fit.
+ */
 int hzg_build_string(uint8_t *buf, size_t cap, unsigned int index)
 {
 	struct wbuf b = { .p = buf, .cap = cap };
@@ -218,7 +220,7 @@ int hzg_build_string(uint8_t *buf, size_t cap, unsigned int index)
 		put8(&b, 4);
 		put8(&b, USB_DT_STRING);
 		put16(&b, HZG_LANGID_EN_US);
-		return (int)wbuf_done(&b);
+		return b.overflow ? -1 : (int)b.len;
 	}
 	if (index >= sizeof(hzg_strings) / sizeof(hzg_strings[0]) ||
 	    !hzg_strings[index])
@@ -229,7 +231,7 @@ int hzg_build_string(uint8_t *buf, size_t cap, unsigned int index)
 	put8(&b, USB_DT_STRING);
 	for (size_t i = 0; i < n; i++)
 		put16(&b, (uint8_t)s[i]);	/* ASCII only */
-	return (int)wbuf_done(&b);
+	return b.overflow ? -1 : (int)b.len;
 }
 
 /* ---- HZRIG_REQ_ARM ---- */
@@ -363,8 +365,11 @@ enum hzg_payload hzg_payload_check(const uint8_t *buf, size_t len,
 		return HZG_PAYLOAD_BADMAGIC;
 	if (got_seq)
 		*got_seq = le32toh(hdr.seq);
-	if (le32toh(hdr.seq) != want_seq)
+	/* serial number arithmetic: seq wraps at 2^32 */
+	if ((int32_t)(le32toh(hdr.seq) - want_seq) < 0)
 		return HZG_PAYLOAD_STALE;
+	if (le32toh(hdr.seq) != want_seq)
+		return HZG_PAYLOAD_AHEAD;
 	return HZG_PAYLOAD_OK;
 }
 
@@ -490,6 +495,10 @@ static enum hzg_req classify_vendor(const struct usb_ctrlrequest *ctrl)
 		if (ctrl->bRequestType == HZG_VENDOR_OUT)
 			return HZG_REQ_RESET;
 		break;
+	case HZRIG_REQ_SYNC:
+		if (ctrl->bRequestType == HZG_VENDOR_IN)
+			return HZG_REQ_SYNC;
+		break;
 	case HZRIG_REQ_TEST_IN:
 		if (ctrl->bRequestType == HZG_VENDOR_IN)
 			return HZG_REQ_TEST_IN;
@@ -595,6 +604,8 @@ const char *hzg_req_name(enum hzg_req req)
 		return "ARM";
 	case HZG_REQ_RESET:
 		return "RESET";
+	case HZG_REQ_SYNC:
+		return "SYNC";
 	case HZG_REQ_TEST_IN:
 		return "TEST_IN";
 	case HZG_REQ_TEST_OUT:

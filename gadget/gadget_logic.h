@@ -123,7 +123,8 @@ enum hzg_payload {
 	HZG_PAYLOAD_OK,		/* header present, seq as expected */
 	HZG_PAYLOAD_NOHDR,	/* shorter than the header: cannot tell */
 	HZG_PAYLOAD_BADMAGIC,	/* not an hzrig payload */
-	HZG_PAYLOAD_STALE,	/* header of another transfer */
+	HZG_PAYLOAD_STALE,	/* header of an earlier transfer: late */
+	HZG_PAYLOAD_AHEAD,	/* header of a later transfer: early */
 };
 
 void hzg_payload_fill(uint8_t *buf, size_t len, uint32_t seq);
@@ -142,7 +143,7 @@ enum hzg_action {
 struct hzg_plan {
 	enum hzg_action	action;
 	uint32_t	len;
-	bool		zlp;		/* terminate with a zero-length packet */
+	bool		zlp;		/* end with a zero-length packet */
 	bool		hold;		/* ep0: keep the setup pending first */
 	uint64_t	delay_ns;	/* hold/wait this long, then act */
 	bool		unsupported;	/* behaviour cannot be applied */
@@ -157,6 +158,7 @@ struct hzg_plan hzg_plan_ep0(const struct hzg_arm *arm, bool is_in,
 enum hzg_req {
 	HZG_REQ_ARM,
 	HZG_REQ_RESET,
+	HZG_REQ_SYNC,
 	HZG_REQ_TEST_IN,
 	HZG_REQ_TEST_OUT,
 	HZG_REQ_SET_CONFIGURATION,

@@ -124,6 +124,17 @@ static void info(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Always printed: hints after an error. */
+__attribute__((format(printf, 1, 2)))
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("note: ", 0, fmt, ap);
+	va_end(ap);
+}
+
 __attribute__((format(printf, 1, 2)))
 static void warn(const char *fmt, ...)
 {
@@ -155,7 +166,7 @@ enum wstate {
 
 struct job {
 	struct hzg_arm	arm;
-	uint64_t	t0;	/* when the arm was taken: DELAY counts from it */
+	uint64_t	t0;	/* arm taken: DELAY counts from here */
 };
 
 /*
@@ -178,7 +189,7 @@ struct worker {
 	struct job	job;
 	enum wstate	state;
 	bool		stop;
-	uint64_t	gen;		/* bumped to supersede the running job */
+	uint64_t	gen;		/* bumped to supersede the job */
 	uint8_t		buf[HZRIG_MAX_XFER];
 };
 
@@ -193,7 +204,7 @@ static bool superseded(struct worker *w, uint64_t gen)
 }
 
 /*
- * One transfer. A signal from worker_cancel() dequeues the request in
+ * One transfer. A signal from worker_cancel_locked() dequeues the request in
  * ep_io() and the call fails with EINTR; a stray one is retried.
  */
 static ssize_t ep_xfer(struct worker *w, int fd, bool in, size_t len,
@@ -255,7 +266,7 @@ static void worker_write(struct worker *w, int fd, const struct job *job,
 static void worker_read(struct worker *w, int fd, const struct job *job,
 			const struct hzg_plan *p, uint64_t gen)
 {
-	enum hzg_payload chk;
+	enum hzg_payload chk = HZG_PAYLOAD_OK;
 	uint32_t got = 0;
 	ssize_t r;
 
@@ -267,10 +278,18 @@ static void worker_read(struct worker *w, int fd, const struct job *job,
 		if (chk != HZG_PAYLOAD_STALE)
 			break;
 		/* a late OUT payload of an earlier transfer: not ours */
-		warn("%s seq %u: discarded %zd bytes of seq %u",
+		warn("%s seq %u: discarded %zd bytes of earlier seq %u",
 		     w->info->name, job->arm.seq, r, got);
 	}
-	if (r == -ECANCELED)
+	if (r >= 0 && chk == HZG_PAYLOAD_AHEAD)
+		/* the host's next transfer came before its ARM was read */
+		warn("%s seq %u: took %zd bytes of later seq %u: its ARM came "
+		     "too late to apply", w->info->name, job->arm.seq, r, got);
+	if (r == -EOVERFLOW && job->arm.behaviour == HZRIG_BEH_SHORT)
+		/* dummy_hcd: the host sent more than the short read took */
+		info("%s seq %u SHORT: took %u bytes of a longer transfer",
+		     w->info->name, job->arm.seq, p->len);
+	else if (r == -ECANCELED)
 		info("%s seq %u %s: superseded before data arrived",
 		     w->info->name, job->arm.seq,
 		     hzg_beh_name(job->arm.behaviour));
@@ -440,6 +459,7 @@ struct gadget {
 	bool			abort_pending;
 	int			exit_code;
 	bool			done;
+	uint32_t		last_arm_seq;	/* echoed by SYNC */
 	struct hzg_slot		slot[HZRIG_TARGET_COUNT]; /* ep0 targets */
 	struct worker		w[HZG_EP_COUNT];
 	struct hold		hold;
@@ -618,10 +638,23 @@ static enum ep0_rc ep0_write(struct gadget *g, const void *buf, size_t len)
 	return ep0_rc(r, 0, "write IN data stage");
 }
 
+static int set_nonblock(struct gadget *g, bool on);
+
+/*
+ * ep0 stays O_NONBLOCK (no fcntl() on the hot path). The OUT data stage is
+ * nearly always in by the time we read it; if not, wait for it in a blocking
+ * read(), which also notices a disconnect (-ECANCELED).
+ */
 static enum ep0_rc ep0_read(struct gadget *g, size_t len, size_t *got)
 {
 	ssize_t r = read(g->fd, g->ep0buf, len);
 
+	*got = 0;
+	if (r < 0 && errno == EAGAIN && set_nonblock(g, false) == 0) {
+		r = read(g->fd, g->ep0buf, len);
+		if (set_nonblock(g, true) < 0)
+			return EP0_GONE;
+	}
 	*got = r > 0 ? (size_t)r : 0;
 	return ep0_rc(r, 0, "read OUT data stage");
 }
@@ -716,14 +749,15 @@ static enum ep0_rc do_arm(struct gadget *g, const struct usb_ctrlrequest *ctrl,
 		      len, hzg_arm_strerror(err));
 		return EP0_OK;
 	}
-	info("ARM %s seq %u %s delay %u us length %u", hzg_target_name(
-	     arm.target), arm.seq, hzg_beh_name(arm.behaviour), arm.delay_us,
-	     arm.length);
+	g->last_arm_seq = arm.seq;
 	ep = hzg_ep_for_target(arm.target);
 	if (ep)
 		worker_post(&g->w[ep - hzg_eps], &arm);
 	else
 		hzg_slot_arm(&g->slot[arm.target], &arm);
+	info("ARM %s seq %u %s delay %u us length %u", hzg_target_name(
+	     arm.target), arm.seq, hzg_beh_name(arm.behaviour), arm.delay_us,
+	     arm.length);
 	return EP0_OK;
 }
 
@@ -772,8 +806,10 @@ static enum ep0_rc ep0_exec(struct gadget *g,
 		return ep0_write(g, g->ep0buf, p->len);
 	case HZG_ACT_READ:
 		rc = get_out_data(g, ctrl, NULL, &data, &len);
+		if (rc != EP0_OK)
+			return rc;
 		chk = hzg_payload_check(data, len, seq, &got);
-		if (rc == EP0_OK && chk == HZG_PAYLOAD_STALE)
+		if (chk == HZG_PAYLOAD_STALE || chk == HZG_PAYLOAD_AHEAD)
 			warn("ep0-out seq %u: payload carries seq %u", seq,
 			     got);
 		return rc;
@@ -827,44 +863,56 @@ static void hold_stop(struct gadget *g)
 	timerfd_settime(g->tfd, 0, &its, NULL);
 }
 
+static void test_report(const struct usb_ctrlrequest *ctrl,
+			const struct hzg_arm *arm, enum hzg_match m,
+			const struct hzg_plan *p, const struct orphan *o)
+{
+	bool in = ctrl->bRequestType & USB_DIR_IN;
+	const char *t = hzg_target_name(in ? HZRIG_TARGET_EP0_IN :
+					HZRIG_TARGET_EP0_OUT);
+	const char *beh = hzg_beh_name(arm->behaviour);
+
+	info("%s seq %u (%s) %s, wLength %u%s", t, arm->seq, match_name(m),
+	     beh, le16toh(ctrl->wLength), p->hold ? ": held" : "");
+	/*
+	 * The host arms every test. gadgetfs drops an ARM whose event was
+	 * not read before the next setup came: a test then finds nothing.
+	 */
+	if (m != HZG_MATCH_ARMED)
+		warn("%s seq %u: no ARM for it (lost: sent too close before "
+		     "the test?); answered", t, arm->seq);
+	if (p->unsupported)
+		warn("%s seq %u: %s impossible on a control OUT with a data "
+		     "stage (the kernel completes it); answered", t, arm->seq,
+		     beh);
+	/* finished blind by ep0_resolve(): an IN got a stall */
+	if (o && (in || arm->behaviour != HZRIG_BEH_ANSWER))
+		warn("%s seq %u: %s not applied: the request was %s before "
+		     "its event could be read", t, arm->seq, beh,
+		     hzg_orphan_name(o->kind));
+}
+
 static enum ep0_rc do_test(struct gadget *g,
 			   const struct usb_ctrlrequest *ctrl,
 			   const struct orphan *o)
 {
 	bool in = ctrl->bRequestType & USB_DIR_IN;
 	unsigned int target = in ? HZRIG_TARGET_EP0_IN : HZRIG_TARGET_EP0_OUT;
-	uint16_t wlength = le16toh(ctrl->wLength);
+	enum ep0_rc rc = EP0_OK;
 	enum hzg_match m;
 	struct hzg_plan p;
 	struct hzg_arm arm;
 
 	m = hzg_slot_take_seq(&g->slot[target], le16toh(ctrl->wValue), &arm);
-	p = hzg_plan_ep0(&arm, in, wlength);
-	info("%s seq %u (%s) %s, wLength %u", hzg_target_name(target),
-	     arm.seq, match_name(m), hzg_beh_name(arm.behaviour), wlength);
-	if (p.unsupported)
-		warn("%s seq %u: %s impossible on a control OUT with a data "
-		     "stage (the kernel completes it); answered",
-		     hzg_target_name(target), arm.seq,
-		     hzg_beh_name(arm.behaviour));
-	if (o) {
-		/*
-		 * Finished blind by ep0_resolve(): an OUT got its answer, an IN
-		 * a stall instead of its behaviour.
-		 */
-		if (in || arm.behaviour != HZRIG_BEH_ANSWER)
-			warn("%s seq %u: %s not applied: the request was %s "
-			     "before its event could be read",
-			     hzg_target_name(target), arm.seq,
-			     hzg_beh_name(arm.behaviour),
-			     hzg_orphan_name(o->kind));
-		return EP0_OK;
-	}
-	if (p.hold) {
+	p = hzg_plan_ep0(&arm, in, le16toh(ctrl->wLength));
+	if (o)
+		p.hold = false;		/* done already */
+	else if (p.hold)
 		hold_start(g, ctrl, &p, arm.seq);
-		return EP0_OK;
-	}
-	return ep0_exec(g, ctrl, &p, arm.seq);
+	else
+		rc = ep0_exec(g, ctrl, &p, arm.seq);
+	test_report(ctrl, &arm, m, &p, o);
+	return rc;
 }
 
 static enum ep0_rc do_set_configuration(struct gadget *g,
@@ -878,15 +926,13 @@ static enum ep0_rc do_set_configuration(struct gadget *g,
 	 * gadgetfs passes only our configuration value or 0 and wants the
 	 * endpoints ready before the status stage lets the host go on.
 	 */
-	if (value == 0) {
-		endpoints_down(g);
-		g->configured = false;
-	} else if (endpoints_up(g) < 0) {
+	if (value && endpoints_up(g) < 0) {
 		fatal(g);
 		return EP0_GONE;
-	} else {
-		g->configured = true;
 	}
+	if (!value)
+		endpoints_down(g);
+	g->configured = value != 0;
 	disarm_all(g);
 	rc = finish_ack(g, o);
 	info("SET_CONFIGURATION %u at %s speed%s", value, speed_name(g->speed),
@@ -929,6 +975,17 @@ static enum ep0_rc do_get_interface(struct gadget *g,
 	return finish_write(g, o, &alt, 1);
 }
 
+/* SYNC: which ARM did we apply last? The host re-sends a lost one. */
+static enum ep0_rc do_sync(struct gadget *g, const struct usb_ctrlrequest *ctrl,
+			   const struct orphan *o)
+{
+	uint32_t seq = htole32(g->last_arm_seq);
+
+	if (le16toh(ctrl->wLength) < sizeof(seq))
+		return finish_halt(g, ctrl, o);
+	return finish_write(g, o, &seq, sizeof(seq));
+}
+
 static enum ep0_rc do_get_string(struct gadget *g,
 				 const struct usb_ctrlrequest *ctrl,
 				 const struct orphan *o)
@@ -946,27 +1003,38 @@ static enum ep0_rc do_get_string(struct gadget *g,
 	return finish_write(g, o, buf, n < wlength ? (size_t)n : wlength);
 }
 
+static enum ep0_rc dispatch_setup(struct gadget *g,
+				  const struct usb_ctrlrequest *ctrl,
+				  enum hzg_req req, const struct orphan *o);
+
 static enum ep0_rc handle_setup(struct gadget *g,
 				const struct usb_ctrlrequest *ctrl,
 				const struct orphan *o)
 {
 	enum hzg_req req = hzg_classify(ctrl);
+	enum ep0_rc rc;
 
-	info("SETUP %02x.%02x v%04x i%04x l%u: %s%s", ctrl->bRequestType,
+	rc = dispatch_setup(g, ctrl, req, o);
+	/* logged afterwards: nothing may delay reading an ARM's data */
+	info("SETUP %02x.%02x v%04x i%04x l%u: %s%s%s%s", ctrl->bRequestType,
 	     ctrl->bRequest, le16toh(ctrl->wValue), le16toh(ctrl->wIndex),
 	     le16toh(ctrl->wLength), hzg_req_name(req),
-	     o ? " (finished before its event was read)" : "");
-	if (o && !hzg_orphan_fits(o->kind, ctrl, o->len)) {
-		error(0, "ep0: this request cannot be the one finished blind "
-		      "(%s, %zu bytes); ignored", hzg_orphan_name(o->kind),
-		      o->len);
-		return EP0_OK;
-	}
+	     o ? ", finished blind: " : "", o ? hzg_orphan_name(o->kind) : "",
+	     rc == EP0_ABORT ? ", replaced by a newer setup" : "");
+	return rc;
+}
+
+static enum ep0_rc dispatch_setup(struct gadget *g,
+				  const struct usb_ctrlrequest *ctrl,
+				  enum hzg_req req, const struct orphan *o)
+{
 	switch (req) {
 	case HZG_REQ_ARM:
 		return do_arm(g, ctrl, o);
 	case HZG_REQ_RESET:
 		return do_reset(g, ctrl, o);
+	case HZG_REQ_SYNC:
+		return do_sync(g, ctrl, o);
 	case HZG_REQ_TEST_IN:
 	case HZG_REQ_TEST_OUT:
 		return do_test(g, ctrl, o);
@@ -987,6 +1055,31 @@ static enum ep0_rc handle_setup(struct gadget *g,
 }
 
 /* ---- events ---- */
+
+/*
+ * Reading a SETUP event puts ep0 into setup state (inode.c ep0_read()),
+ * also for a request ep0_resolve() has finished already; left there, the
+ * next setup would be reported as an abort. read(0) leaves it: it stalls an
+ * IN or queues a status stage for an OUT, both harmless with no transfer
+ * left to act on - dummy_hcd clears the halt and drops the stale request
+ * when the next setup comes.
+ */
+static enum ep0_rc ep0_release(struct gadget *g)
+{
+	ssize_t r = read(g->fd, g->ep0buf, 0);
+
+	/*
+	 * -EINVAL: the blind status stage is still queued (dummy_hcd gives
+	 * it back on its next tick), so queueing again fails - after the
+	 * state change this is for. -EBUSY likewise.
+	 */
+	if (r == 0 || errno == EL2HLT || errno == EBUSY || errno == EINVAL)
+		return EP0_OK;
+	if (errno == EIDRM)
+		return EP0_ABORT;
+	error(errno, "ep0: leave setup state of a finished request");
+	return EP0_GONE;
+}
 
 static void on_disconnect(struct gadget *g, const char *why)
 {
@@ -1020,12 +1113,26 @@ static void process_events(struct gadget *g, size_t n, struct orphan *o)
 			info("SUSPEND");
 			break;
 		case GADGETFS_SETUP:
-			if (o && o->kind != HZG_ORPHAN_NONE) {
-				rc = handle_setup(g, &ev->u.setup, o);
+			if (o && o->kind != HZG_ORPHAN_NONE &&
+			    hzg_orphan_fits(o->kind, &ev->u.setup, o->len)) {
+				handle_setup(g, &ev->u.setup, o);
 				o->kind = HZG_ORPHAN_NONE;
-			} else {
-				rc = handle_setup(g, &ev->u.setup, NULL);
+				if (ep0_release(g) == EP0_ABORT)
+					g->abort_pending = true;
+				break;
 			}
+			if (o && o->kind != HZG_ORPHAN_NONE) {
+				/*
+				 * The finished request's event was dropped
+				 * for this newer one (gadgetfs keeps one
+				 * SETUP event): this one is still pending.
+				 */
+				warn("ep0: event of the request finished blind "
+				     "(%s) was lost to a newer setup",
+				     hzg_orphan_name(o->kind));
+				o->kind = HZG_ORPHAN_NONE;
+			}
+			rc = handle_setup(g, &ev->u.setup, NULL);
 			if (rc == EP0_ABORT)
 				g->abort_pending = true;
 			break;
@@ -1051,22 +1158,16 @@ static int set_nonblock(struct gadget *g, bool on)
 	return 0;
 }
 
-/* Read and handle events; 0, or -1 if none were there (nonblocking). */
-static int read_events(struct gadget *g, bool nonblock, struct orphan *o)
+/* Read and handle the queued events; 0, or -1 if there were none. */
+static int read_events(struct gadget *g, struct orphan *o)
 {
 	ssize_t r;
 
-	if (nonblock && set_nonblock(g, true) < 0)
-		return -1;
 	r = read(g->fd, g->ev, sizeof(g->ev));
-	if (nonblock && set_nonblock(g, false) < 0)
-		return -1;
 	if (r < 0) {
-		if (errno == EIDRM)
+		if (errno == EIDRM) {
 			g->abort_pending = true;
-		else if (errno == EAGAIN || errno == EINTR)
-			return -1;
-		else {
+		} else if (errno != EAGAIN && errno != EINTR) {
 			error(errno, "read events from %s/%s", g->dir,
 			      UDC_FILE);
 			fatal(g);
@@ -1108,17 +1209,14 @@ static enum resolve resolve_in_or_nodata(struct gadget *g)
 	 * no-data OUT such as RESET gets its status stage
 	 */
 	r = read(g->fd, g->ep0buf, 0);
-	if (r == 0) {
-		g->orphan.kind = HZG_ORPHAN_ACKED;
-	} else if (errno == EL2HLT) {
-		g->orphan.kind = HZG_ORPHAN_STALLED;
-	} else if (errno == EIDRM) {
+	if (r < 0 && errno == EIDRM)
 		return RES_RETRY;
-	} else {
+	if (r == 0)
+		g->orphan.kind = HZG_ORPHAN_ACKED;
+	else if (errno == EL2HLT)
+		g->orphan.kind = HZG_ORPHAN_STALLED;
+	else
 		error(errno, "ep0: finish unseen request (read 0)");
-		return RES_DONE;
-	}
-	info("ep0: unseen request %s", hzg_orphan_name(g->orphan.kind));
 	return RES_DONE;
 }
 
@@ -1133,8 +1231,6 @@ static enum resolve resolve_out_data(struct gadget *g)
 	enum resolve res = RES_DONE;
 	ssize_t r;
 
-	if (set_nonblock(g, true) < 0)
-		return RES_DONE;
 	for (;;) {
 		r = read(g->fd, g->orphan.data, sizeof(g->orphan.data));
 		if (r >= 0) {
@@ -1154,8 +1250,6 @@ static enum resolve resolve_out_data(struct gadget *g)
 			error(errno, "ep0: read data of unseen request");
 		break;
 	}
-	if (set_nonblock(g, false) < 0)
-		return RES_DONE;
 	if (r < 0 && errno == EAGAIN) {
 		r = read(g->fd, g->ep0buf, 0);
 		if (r == 0)
@@ -1165,9 +1259,6 @@ static enum resolve resolve_out_data(struct gadget *g)
 		else
 			error(errno, "ep0: acknowledge unseen request");
 	}
-	if (res == RES_DONE && g->orphan.kind != HZG_ORPHAN_NONE)
-		info("ep0: unseen request %s (%zu bytes)",
-		     hzg_orphan_name(g->orphan.kind), g->orphan.len);
 	return res;
 }
 
@@ -1207,7 +1298,7 @@ static void ep0_resolve(struct gadget *g)
 			res = resolve_out_data(g);
 	}
 	if (res == RES_RETRY)
-		error(0, "ep0: could not finish an interrupted control request");
+		error(0, "ep0: cannot finish an interrupted request");
 }
 
 /* ---- main loop ---- */
@@ -1287,11 +1378,11 @@ static void wait_events(struct gadget *g)
 		fatal(g);
 		return;
 	}
-	if (p.revents & POLLHUP)
+	if (p.revents & POLLHUP) {
 		g->abort_pending = true;
-	else if (p.revents & POLLIN)
-		read_events(g, false, NULL);
-	else if (p.revents & (POLLERR | POLLNVAL)) {
+	} else if (p.revents & POLLIN) {
+		read_events(g, NULL);
+	} else if (p.revents & (POLLERR | POLLNVAL)) {
 		error(0, "poll %s/%s: revents %#x", g->dir, UDC_FILE,
 		      p.revents);
 		fatal(g);
@@ -1305,7 +1396,7 @@ static void run(struct gadget *g)
 			g->abort_pending = false;
 			ep0_resolve(g);
 			/* its event, if any, is queued already */
-			read_events(g, true, &g->orphan);
+			read_events(g, &g->orphan);
 			if (g->orphan.kind != HZG_ORPHAN_NONE)
 				warn("ep0: unseen request (%s) had no event: "
 				     "one the kernel answers itself?",
@@ -1399,8 +1490,9 @@ static int check_ep_files(struct gadget *g)
 	for (int i = 0; i < HZG_EP_COUNT; i++) {
 		ep_path(g, &hzg_eps[i], path, sizeof(path));
 		if (access(path, F_OK) < 0) {
-			error(errno, "endpoint file %s (is the UDC dummy_hcd, "
-			      "and was it free to bind?)", path);
+			error(errno, "endpoint file %s", path);
+			note("gadgetfs did not bind: is the UDC dummy_hcd "
+			     "and not used by another gadget driver?");
 			return -1;
 		}
 	}
@@ -1415,10 +1507,11 @@ static int device_open(struct gadget *g)
 	ssize_t r;
 
 	snprintf(path, sizeof(path), "%s/%s", g->dir, UDC_FILE);
-	g->fd = open(path, O_RDWR | O_CLOEXEC);
+	g->fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (g->fd < 0) {
-		error(errno, "open %s (gadgetfs mounted on %s? dummy_hcd "
-		      "loaded? another gadget running?)", path, g->dir);
+		error(errno, "open %s", path);
+		note("is gadgetfs mounted on %s, dummy_hcd there, and no "
+		     "other gadget program running?", g->dir);
 		return -1;
 	}
 	len = hzg_build_dev_config(desc, sizeof(desc), g->with_hs);
@@ -1436,8 +1529,12 @@ static int device_open(struct gadget *g)
 	 * (usermode_setup); it must happen before the host's
 	 * SET_CONFIGURATION, so do it now and without blocking.
 	 */
-	if (read_events(g, true, NULL) < 0 && g->done)
+	if (read_events(g, NULL) < 0 && g->done) {
+		/* usb_gadget_register_driver() succeeds without a free UDC */
+		note("gadgetfs took the descriptors but is not bound to a "
+		     "controller: is dummy_hcd's UDC free?");
 		return -1;
+	}
 	return check_ep_files(g);
 }
 

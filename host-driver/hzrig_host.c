@@ -51,6 +51,7 @@
 
 /* ARM and RESET are answered at once: a short timeout, not the one tested. */
 #define HZRIG_SETUP_TIMEOUT_MS	1000
+#define HZRIG_ARM_TRIES		5
 
 /* The jiffy rate is measured over this long at load, between tick edges. */
 #define HZRIG_RATE_SAMPLE_MS	250
@@ -205,6 +206,12 @@ static long hzrig_ioctl_info(struct hzrig_dev *dev, void __user *argp)
 	return 0;
 }
 
+static bool hzrig_is_ctrl(u32 transfer)
+{
+	return transfer == HZRIG_XFER_CTRL_IN ||
+	       transfer == HZRIG_XFER_CTRL_OUT;
+}
+
 static int hzrig_check_case(struct hzrig_dev *dev, const struct hzrig_case *c)
 {
 	if (c->version != HZRIG_ABI_VERSION)
@@ -225,6 +232,8 @@ static int hzrig_check_case(struct hzrig_dev *dev, const struct hzrig_case *c)
 		return hzrig_invalid(dev, "timeout_ms", c->timeout_ms);
 	if (c->length < 1 || c->length > HZRIG_BUF_SIZE)
 		return hzrig_invalid(dev, "length", c->length);
+	if (hzrig_is_ctrl(c->transfer) && c->length > HZRIG_MAX_CTRL_XFER)
+		return hzrig_invalid(dev, "control length", c->length);
 	if (c->behaviour == HZRIG_BEH_SHORT && c->short_length >= c->length)
 		return hzrig_invalid(dev, "short_length", c->short_length);
 	if (c->flags & ~HZRIG_CASE_FLAGS)
@@ -249,7 +258,21 @@ static int hzrig_timeout_arg(const struct hzrig_case *c)
 	}
 }
 
-/* HZRIG_REQ_RESET: drop whatever a previous case left armed. */
+/* HZRIG_REQ_RESET: drop whatever is armed or queued. Needs io_mutex. */
+static int __hzrig_reset_gadget(struct hzrig_dev *dev)
+{
+	int ret;
+
+	ret = usb_control_msg_send(dev->udev, 0, HZRIG_REQ_RESET,
+				   USB_DIR_OUT | USB_TYPE_VENDOR |
+				   USB_RECIP_DEVICE, 0, 0, NULL, 0,
+				   HZRIG_SETUP_TIMEOUT_MS, GFP_KERNEL);
+	if (ret)
+		dev_warn(&dev->intf->dev, "reset request failed: %d\n", ret);
+	return ret;
+}
+
+/* At the start of a case: drop whatever a previous case left armed. */
 static int hzrig_reset_gadget(struct hzrig_dev *dev)
 {
 	int ret;
@@ -257,22 +280,18 @@ static int hzrig_reset_gadget(struct hzrig_dev *dev)
 	ret = mutex_lock_killable(&dev->io_mutex);
 	if (ret)
 		return ret;
-	if (!dev->intf) {
-		ret = -ENODEV;
-	} else {
-		ret = usb_control_msg_send(dev->udev, 0, HZRIG_REQ_RESET,
-					   USB_DIR_OUT | USB_TYPE_VENDOR |
-					   USB_RECIP_DEVICE, 0, 0, NULL, 0,
-					   HZRIG_SETUP_TIMEOUT_MS, GFP_KERNEL);
-		if (ret)
-			dev_warn(&dev->intf->dev, "reset request failed: %d\n",
-				 ret);
-	}
+	ret = dev->intf ? __hzrig_reset_gadget(dev) : -ENODEV;
 	mutex_unlock(&dev->io_mutex);
 	return ret;
 }
 
-/* HZRIG_REQ_ARM: tell the gadget what to do with transfer @seq. */
+/*
+ * HZRIG_REQ_ARM: tell the gadget what to do with transfer @seq, then make
+ * sure it heard: gadgetfs drops an unread SETUP event when the next setup
+ * arrives, so an ARM the gadget had not read yet would be lost silently.
+ * HZRIG_REQ_SYNC echoes the last ARM the gadget applied; resend until it
+ * matches.
+ */
 static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 		     u32 seq)
 {
@@ -286,11 +305,36 @@ static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 		.length		= cpu_to_le32(c->behaviour == HZRIG_BEH_SHORT ?
 					      c->short_length : c->length),
 	};
+	__le32 echo = 0;
+	int tries, ret;
 
-	return usb_control_msg_send(dev->udev, 0, HZRIG_REQ_ARM,
-				    USB_DIR_OUT | USB_TYPE_VENDOR |
-				    USB_RECIP_DEVICE, 0, 0, &arm, sizeof(arm),
-				    HZRIG_SETUP_TIMEOUT_MS, GFP_KERNEL);
+	for (tries = 0; tries < HZRIG_ARM_TRIES; tries++) {
+		ret = usb_control_msg_send(dev->udev, 0, HZRIG_REQ_ARM,
+					   USB_DIR_OUT | USB_TYPE_VENDOR |
+					   USB_RECIP_DEVICE, 0, 0, &arm,
+					   sizeof(arm), HZRIG_SETUP_TIMEOUT_MS,
+					   GFP_KERNEL);
+		if (ret)
+			return ret;
+		ret = usb_control_msg_recv(dev->udev, 0, HZRIG_REQ_SYNC,
+					   USB_DIR_IN | USB_TYPE_VENDOR |
+					   USB_RECIP_DEVICE, 0, 0, &echo,
+					   sizeof(echo), HZRIG_SETUP_TIMEOUT_MS,
+					   GFP_KERNEL);
+		/*
+		 * -EPIPE: the SYNC came while the gadget was still finishing
+		 * a request held by the previous repetition, and it had to
+		 * stall it unread. Let the gadget run, then try again.
+		 */
+		if (ret && ret != -EPIPE)
+			return ret;
+		if (!ret && le32_to_cpu(echo) == seq)
+			return 0;
+		usleep_range(500, 1000);
+	}
+	dev_warn(&dev->intf->dev, "seq %u: gadget did not take the ARM (%d tries, last echo %u)\n",
+		 seq, tries, le32_to_cpu(echo));
+	return -EPROTO;
 }
 
 /* OUT payloads start with the header (as much of it as fits). */
@@ -324,12 +368,6 @@ static void hzrig_check_in(struct hzrig_dev *dev, u32 len, u32 seq)
 				     seq, le32_to_cpu(hdr->seq));
 }
 
-static bool hzrig_is_ctrl(u32 transfer)
-{
-	return transfer == HZRIG_XFER_CTRL_IN ||
-	       transfer == HZRIG_XFER_CTRL_OUT;
-}
-
 static unsigned int hzrig_pipe(struct hzrig_dev *dev, u32 transfer)
 {
 	switch (transfer) {
@@ -361,6 +399,11 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	u8 request = in ? HZRIG_REQ_TEST_IN : HZRIG_REQ_TEST_OUT;
 	u8 reqtype = (in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_VENDOR |
 		     USB_RECIP_DEVICE;
+	/*
+	 * A control OUT data stage is completed by gadgetfs itself: only a
+	 * request without one can be held or stalled (include/hzrig/wire.h).
+	 */
+	u16 ctrl_len = in || c->behaviour == HZRIG_BEH_ANSWER ? c->length : 0;
 	ktime_t tick, t0, t1;
 	int actual = 0;
 	u32 seq;
@@ -401,7 +444,7 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 		s->start_jiffies = get_jiffies_64();
 		t0 = ktime_get();
 		ret = usb_control_msg(udev, pipe, request, reqtype, seq & 0xffff,
-				      0, dev->buf, c->length, timeout);
+				      0, dev->buf, ctrl_len, timeout);
 		t1 = ktime_get();
 		actual = max(ret, 0);
 		ret = min(ret, 0);
@@ -439,8 +482,18 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	if (in && !ret && !hzrig_is_ctrl(c->transfer))
 		hzrig_check_in(dev, actual, seq);
 
-	/* ep0 recovers from a stall by itself; the others need clearing. */
+	/*
+	 * An IN answer that came too late sits in dummy_hcd's queue and
+	 * would answer the next repetition: have the gadget flush it.
+	 */
 	ret = 0;
+	if (s->status == -ETIMEDOUT && in && !hzrig_is_ctrl(c->transfer) &&
+	    c->behaviour == HZRIG_BEH_DELAY)
+		ret = __hzrig_reset_gadget(dev);
+	if (ret)
+		goto out;
+
+	/* ep0 recovers from a stall by itself; the others need clearing. */
 	if (s->status == -EPIPE && !hzrig_is_ctrl(c->transfer)) {
 		ret = usb_clear_halt(udev, pipe);
 		if (ret)

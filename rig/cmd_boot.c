@@ -14,12 +14,17 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "hzrig.h"
 #include "plan.h"
@@ -45,6 +50,7 @@ struct qemu_conf {
 	char cpu_tcg[64];
 	char cpu_kvm[64];
 	char append[512];
+	char append_tcg[256];
 	unsigned int boot_budget_s;
 	unsigned int slack_percent;
 	unsigned int smoke_timeout_s;
@@ -161,6 +167,8 @@ static int hzrig_qemu_conf_load(const char *path, struct qemu_conf *c)
 			ret = conf_str(c->cpu_kvm, sizeof(c->cpu_kvm), key, val, path, line);
 		else if (!strcmp(key, "append"))
 			ret = conf_str(c->append, sizeof(c->append), key, val, path, line);
+		else if (!strcmp(key, "append_tcg"))
+			ret = conf_str(c->append_tcg, sizeof(c->append_tcg), key, val, path, line);
 		else if (!strcmp(key, "boot_budget_s"))
 			ret = conf_uint(&c->boot_budget_s, key, val, path, line);
 		else if (!strcmp(key, "slack_percent"))
@@ -179,6 +187,46 @@ static int hzrig_qemu_conf_load(const char *path, struct qemu_conf *c)
 		ret = -1;
 	}
 	return ret;
+}
+
+/*
+ * Under TCG the guest's TSC is the host's TSC, but the guest often fails to
+ * calibrate it against the emulated PIT ("tsc: Unable to calibrate against
+ * PIT"), drops it and ends on refined-jiffies. Measuring the rate here and
+ * passing it as tsc_early_khz= makes the guest skip that calibration.
+ */
+static unsigned long host_tsc_khz(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	struct timespec a, b;
+	uint64_t c0, c1;
+	double ns;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+	c0 = __rdtsc();
+	do {
+		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+		ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+	} while (ns < 200e6);
+	c1 = __rdtsc();
+	return (unsigned long)((c1 - c0) / ns * 1e6 + 0.5);
+#else
+	return 0;
+#endif
+}
+
+/* Expand %HOST_TSC_KHZ% in @in into @out. */
+static void expand_append(char *out, size_t len, const char *in)
+{
+	static const char tok[] = "%HOST_TSC_KHZ%";
+	const char *p = strstr(in, tok);
+
+	if (!p) {
+		snprintf(out, len, "%s", in);
+		return;
+	}
+	snprintf(out, len, "%.*s%lu%s", (int)(p - in), in, host_tsc_khz(),
+		 p + strlen(tok));
 }
 
 /* Split @s (modified) on spaces into @argv starting at *argc. */
@@ -297,7 +345,8 @@ static pid_t spawn(char **argv, int *out_fd)
 static int run_guest(const struct qemu_conf *c, const struct guest *g,
 		     struct guest_result *r)
 {
-	char args[sizeof(c->args)], append[1100], serial1[4200], lbuf[4096];
+	char args[sizeof(c->args)], append[1400], serial1[4200], lbuf[4096];
+	char tcg_append[300];
 	char *argv[MAX_ARGS];
 	bool kvm = !strcmp(g->accel, "kvm");
 	double t0 = mono_s(), deadline = t0 + g->timeout_s;
@@ -311,7 +360,9 @@ static int run_guest(const struct qemu_conf *c, const struct guest *g,
 	r->first_sample_s = -1;
 	r->status = BOOT_ERROR;
 	strcpy(args, c->args);
-	snprintf(append, sizeof(append), "%s %s", c->append, g->extra_append);
+	expand_append(tcg_append, sizeof(tcg_append), kvm ? "" : c->append_tcg);
+	snprintf(append, sizeof(append), "%s %s %s", c->append, tcg_append,
+		 g->extra_append);
 	snprintf(serial1, sizeof(serial1), "file:%s", g->samples_path);
 	argv[argc++] = (char *)c->binary;
 	if (split_args(args, argv, &argc) || argc > MAX_ARGS - 16) {

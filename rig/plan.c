@@ -274,6 +274,11 @@ static int plan_push(struct parse_ctx *ctx, struct hzrig_plan *plan,
 
 static int check_case(struct parse_ctx *ctx, const struct hzrig_plan_case *c)
 {
+	if ((c->transfer == HZRIG_XFER_CTRL_IN ||
+	     c->transfer == HZRIG_XFER_CTRL_OUT) &&
+	    c->length > HZRIG_MAX_CTRL_XFER)
+		return fail(ctx, "length: %u is over %d, the most a control transfer carries",
+			    c->length, HZRIG_MAX_CTRL_XFER);
 	if (c->behaviour == HZRIG_BEH_SHORT &&
 	    (c->short_length == 0 || c->short_length >= c->length))
 		return fail(ctx, "short: needs 0 < short < length (%u)",

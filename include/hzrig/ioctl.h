@@ -37,7 +37,7 @@ enum hzrig_mode {
 
 #define HZRIG_MAX_REPS		1000
 #define HZRIG_MAX_TIMEOUT_MS	120000
-#define HZRIG_MAX_LENGTH	4096
+#define HZRIG_MAX_LENGTH	4096	/* bulk; control: HZRIG_MAX_CTRL_XFER (wire.h) */
 
 /* struct hzrig_case.flags */
 #define HZRIG_CASE_RANDOM_PHASE	(1u << 0)	/* start at a random point of the jiffy */

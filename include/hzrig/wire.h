@@ -15,13 +15,14 @@
 #define HZRIG_PID		0x0001
 #define HZRIG_BCD_DEVICE	0x0001
 
-/* The vendor interface: bulk IN, bulk OUT and (from protocol 2) interrupt IN. */
+/* The vendor interface: bulk IN, bulk OUT and interrupt IN. */
 #define HZRIG_INTF_CLASS	0xff
 #define HZRIG_INTF_SUBCLASS	0x48	/* 'H' */
 #define HZRIG_INTF_PROTOCOL	0x01
 
 #define HZRIG_BULK_MAXPACKET	64	/* full speed on dummy_hcd */
 #define HZRIG_MAX_XFER		4096	/* longest data stage either side uses */
+#define HZRIG_MAX_CTRL_XFER	256	/* longest control data stage */
 
 /*
  * Vendor requests, bmRequestType = USB_TYPE_VENDOR | USB_RECIP_DEVICE.
@@ -32,14 +33,29 @@
  *	under test; the gadget applies what was armed for HZRIG_TARGET_EP0_IN.
  * HZRIG_REQ_TEST_OUT (OUT, data stage of wLength bytes): the ep0 OUT transfer
  *	under test; the gadget applies what was armed for HZRIG_TARGET_EP0_OUT.
+ * HZRIG_REQ_SYNC (IN, wLength = 4): answered at once with the __le32 seq of
+ *	the last ARM the gadget applied (0 if none). gadgetfs keeps only one
+ *	unread SETUP event and drops an older one when a new setup arrives, so
+ *	an ARM the gadget had not read yet when the next request came is lost:
+ *	the host sends ARM, then SYNC, and re-sends the ARM until SYNC echoes
+ *	its seq. Only then is the transfer under test started.
  * HZRIG_REQ_RESET (OUT, no data): drop everything armed, flush the bulk
  *	endpoints; answered at once.
+ *
+ * HZRIG_REQ_TEST_OUT has a data stage only when the gadget is to answer
+ * (ANSWER): gadgetfs queues an OUT data stage itself, before the gadget
+ * hears of the request, and dummy_hcd completes the transfer with it, so such
+ * a request can be neither held (NAK, DELAY) nor stalled. Without a data
+ * stage the status stage waits for the gadget, which can hold or stall it.
+ * Control data stages are at most HZRIG_MAX_CTRL_XFER bytes (gadgetfs' ep0
+ * buffer).
  *
  * For the test requests wValue carries the low 16 bits of the sequence number
  * of the armed transfer, so a stale setup can be told from the current one.
  */
 #define HZRIG_REQ_ARM		0x01
 #define HZRIG_REQ_RESET		0x02
+#define HZRIG_REQ_SYNC		0x03
 #define HZRIG_REQ_TEST_IN	0x10
 #define HZRIG_REQ_TEST_OUT	0x11
 

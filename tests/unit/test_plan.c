@@ -121,6 +121,8 @@ static void test_errors(void **state)
 		     "behaviour delay needs delay_us=");
 	expect_error("case transfer=bulk-in behaviour=nak timeout=1 reps=1 phase=late\n",
 		     "phase: 'late' is neither random nor tick");
+	expect_error("case transfer=bulk-in,ctrl-out behaviour=nak timeout=1 reps=1 length=257\n",
+		     "length: 257 is over 256, the most a control transfer carries");
 	expect_error("case transfer=bulk-in behaviour=nak timeout=99999999999 reps=1\n",
 		     "out of range");
 }
