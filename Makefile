@@ -42,10 +42,15 @@ $(B)/src/linux-source-6.1/Makefile:
 	@touch $@
 
 check: setup
-	@$(MAKE) --no-print-directory check-unit check-e2e
+	@$(MAKE) --no-print-directory check-unit check-kernel check-e2e
 
 check-unit: tools
 	@$(MAKE) --no-print-directory -C tests unit
+
+# What needs the kernel tree: the config survival check and checkpatch.
+check-kernel: ksrc
+	@$(MAKE) --no-print-directory -C tests kconfig
+	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
 
 check-e2e: tools ksrc
 	@$(MAKE) --no-print-directory -C tests e2e VARIANT=$(CHECK_VARIANT)
@@ -60,4 +65,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-unit check-e2e checkpatch clean distclean
+.PHONY: all setup matrix tools ksrc check check-unit check-kernel check-e2e checkpatch clean distclean

@@ -528,6 +528,7 @@ static void boot_usage(FILE *f)
 	      "                  --plan FILE --console LOG --samples FILE\n"
 	      "                  [--status FILE] [--accel auto|kvm|tcg]\n"
 	      "                  [--qemu-config FILE] [--timeout SECONDS] [--quiet]\n"
+	      "                  [--append 'KERNEL ARGS']\n"
 	      "Boots one variant's guest under QEMU with a watchdog. Progress\n"
 	      "goes to stdout, the console to --console, the guest's ttyS1 to\n"
 	      "--samples, the outcome (ok, failed, crashed, hung, error) to\n"
@@ -568,13 +569,14 @@ int cmd_boot(int argc, char **argv)
 		{ "qemu-config", required_argument, NULL, 'q' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "scratch", required_argument, NULL, 'd' },
+		{ "append", required_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	struct guest g = { .accel = "auto" };
 	const char *qconf = "rig/qemu/x86_64.conf", *plan = NULL;
-	const char *status = NULL, *scratch = "/tmp";
+	const char *status = NULL, *scratch = "/tmp", *append = "";
 	bool accel_only = !strcmp(argv[0], "accel");
 	struct guest_result r;
 	struct qemu_conf c;
@@ -594,6 +596,7 @@ int cmd_boot(int argc, char **argv)
 		case 'a': g.accel = optarg; break;
 		case 'q': qconf = optarg; break;
 		case 'd': scratch = optarg; break;
+		case 'A': append = optarg; break;
 		case 'Q': g.quiet = true; break;
 		case 't':
 			if (parse_timeout(optarg, &g.timeout_s))
@@ -638,8 +641,8 @@ int cmd_boot(int argc, char **argv)
 	pname = strrchr(plan, '/');
 	pname = pname ? pname + 1 : plan;
 	snprintf(g.extra_append, sizeof(g.extra_append),
-		 "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s", g.variant,
-		 g.accel, pname);
+		 "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s %s", g.variant,
+		 g.accel, pname, append);
 	if (!g.quiet)
 		printf("[%s] booting under %s, watchdog %u s\n", g.variant,
 		       g.accel, g.timeout_s);

@@ -16,7 +16,7 @@ kmake tinyconfig >/dev/null
 	cat "$obj/merge_config.log" >&2
 	exit 1
 }
-kmake olddefconfig
+kmake olddefconfig >> "$obj/merge_config.log" 2>&1 || { cat "$obj/merge_config.log" >&2; exit 1; }
 
 bad=0
 for frag in "$@"; do

@@ -26,7 +26,7 @@
 
 #define NOISE_SLEEPS	200
 #define NOISE_SLEEP_US	1000
-#define RTT_REPS	50
+#define RTT_REPS	200
 #define DEV_WAIT_S	20
 
 struct runner {

@@ -47,5 +47,24 @@ check ">= 95% inside the model window" "[ \$((inside * 100)) -ge \$((n * 95)) ]"
 check "model window sane (lo < hi, both above timeout)" \
 	"[ \"\$(jq -s 'map(select(.window_lo_ns >= .window_hi_ns or .window_lo_ns < .timeout_ms * 1000000 * 0.9)) | length' '$S')\" = 0 ]"
 
+# The watchdog: the same guest, given less time than its plan needs, is
+# reported hung and killed; a guest whose kernel panics is reported crashed.
+K=$TOP/build/$V/kernel/arch/x86/boot/bzImage
+I=$TOP/build/$V/initramfs.cpio
+W=$TOP/build/tests/watchdog
+mkdir -p "$W"
+"$TOP/build/rig/hzrig" boot --quiet --variant "$V" --kernel "$K" --initrd "$I" \
+	--plan "$TOP/rig/plans/default.plan" --accel tcg --timeout 4 \
+	--qemu-config "$TOP/rig/qemu/x86_64.conf" \
+	--console "$W/hung.log" --samples "$W/hung.ttyS1" --status "$W/hung.json"
+check "watchdog: a guest past its budget exits 3, status hung" "[ $? -eq 3 ] && [ \"\$(jq -r .status '$W/hung.json')\" = hung ]"
+check "watchdog: no QEMU left behind" "! pgrep -f 'hung.ttyS1' >/dev/null"
+"$TOP/build/rig/hzrig" boot --quiet --variant "$V" --kernel "$K" --initrd "$I" \
+	--plan "$TOP/rig/plans/default.plan" --accel tcg --timeout 60 \
+	--qemu-config "$TOP/rig/qemu/x86_64.conf" --append "rdinit=/nonexistent" \
+	--console "$W/panic.log" --samples "$W/panic.ttyS1" --status "$W/panic.json"
+check "watchdog: a panicking guest exits 2, status crashed, panic named" \
+	"[ $? -eq 2 ] && [ \"\$(jq -r .status '$W/panic.json')\" = crashed ] && jq -r .crash '$W/panic.json' | grep -q 'Kernel panic'"
+
 echo "$pass passed, $failn failed"
 [ $failn -eq 0 ]
