@@ -10,9 +10,14 @@ shift 2
 mkdir -p "$obj"
 kmake() { make -s -C "$ksrc" O="$obj" ARCH=x86_64 "$@"; }
 
-kmake tinyconfig >/dev/null
+# Kconfig's chatter (choice overrides and the like) goes to a log; it is
+# shown only when a step fails.
+kmake tinyconfig > "$obj/merge_config.log" 2>&1 || {
+	cat "$obj/merge_config.log" >&2
+	exit 1
+}
 "$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" \
-	> "$obj/merge_config.log" 2>&1 || {
+	>> "$obj/merge_config.log" 2>&1 || {
 	cat "$obj/merge_config.log" >&2
 	exit 1
 }
