@@ -7,7 +7,7 @@ set -eu
 # Debian packages, each with what it is for.
 PKGS="
 make gcc libc6-dev
-bc bison flex libelf-dev libssl-dev cpio xz-utils kmod perl
+bc bison flex libelf-dev libssl-dev cpio xz-utils kmod perl patch procps
 ccache
 linux-source-6.1
 qemu-system-x86
