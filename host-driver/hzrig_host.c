@@ -51,7 +51,7 @@
 
 /* ARM and RESET are answered at once: a short timeout, not the one tested. */
 #define HZRIG_SETUP_TIMEOUT_MS	1000
-#define HZRIG_ARM_TRIES		5
+#define HZRIG_ARM_TRIES		8	/* backing off 0.5 ms .. 64 ms */
 
 /* The jiffy rate is measured over this long at load, between tick edges. */
 #define HZRIG_RATE_SAMPLE_MS	250
@@ -330,7 +330,8 @@ static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 			return ret;
 		if (!ret && le32_to_cpu(echo) == seq)
 			return 0;
-		usleep_range(500, 1000);
+		/* A slow gadget (TCG, a busy host) gets more time each try. */
+		usleep_range(500 << tries, 1000 << tries);
 	}
 	dev_warn(&dev->intf->dev, "seq %u: gadget did not take the ARM (%d tries, last echo %u)\n",
 		 seq, tries, le32_to_cpu(echo));

@@ -282,6 +282,7 @@ static void scan_line(const struct guest *g, struct guest_result *r,
 	/* Progress: our own lines, KTAP results and case headers. */
 	if (strstr(line, "hzrig: ") || !strncmp(line, "ok ", 3) ||
 	    !strncmp(line, "not ok ", 7) || !strncmp(line, "# case ", 7) ||
+	    !strncmp(line, "# waits ", 8) ||
 	    !strncmp(line, "Bail out!", 9)) {
 		printf("[%s] %s\n", g->variant, line);
 		fflush(stdout);

@@ -32,6 +32,7 @@ static const struct hzrig_cmd commands[] = {
 	{ "collect", cmd_collect, "validate a guest's capture, judge it against the model, record it" },
 	{ "report", cmd_report, "print per-HZ tables of a results directory" },
 	{ "model", cmd_model, "print the model's window for timeouts at one HZ" },
+	{ "plan", cmd_plan, "check plans and print their cases, samples and waits" },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))

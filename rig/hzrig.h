@@ -12,6 +12,9 @@ int cmd_model(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
+/* rig/cmd_plan.c */
+int cmd_plan(int argc, char **argv);
+
 /* rig/cmd_boot.c: `boot` and `accel` (argv[0] tells which). */
 int cmd_boot(int argc, char **argv);
 

@@ -266,6 +266,18 @@ enum hzrig_verdict hzrig_verdict(const struct hzrig_window *w,
 	return HZRIG_INSIDE;
 }
 
+enum hzrig_verdict hzrig_verdict_delay(uint64_t delay_ns, uint64_t allowance_ns,
+				       int64_t elapsed_ns)
+{
+	uint64_t e = elapsed_ns < 0 ? 0 : (uint64_t)elapsed_ns;
+
+	if (e + allowance_ns < delay_ns)
+		return HZRIG_EARLY;
+	if (e > delay_ns + allowance_ns)
+		return HZRIG_LATE;
+	return HZRIG_INSIDE;
+}
+
 static const char *const verdict_names[HZRIG_VERDICT_COUNT] = {
 	[HZRIG_INSIDE] = "inside",
 	[HZRIG_EARLY] = "early",

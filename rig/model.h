@@ -93,6 +93,14 @@ enum hzrig_verdict hzrig_verdict(const struct hzrig_window *w,
 				 uint64_t allowance_ns, int expected_status,
 				 int status, int64_t elapsed_ns);
 
+/*
+ * The verdict on a sample the gadget answered after a delay of @delay_ns:
+ * the call must end about then, within @allowance_ns either side (the
+ * gadget times the delay from the start the host announced).
+ */
+enum hzrig_verdict hzrig_verdict_delay(uint64_t delay_ns, uint64_t allowance_ns,
+				       int64_t elapsed_ns);
+
 /* "inside", "early", "late", "wrong-status", "refused"; NULL if unknown. */
 const char *hzrig_verdict_name(enum hzrig_verdict v);
 int hzrig_verdict_parse(const char *s);

@@ -727,9 +727,15 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	expected = hzrig_rec_expected_status(r, &w, allowance);
 	v = refused ? HZRIG_REFUSED :
 	    hzrig_verdict(&w, allowance, expected, (int)r->status, r->elapsed_ns);
+	/* An answer after a delay must come when the delay says. */
+	if (v == HZRIG_INSIDE && r->behaviour == HZRIG_BEH_DELAY &&
+	    r->status == 0)
+		v = hzrig_verdict_delay((uint64_t)r->delay_us * 1000, allowance,
+					r->elapsed_ns);
 	vc->n[v]++;
 	vc->samples++;
 
+	json_object_object_add(o, "schema", jint(HZRIG_RESULTS_SCHEMA));
 	json_object_object_add(o, "variant", jstr(c->meta.variant));
 	json_object_object_add(o, "hz", jint(c->meta.hz));
 	json_object_object_add(o, "path", jstr("kernel"));
@@ -788,6 +794,7 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 	struct json_object *r = json_object_new_object(), *x;
 	char now[32];
 
+	json_object_object_add(r, "schema", jint(HZRIG_RESULTS_SCHEMA));
 	json_object_object_add(r, "variant", jstr(c->meta.variant));
 	json_object_object_add(r, "hz", jint(c->meta.hz));
 	json_object_object_add(r, "release", jstr(c->meta.release));

@@ -34,6 +34,11 @@
 
 #define HZRIG_NAME_MAX		64
 #define HZRIG_CMDLINE_MAX	1024
+/*
+ * Version of samples.jsonl and run.json (docs/results.md): bumped when a
+ * field changes meaning or goes away; new fields are added without a bump.
+ */
+#define HZRIG_RESULTS_SCHEMA	1
 #define HZRIG_INSIDE_GOAL_PCT	95	/* report: a variant passes at or above */
 
 struct hzrig_meta {

@@ -285,23 +285,37 @@ static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
 
 static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 {
-	uint64_t left_ms = hzrig_plan_wait_ms(plan);
+	uint64_t total_ms = hzrig_plan_wait_ms(plan), done_ms = 0;
+	int64_t t0 = now_ns(), wall_ms;
 	size_t i, nsamples = 0;
 
 	for (i = 0; i < plan->ncases; i++) {
 		const struct hzrig_plan_case *pc = &plan->cases[i];
+		const struct hzrig_plan one = {
+			.cases = (struct hzrig_plan_case *)pc, .ncases = 1,
+		};
 		const char *tn = hzrig_transfer_name(pc->transfer);
 		const char *bn = hzrig_behaviour_name(pc->behaviour);
 		const char *mn = hzrig_mode_name(pc->mode);
 		int want = hzrig_expected_status(pc->behaviour, pc->delay_us,
 						 pc->timeout_ms);
 		struct hzrig_sample *s = calloc(pc->reps, sizeof(*s));
+		int64_t spent_ms = (now_ns() - t0) / 1000000;
+		uint64_t eta_s;
 		uint32_t k, bad = 0;
 		int ret;
 
-		printf("# case %zu/%zu %s %s %s T=%u ms x%u, >= %" PRIu64
-		       " s of waits left\n", i + 1, plan->ncases, tn, bn, mn,
-		       pc->timeout_ms, pc->reps, left_ms / 1000);
+		/*
+		 * ETA: the waits still to come, scaled by how much wall time
+		 * each ms of requested wait has cost so far.
+		 */
+		eta_s = (total_ms - done_ms) / 1000;
+		if (done_ms)
+			eta_s = (uint64_t)((double)(total_ms - done_ms) *
+					   spent_ms / done_ms / 1000);
+		printf("# case %zu/%zu %s %s %s T=%u ms x%u, ETA %" PRIu64 " s\n",
+		       i + 1, plan->ncases, tn, bn, mn, pc->timeout_ms,
+		       pc->reps, eta_s);
 		fflush(stdout);
 		ret = s ? run_case(r, pc, s) : -ENOMEM;
 		for (k = 0; !ret && k < pc->reps; k++) {
@@ -320,11 +334,17 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 		if (!ret)
 			nsamples += pc->reps;
 		free(s);
-		left_ms -= hzrig_plan_wait_ms(&(struct hzrig_plan){
-			.cases = (struct hzrig_plan_case *)pc, .ncases = 1 });
+		done_ms += hzrig_plan_wait_ms(&one);
 	}
+	/* Efficiency: how much of the guest's time was requested waiting. */
+	wall_ms = (now_ns() - t0) / 1000000;
+	printf("# waits requested %" PRIu64 " ms in %" PRId64
+	       " ms of measurement: efficiency %.2f\n", total_ms, wall_ms,
+	       wall_ms ? (double)total_ms / wall_ms : 0.0);
 	fprintf(r->out, "{\"type\":\"end\",\"cases\":%zu,\"samples\":%zu,"
-		"\"failures\":%d}\n", plan->ncases, nsamples, r->failures);
+		"\"failures\":%d,\"waits_ms\":%" PRIu64 ",\"wall_ms\":%"
+		PRId64 "}\n", plan->ncases, nsamples, r->failures, total_ms,
+		wall_ms);
 	fflush(r->out);
 }
 

@@ -465,6 +465,20 @@ static void test_mode_args(void **state)
  * msecs_to_jiffies(1000) = 100, taken as 100 ms: n = 10, window (100, 110] ms.
  * And HZ*T/1000 for T=1 at HZ=100 is 0: clamped to a whole minute.
  */
+/* A delayed answer is judged by the delay, with the allowance either side. */
+static void test_verdict_delay(void **state)
+{
+	(void)state;
+	/* 20 ms delay, 1 ms allowance: [19, 21] ms is inside. */
+	assert_int_equal(hzrig_verdict_delay(20000000, 1000000, 19000000), HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict_delay(20000000, 1000000, 21000000), HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict_delay(20000000, 1000000, 18999999), HZRIG_EARLY);
+	assert_int_equal(hzrig_verdict_delay(20000000, 1000000, 21000001), HZRIG_LATE);
+	/* A stale answer that came at once is early, not inside. */
+	assert_int_equal(hzrig_verdict_delay(20000000, 1000000, 300000), HZRIG_EARLY);
+	assert_int_equal(hzrig_verdict_delay(0, 0, -5), HZRIG_INSIDE);
+}
+
 static void test_legacy_consequences(void **state)
 {
 	struct hzrig_window w;
@@ -497,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_names),
 		cmocka_unit_test(test_mode_args),
 		cmocka_unit_test(test_legacy_consequences),
+		cmocka_unit_test(test_verdict_delay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

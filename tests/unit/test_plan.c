@@ -167,7 +167,7 @@ static void test_expected_status(void **state)
 /* The plans the rig ships must parse. */
 static void test_shipped_plans(void **state)
 {
-	static const char *const plans[] = { "default" };
+	static const char *const plans[] = { "default", "quick", "full" };
 	struct hzrig_plan p;
 	char path[256];
 	size_t i;
