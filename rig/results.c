@@ -1174,6 +1174,7 @@ struct rep_sample {
 	int64_t timeout_ms, timeout_arg, elapsed_ns;
 	int64_t lo_ns, hi_ns;		/* -1: no window */
 	int64_t expected;		/* expected status */
+	int64_t status, case_idx, rep;	/* -1 when absent */
 	int verdict;
 };
 
@@ -1365,6 +1366,12 @@ static int load_samples(struct report *r, const char *path)
 		}
 		if (!jget_int(o, "expected_status", &s.expected))
 			s.expected = -ETIMEDOUT;
+		if (!jget_int(o, "status", &s.status))
+			s.status = -1;
+		if (!jget_int(o, "case", &s.case_idx))
+			s.case_idx = -1;
+		if (!jget_int(o, "rep", &s.rep))
+			s.rep = -1;
 		if (!jget_int(o, "window_lo_ns", &s.lo_ns) ||
 		    !jget_int(o, "window_hi_ns", &s.hi_ns))
 			s.lo_ns = s.hi_ns = -1;
@@ -1484,6 +1491,36 @@ static void fmt_ms(char *buf, size_t len, int64_t ns)
 }
 
 /* Prints one variant; returns true when it passes. */
+/*
+ * Every sample the model does not explain, one line each: they are what a
+ * maintainer has to look at, and a percentage would hide them.
+ */
+static void report_unexplained(const struct rep_variant *v, FILE *out)
+{
+	size_t i, shown = 0;
+
+	for (i = 0; i < v->n; i++) {
+		const struct rep_sample *s = &v->s[i];
+
+		if (s->verdict == HZRIG_INSIDE || s->verdict == HZRIG_REFUSED)
+			continue;
+		if (!shown++)
+			fprintf(out, "  not explained by the model:\n");
+		fprintf(out, "    case %" PRId64 " rep %" PRId64 ": %s %s %s T=%" PRId64
+			" ms (arg %" PRId64 "): %s, status %" PRId64
+			" (expected %" PRId64 "), %.3f ms",
+			s->case_idx, s->rep, hzrig_transfer_name(s->transfer),
+			hzrig_behaviour_name(s->behaviour),
+			hzrig_mode_name(s->mode), s->timeout_ms, s->timeout_arg,
+			hzrig_verdict_name(s->verdict), s->status, s->expected,
+			s->elapsed_ns / 1e6);
+		if (s->lo_ns >= 0)
+			fprintf(out, ", window (%.3f, %.3f] ms + %.3f ms allowance",
+				s->lo_ns / 1e6, s->hi_ns / 1e6, v->allowance / 1e6);
+		fputc('\n', out);
+	}
+}
+
 static bool report_variant(struct rep_variant *v, FILE *out)
 {
 	static const char *const head[REP_COLS] = {
@@ -1556,6 +1593,7 @@ static bool report_variant(struct rep_variant *v, FILE *out)
 	if (v->n)
 		table_print(&t, out);
 	free(t.cell);
+	report_unexplained(v, out);
 
 	if (v->n)
 		pct = 100.0 * cnt[HZRIG_INSIDE] / (double)v->n;

@@ -731,6 +731,12 @@ static void test_report(void **state)
 	assert_int_equal(report(dir, &out), 1);
 	assert_contains(out, "hz-1000: 11 samples, 8 inside (72.7%), 1 early, 1 late, 1 wrong status: FAIL (72.7% inside < 95%)");
 	assert_contains(out, "1/4");
+	/* The three samples outside the model are listed, one line each. */
+	assert_contains(out, "  not explained by the model:\n");
+	assert_contains(out, "    case 0 rep 1: bulk-in nak ms T=10 ms (arg 10): early, status -110 (expected -110), 9.000 ms, window (10.000, 11.000] ms + 1.000 ms allowance\n");
+	assert_contains(out, "    case 0 rep 2: bulk-in nak ms T=10 ms (arg 10): late, status -110 (expected -110), 12.000 ms");
+	assert_contains(out, "    case 0 rep 3: bulk-in nak ms T=10 ms (arg 10): wrong-status, status 0 (expected -110), 10.400 ms");
+	assert_null(strstr(out, "case 1 rep 0:"));
 	/* Variants in HZ order. */
 	assert_true(strstr(out, "hz-100:") < strstr(out, "hz-1000:"));
 	free(out);
