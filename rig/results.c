@@ -299,6 +299,11 @@ static int parse_end(struct hzrig_capture *c, struct json_object *o,
 			 &e.samples) < 0;
 	bad |= field_int(c, line, "end", o, "failures", 0, INT32_MAX, true,
 			 &e.failures) < 0;
+	e.waits_ms = e.wall_ms = -1;
+	bad |= field_int(c, line, "end", o, "waits_ms", 0, INT64_MAX, false,
+			 &e.waits_ms) < 0;
+	bad |= field_int(c, line, "end", o, "wall_ms", 0, INT64_MAX, false,
+			 &e.wall_ms) < 0;
 	if (bad)
 		return -1;
 	c->end = e;
@@ -866,6 +871,15 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 		json_object_object_add(e, "samples", jint(c->end.samples));
 		json_object_object_add(e, "failures", jint(c->end.failures));
 		json_object_object_add(x, "end", e);
+		/* Sum of requested waits over the guest's measuring time. */
+		if (c->end.waits_ms >= 0 && c->end.wall_ms > 0) {
+			e = json_object_new_object();
+			json_object_object_add(e, "waits_ms", jint(c->end.waits_ms));
+			json_object_object_add(e, "wall_ms", jint(c->end.wall_ms));
+			json_object_object_add(e, "ratio", json_object_new_double(
+				(double)c->end.waits_ms / c->end.wall_ms));
+			json_object_object_add(r, "efficiency", e);
+		}
 	} else {
 		json_object_object_add(x, "end", NULL);
 	}
@@ -1185,6 +1199,7 @@ struct rep_variant {
 	char boot[16], clocksource[HZRIG_NAME_MAX], accel[HZRIG_NAME_MAX];
 	char release[HZRIG_NAME_MAX], refused[256];
 	bool noise, truncated;
+	int64_t waits_ms, wall_ms;	/* -1: not known */
 	int64_t over_p50, over_p99, rtt_p50, rtt_p99, allowance;
 	int64_t ktap_ok, ktap_not_ok, capture_errors;
 	struct rep_sample *s;
@@ -1300,6 +1315,12 @@ static void load_run(struct report *r, const char *path, const char *dname)
 		jget_int(x, "overshoot_p99_ns", &v->over_p99);
 		jget_int(x, "rtt_p50_ns", &v->rtt_p50);
 		jget_int(x, "rtt_p99_ns", &v->rtt_p99);
+	}
+	v->waits_ms = v->wall_ms = -1;
+	if (json_object_object_get_ex(o, "efficiency", &x) &&
+	    json_object_is_type(x, json_type_object)) {
+		jget_int(x, "waits_ms", &v->waits_ms);
+		jget_int(x, "wall_ms", &v->wall_ms);
 	}
 	if (json_object_object_get_ex(o, "ktap", &x)) {
 		jget_int(x, "ok", &v->ktap_ok);
@@ -1547,6 +1568,10 @@ static bool report_variant(struct rep_variant *v, FILE *out)
 	else
 		fprintf(out, "  noise floor: not measured; allowance %.3f ms\n",
 			v->allowance / 1e6);
+	if (v->waits_ms >= 0 && v->wall_ms > 0)
+		fprintf(out, "  efficiency: %.1f s of requested waits in %.1f s of measuring (%.2f)\n",
+			v->waits_ms / 1e3, v->wall_ms / 1e3,
+			(double)v->waits_ms / v->wall_ms);
 
 	qsort(v->s, v->n, sizeof(*v->s), cmp_sample);
 	table_add(&t, head);

@@ -79,6 +79,7 @@ struct hzrig_rec {
 struct hzrig_end {
 	bool present;
 	int64_t cases, samples, failures;
+	int64_t waits_ms, wall_ms;	/* -1 when the guest did not say */
 	unsigned int line;
 };
 

@@ -707,6 +707,7 @@ static int report(const char *dir, char **out)
 static void test_report(void **state)
 {
 	char *dir = tmpdir(), *out;
+	struct json_object *run;
 
 	(void)state;
 	err_open();
@@ -714,6 +715,7 @@ static void test_report(void **state)
 	assert_int_equal(report(dir, &out), 0);
 	assert_contains(out, "hz-100: HZ=100");
 	assert_contains(out, "allowance 1.400 ms");
+	assert_contains(out, "  efficiency: 1.2 s of requested waits in 1.5 s of measuring (0.80)\n");
 	/* One row per call and timeout, window in ms, min/median/max, n/N. */
 	assert_contains(out, "(10.000, 20.000]");
 	assert_contains(out, "11.000");
@@ -725,6 +727,11 @@ static void test_report(void **state)
 	assert_contains(out, "PASS");
 	assert_contains(out, "report: 1 variants, 1 pass, 0 fail");
 	free(out);
+	run = run_json(dir, "hz-100");
+	assert_int_equal(jpath_int(run, "schema"), 1);
+	assert_int_equal(jpath_int(run, "efficiency.waits_ms"), 1200);
+	assert_int_equal(jpath_int(run, "efficiency.wall_ms"), 1500);
+	json_object_put(run);
 
 	/* 8 of 11 inside: below 95%, and the variant fails. */
 	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0), 0);
