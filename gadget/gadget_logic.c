@@ -241,6 +241,7 @@ enum hzg_arm_err hzg_arm_parse(const void *buf, size_t len,
 {
 	struct hzrig_arm raw;
 
+	/* exactly version 2's size: an older host sends 16 bytes */
 	if (len != sizeof(raw))
 		return HZG_ARM_ESIZE;
 	memcpy(&raw, buf, sizeof(raw));
@@ -261,7 +262,15 @@ enum hzg_arm_err hzg_arm_parse(const void *buf, size_t len,
 	out->seq = le32toh(raw.seq);
 	out->delay_us = le32toh(raw.delay_us);
 	out->length = le32toh(raw.length);
+	out->start_ns = le64toh(raw.start_ns);
 	return HZG_ARM_OK;
+}
+
+uint64_t hzg_arm_deadline(const struct hzg_arm *arm, uint64_t from_ns)
+{
+	uint64_t base = arm->start_ns ? arm->start_ns : from_ns;
+
+	return base + (uint64_t)arm->delay_us * 1000;
 }
 
 const char *hzg_arm_strerror(enum hzg_arm_err err)

@@ -78,6 +78,7 @@ struct hzg_arm {
 	uint32_t	seq;
 	uint32_t	delay_us;
 	uint32_t	length;
+	uint64_t	start_ns;	/* CLOCK_MONOTONIC; 0: not known */
 };
 
 enum hzg_arm_err {
@@ -93,6 +94,13 @@ enum hzg_arm_err {
 enum hzg_arm_err hzg_arm_parse(const void *buf, size_t len,
 			       struct hzg_arm *out);
 const char *hzg_arm_strerror(enum hzg_arm_err err);
+
+/*
+ * CLOCK_MONOTONIC time at which a DELAY is to be answered: delay_us after
+ * the host's start_ns, or after @from_ns (when the gadget applied the arm)
+ * if the host did not say when it starts the transfer.
+ */
+uint64_t hzg_arm_deadline(const struct hzg_arm *arm, uint64_t from_ns);
 
 /*
  * Armed state of one target. An arm is consumed by one transfer; a target

@@ -68,10 +68,12 @@
 #define CANCEL_TRIES		5000	/* 1 s */
 #define ORPHAN_DATA_WAIT_NS	100000000ull
 #define ORPHAN_SETTLE_NS	50000ull
+#define DUMMY_FIFO_SIZE		64	/* dummy_hcd.c FIFO_SIZE */
 
 /* ---- logging ---- */
 
 static bool verbose;
+static bool smp;		/* another CPU can run the kernel's side */
 static uint64_t t_start;
 
 static uint64_t now_ns(void)
@@ -166,7 +168,9 @@ enum wstate {
 
 struct job {
 	struct hzg_arm	arm;
-	uint64_t	t0;	/* arm taken: DELAY counts from here */
+	uint64_t	t0;	/* arm taken: DELAY counts from here unless
+				 * the host gave its start_ns
+				 */
 };
 
 /*
@@ -190,6 +194,7 @@ struct worker {
 	enum wstate	state;
 	bool		stop;
 	uint64_t	gen;		/* bumped to supersede the job */
+	bool		fifo_dirty;	/* an answer may sit unread in the FIFO */
 	uint8_t		buf[HZRIG_MAX_XFER];
 };
 
@@ -240,6 +245,21 @@ static void worker_halt(struct worker *w, int fd, const struct job *job)
 		      in ? "read" : "write");
 }
 
+/*
+ * dummy_hcd completes an IN write of up to FIFO_SIZE bytes at once, copying
+ * it into a single device-wide FIFO request that waits on the endpoint for
+ * the host (dummy_queue()). write() has returned: no signal can take it
+ * back, only disabling the endpoint does (nuke()). If the host gave up on
+ * the transfer, or armed a new seq before starting it, that answer would
+ * go to its next IN transfer. Note it, so the next ARM flushes it.
+ */
+static void fifo_mark(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->fifo_dirty = true;
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void worker_write(struct worker *w, int fd, const struct job *job,
 			 const struct hzg_plan *p, uint64_t gen)
 {
@@ -247,8 +267,13 @@ static void worker_write(struct worker *w, int fd, const struct job *job,
 
 	hzg_payload_fill(w->buf, p->len, job->arm.seq);
 	r = ep_xfer(w, fd, true, p->len, gen);
-	if (r >= 0 && p->zlp)
+	if (r >= 0 && p->len <= DUMMY_FIFO_SIZE)
+		fifo_mark(w);
+	if (r >= 0 && p->zlp) {
 		r = ep_xfer(w, fd, true, 0, gen);
+		if (r >= 0)
+			fifo_mark(w);
+	}
 	if (r == -ECANCELED)
 		info("%s seq %u %s: superseded before the host took it",
 		     w->info->name, job->arm.seq,
@@ -371,7 +396,7 @@ static void *worker_main(void *arg)
 		gen = worker_gen(w);
 		plan = hzg_plan_ep(&job.arm, hzg_ep_is_in(w->info), w->maxp);
 		if (plan.delay_ns &&
-		    !worker_wait(w, gen, job.t0 + plan.delay_ns)) {
+		    !worker_wait(w, gen, hzg_arm_deadline(&job.arm, job.t0))) {
 			info("%s seq %u DELAY: superseded after %.3f ms",
 			     w->info->name, job.arm.seq, ms_since(job.t0));
 			continue;
@@ -417,20 +442,6 @@ static void worker_cancel_locked(struct worker *w)
 	}
 }
 
-static void worker_post(struct worker *w, const struct hzg_arm *arm)
-{
-	pthread_mutex_lock(&w->lock);
-	worker_cancel_locked(w);
-	w->job.arm = *arm;
-	w->job.t0 = now_ns();
-	w->has_job = true;
-	if (w->fd < 0)
-		warn("%s armed while not configured: runs once configured",
-		     w->info->name);
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-}
-
 /* ---- the device ---- */
 
 struct hold {
@@ -438,7 +449,8 @@ struct hold {
 	struct usb_ctrlrequest	ctrl;
 	struct hzg_plan		plan;
 	uint32_t		seq;
-	uint64_t		t0;
+	uint64_t		t0;		/* setup read */
+	uint64_t		deadline;	/* DELAY: answer then */
 };
 
 struct orphan {
@@ -555,6 +567,39 @@ static int ep_open(struct gadget *g, enum hzg_ep idx)
 	return fd;
 }
 
+/*
+ * Post the job of a new ARM. An answer an earlier job wrote into dummy_hcd's
+ * FIFO may still be there (fifo_mark()): reopen the endpoint, which disables
+ * it and drops the FIFO request, before the new job can run. That is race
+ * free here, on ep0, before SYNC echoes this ARM: the host starts the
+ * transfer under test only after that, and had none running on this
+ * endpoint while it armed.
+ */
+static void worker_post(struct gadget *g, struct worker *w,
+			const struct hzg_arm *arm)
+{
+	pthread_mutex_lock(&w->lock);
+	worker_cancel_locked(w);
+	if (w->fifo_dirty && w->fd >= 0) {
+		close(w->fd);
+		w->fd = ep_open(g, w - g->w);
+		if (w->fd < 0)
+			fatal(g);
+		else
+			info("%s: flushed an answer the host may not have "
+			     "taken", w->info->name);
+	}
+	w->fifo_dirty = false;
+	w->job.arm = *arm;
+	w->job.t0 = now_ns();
+	w->has_job = true;
+	if (w->fd < 0)
+		warn("%s armed while not configured: runs once configured",
+		     w->info->name);
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void endpoints_down(struct gadget *g)
 {
 	for (int i = 0; i < HZG_EP_COUNT; i++) {
@@ -565,6 +610,7 @@ static void endpoints_down(struct gadget *g)
 		if (w->fd >= 0)
 			close(w->fd);	/* disables it, drops queued data */
 		w->fd = -1;
+		w->fifo_dirty = false;
 		pthread_mutex_unlock(&w->lock);
 	}
 }
@@ -725,10 +771,11 @@ static enum ep0_rc finish_write(struct gadget *g, const struct orphan *o,
 
 /* ---- requests ---- */
 
+static void arm_apply(struct gadget *g, const struct hzg_arm *arm);
+
 static enum ep0_rc do_arm(struct gadget *g, const struct usb_ctrlrequest *ctrl,
 			  const struct orphan *o)
 {
-	const struct hzg_ep_info *ep;
 	enum hzg_arm_err err;
 	struct hzg_arm arm;
 	const uint8_t *data;
@@ -745,20 +792,30 @@ static enum ep0_rc do_arm(struct gadget *g, const struct usb_ctrlrequest *ctrl,
 	err = hzg_arm_parse(data, len, &arm);
 	if (err) {
 		/* the host already has its status: all we can do is tell */
-		error(0, "ep0 ARM rejected (%zu bytes): %s; nothing armed",
-		      len, hzg_arm_strerror(err));
+		error(0, "ep0 ARM rejected (%zu bytes, want %zu, version %u): "
+		      "%s; nothing armed", len, sizeof(struct hzrig_arm),
+		      len ? data[0] : 0, hzg_arm_strerror(err));
 		return EP0_OK;
 	}
+	arm_apply(g, &arm);
+	return EP0_OK;
+}
+
+static void arm_apply(struct gadget *g, const struct hzg_arm *a)
+{
+	const struct hzg_ep_info *ep;
+	struct hzg_arm arm = *a;
+
 	g->last_arm_seq = arm.seq;
 	ep = hzg_ep_for_target(arm.target);
 	if (ep)
-		worker_post(&g->w[ep - hzg_eps], &arm);
+		worker_post(g, &g->w[ep - hzg_eps], &arm);
 	else
 		hzg_slot_arm(&g->slot[arm.target], &arm);
-	info("ARM %s seq %u %s delay %u us length %u", hzg_target_name(
-	     arm.target), arm.seq, hzg_beh_name(arm.behaviour), arm.delay_us,
-	     arm.length);
-	return EP0_OK;
+	info("ARM %s seq %u %s delay %u us length %u start %+.3f ms",
+	     hzg_target_name(arm.target), arm.seq, hzg_beh_name(arm.behaviour),
+	     arm.delay_us, arm.length, arm.start_ns ?
+	     ((double)arm.start_ns - (double)now_ns()) / 1e6 : 0.0);
 }
 
 static enum ep0_rc do_reset(struct gadget *g,
@@ -836,19 +893,24 @@ static const char *match_name(enum hzg_match m)
 	return "?";
 }
 
+/*
+ * Hold the setup just read (NAK, DELAY). A DELAY is answered at the host's
+ * start_ns + delay_us; without start_ns, delay_us after the setup was read.
+ */
 static void hold_start(struct gadget *g, const struct usb_ctrlrequest *ctrl,
-		       const struct hzg_plan *p, uint32_t seq)
+		       const struct hzg_plan *p, const struct hzg_arm *arm)
 {
 	struct itimerspec its = { 0 };
 
 	g->hold.active = true;
 	g->hold.ctrl = *ctrl;
 	g->hold.plan = *p;
-	g->hold.seq = seq;
+	g->hold.seq = arm->seq;
 	g->hold.t0 = now_ns();
 	if (!p->delay_ns)
 		return;
-	its.it_value = ns_to_ts(g->hold.t0 + p->delay_ns);
+	g->hold.deadline = hzg_arm_deadline(arm, g->hold.t0);
+	its.it_value = ns_to_ts(g->hold.deadline);
 	if (timerfd_settime(g->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
 		error(errno, "timerfd_settime for ep0 DELAY");
 		fatal(g);
@@ -908,7 +970,7 @@ static enum ep0_rc do_test(struct gadget *g,
 	if (o)
 		p.hold = false;		/* done already */
 	else if (p.hold)
-		hold_start(g, ctrl, &p, arm.seq);
+		hold_start(g, ctrl, &p, &arm);
 	else
 		rc = ep0_exec(g, ctrl, &p, arm.seq);
 	test_report(ctrl, &arm, m, &p, o);
@@ -1090,6 +1152,30 @@ static void on_disconnect(struct gadget *g, const char *why)
 }
 
 /*
+ * The event of a request ep0_resolve() finished was dropped for a newer
+ * setup. Usually it was an ARM whose data we hold (the host sends SYNC
+ * right after it): a data stage that parses as a valid ARM is one - no
+ * other OUT request carries 24 bytes starting with the wire version (test
+ * payloads start with HZRIG_PAYLOAD_MAGIC) - so apply it; SYNC then echoes
+ * it and the host needs no retry.
+ */
+static void orphan_lost(struct gadget *g, struct orphan *o)
+{
+	struct hzg_arm arm;
+
+	if (o->kind == HZG_ORPHAN_DATA &&
+	    hzg_arm_parse(o->data, o->len, &arm) == HZG_ARM_OK) {
+		info("ep0: ARM seq %u finished blind, its event lost to a "
+		     "newer setup: applied", arm.seq);
+		arm_apply(g, &arm);
+	} else {
+		warn("ep0: event of the request finished blind (%s) was lost "
+		     "to a newer setup", hzg_orphan_name(o->kind));
+	}
+	o->kind = HZG_ORPHAN_NONE;
+}
+
+/*
  * @o is how ep0_resolve() finished a request whose event had not been read
  * yet; that event is the first SETUP among the ones read right after.
  */
@@ -1115,10 +1201,16 @@ static void process_events(struct gadget *g, size_t n, struct orphan *o)
 		case GADGETFS_SETUP:
 			if (o && o->kind != HZG_ORPHAN_NONE &&
 			    hzg_orphan_fits(o->kind, &ev->u.setup, o->len)) {
-				handle_setup(g, &ev->u.setup, o);
-				o->kind = HZG_ORPHAN_NONE;
+				/*
+				 * Leave the setup state first: a setup that
+				 * comes while we are in it is another abort,
+				 * and the next one (SYNC after ARM) follows
+				 * at once. No I/O on ep0 is left to do.
+				 */
 				if (ep0_release(g) == EP0_ABORT)
 					g->abort_pending = true;
+				handle_setup(g, &ev->u.setup, o);
+				o->kind = HZG_ORPHAN_NONE;
 				break;
 			}
 			if (o && o->kind != HZG_ORPHAN_NONE) {
@@ -1127,10 +1219,7 @@ static void process_events(struct gadget *g, size_t n, struct orphan *o)
 				 * for this newer one (gadgetfs keeps one
 				 * SETUP event): this one is still pending.
 				 */
-				warn("ep0: event of the request finished blind "
-				     "(%s) was lost to a newer setup",
-				     hzg_orphan_name(o->kind));
-				o->kind = HZG_ORPHAN_NONE;
+				orphan_lost(g, o);
 			}
 			rc = handle_setup(g, &ev->u.setup, NULL);
 			if (rc == EP0_ABORT)
@@ -1198,10 +1287,12 @@ static enum resolve resolve_in_or_nodata(struct gadget *g)
 
 	/*
 	 * gadgetfs_setup() drops its lock to queue an OUT data stage; until
-	 * it is done, that request also reads as stallable (POLLOUT). Give
-	 * it the moment, then look again.
+	 * it is done, that request also reads as stallable (POLLOUT). On SMP
+	 * give it the moment, then look again; on one CPU the softirq running
+	 * it cannot be half done when we run.
 	 */
-	sleep_ns(ORPHAN_SETTLE_NS);
+	if (smp)
+		sleep_ns(ORPHAN_SETTLE_NS);
 	if (poll(&p, 1, 0) < 0 || p.revents != POLLOUT)
 		return RES_RETRY;
 
@@ -1301,6 +1392,29 @@ static void ep0_resolve(struct gadget *g)
 		error(0, "ep0: cannot finish an interrupted request");
 }
 
+/*
+ * ep0_resolve() finished a request but no event came for it: a SETUP event
+ * can be lost in gadgetfs (ep0_read() copies the event out unlocked; a setup
+ * that arrives meanwhile replaces it in the queue and is then removed in
+ * its stead), or it is still on its way. The host retries what it missed
+ * (a stalled SYNC); an ARM whose data we hold is applied.
+ */
+static void orphan_no_event(struct gadget *g, struct orphan *o)
+{
+	struct hzg_arm arm;
+
+	if (o->kind == HZG_ORPHAN_DATA &&
+	    hzg_arm_parse(o->data, o->len, &arm) == HZG_ARM_OK) {
+		info("ep0: ARM seq %u finished blind without event: applied",
+		     arm.seq);
+		arm_apply(g, &arm);
+	} else {
+		info("ep0: request finished blind (%s) had no event",
+		     hzg_orphan_name(o->kind));
+	}
+	o->kind = HZG_ORPHAN_NONE;
+}
+
 /* ---- main loop ---- */
 
 static sigset_t poll_sigmask;	/* blocked set while in ppoll() */
@@ -1398,10 +1512,7 @@ static void run(struct gadget *g)
 			/* its event, if any, is queued already */
 			read_events(g, &g->orphan);
 			if (g->orphan.kind != HZG_ORPHAN_NONE)
-				warn("ep0: unseen request (%s) had no event: "
-				     "one the kernel answers itself?",
-				     hzg_orphan_name(g->orphan.kind));
-			g->orphan.kind = HZG_ORPHAN_NONE;
+				orphan_no_event(g, &g->orphan);
 		} else if (g->hold.active) {
 			wait_hold(g);
 		} else {
@@ -1602,6 +1713,7 @@ int main(int argc, char **argv)
 	char text[32];
 
 	t_start = now_ns();
+	smp = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	if (parse_args(g, argc, argv) < 0)
 		return 2;
 	/* delays should be hrtimer-exact, not rounded up by 50 us slack */

@@ -51,7 +51,11 @@
 
 /* ARM and RESET are answered at once: a short timeout, not the one tested. */
 #define HZRIG_SETUP_TIMEOUT_MS	1000
-#define HZRIG_ARM_TRIES		8	/* backing off 0.5 ms .. 64 ms */
+#define HZRIG_ARM_TRIES		8	/* waiting 0.2 ms .. 25.6 ms for the gadget */
+/* How far ahead of the ARM the transfer starts: ARM + SYNC fit in it. */
+#define HZRIG_START_GUARD_NS	(4 * NSEC_PER_MSEC)
+/* How late after the planned start the call may still begin. */
+#define HZRIG_START_SLACK_NS	(200 * NSEC_PER_USEC)
 
 /* The jiffy rate is measured over this long at load, between tick edges. */
 #define HZRIG_RATE_SAMPLE_MS	250
@@ -293,7 +297,7 @@ static int hzrig_reset_gadget(struct hzrig_dev *dev)
  * matches.
  */
 static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
-		     u32 seq)
+		     u32 seq, ktime_t start)
 {
 	struct hzrig_arm arm = {
 		.version	= HZRIG_WIRE_VERSION,
@@ -304,6 +308,7 @@ static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 		/* SHORT answers short_length bytes, the others all of them */
 		.length		= cpu_to_le32(c->behaviour == HZRIG_BEH_SHORT ?
 					      c->short_length : c->length),
+		.start_ns	= cpu_to_le64(ktime_to_ns(start)),
 	};
 	__le32 echo = 0;
 	int tries, ret;
@@ -316,6 +321,12 @@ static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 					   GFP_KERNEL);
 		if (ret)
 			return ret;
+		/*
+		 * Let the gadget read the ARM's event and data before SYNC
+		 * arrives: a SYNC that beats it replaces the ARM's event in
+		 * gadgetfs, and the ARM is lost. Longer on each retry.
+		 */
+		usleep_range(200 << tries, 400 << tries);
 		ret = usb_control_msg_recv(dev->udev, 0, HZRIG_REQ_SYNC,
 					   USB_DIR_IN | USB_TYPE_VENDOR |
 					   USB_RECIP_DEVICE, 0, 0, &echo,
@@ -330,8 +341,6 @@ static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 			return ret;
 		if (!ret && le32_to_cpu(echo) == seq)
 			return 0;
-		/* A slow gadget (TCG, a busy host) gets more time each try. */
-		usleep_range(500 << tries, 1000 << tries);
 	}
 	dev_warn(&dev->intf->dev, "seq %u: gadget did not take the ARM (%d tries, last echo %u)\n",
 		 seq, tries, le32_to_cpu(echo));
@@ -405,8 +414,9 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	 * request without one can be held or stalled (include/hzrig/wire.h).
 	 */
 	u16 ctrl_len = in || c->behaviour == HZRIG_BEH_ANSWER ? c->length : 0;
-	ktime_t tick, t0, t1;
-	int actual = 0;
+	ktime_t tick, grid, start, t0, t1;
+	int actual = 0, tries;
+	u32 phase;
 	u32 seq;
 	int ret;
 
@@ -418,24 +428,47 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 		goto out;
 	}
 
-	seq = ++dev->seq;
-	ret = hzrig_arm(dev, c, seq);
-	if (ret) {
-		dev_warn(&dev->intf->dev, "arming seq %u failed: %d\n", seq,
-			 ret);
-		goto out;
-	}
-	if (!in)
-		hzrig_fill_out(dev->buf, c->length, seq);
-
-	/* Start right after a tick, or at a random point of the jiffy. */
-	tick = hzrig_tick_edge(NULL);
-	if (c->flags & HZRIG_CASE_RANDOM_PHASE) {
-		ktime_t start = ktime_add_ns(tick,
-					     get_random_u32_below(TICK_NSEC));
-
-		while (ktime_before(ktime_get(), start))
-			cpu_relax();
+	/*
+	 * Pick the start first: a tick edge a few ms ahead, plus a random
+	 * part of the jiffy. The gadget is told the start so that it times a
+	 * DELAY from when the call begins, not from when it read the ARM.
+	 * An ARM that took longer than the guard is replaced by one for a
+	 * later start, under a new seq so that SYNC tells the two apart.
+	 */
+	for (tries = 0; ; tries++) {
+		seq = ++dev->seq;
+		tick = hzrig_tick_edge(NULL);
+		phase = c->flags & HZRIG_CASE_RANDOM_PHASE ?
+			get_random_u32_below(TICK_NSEC) : 0;
+		grid = ktime_add_ns(tick, DIV_ROUND_UP(HZRIG_START_GUARD_NS,
+						       TICK_NSEC) * TICK_NSEC);
+		start = ktime_add_ns(grid, phase);
+		ret = hzrig_arm(dev, c, seq, start);
+		if (ret) {
+			dev_warn(&dev->intf->dev, "arming seq %u failed: %d\n",
+				 seq, ret);
+			goto out;
+		}
+		if (!in)
+			hzrig_fill_out(dev->buf, c->length, seq);
+		/*
+		 * The gadget times a DELAY from start: a guest that stalls
+		 * (its vCPU preempted on the host) past it would skew the
+		 * sample, so such a start is given up for a later one.
+		 */
+		if (ktime_before(ktime_get(), start)) {
+			while (ktime_before(ktime_get(), start))
+				cpu_relax();
+			if (ktime_to_ns(ktime_sub(ktime_get(), start)) <
+			    HZRIG_START_SLACK_NS)
+				break;
+		}
+		if (tries == HZRIG_ARM_TRIES) {
+			dev_warn(&dev->intf->dev, "seq %u: could not start within %ld us of the planned start\n",
+				 seq, HZRIG_START_SLACK_NS / NSEC_PER_USEC);
+			ret = -ETIME;
+			goto out;
+		}
 	}
 
 	/* Timed: exactly one synchronous call between the two ktime_get(). */
@@ -478,7 +511,8 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	s->actual_length = actual;
 	s->timeout_arg = timeout;
 	s->seq = seq;
-	s->phase_ns = min_t(s64, ktime_to_ns(ktime_sub(t0, tick)), U32_MAX);
+	s->phase_ns = clamp_t(s64, ktime_to_ns(ktime_sub(t0, grid)), 0,
+			      U32_MAX);
 
 	if (in && !ret && !hzrig_is_ctrl(c->transfer))
 		hzrig_check_in(dev, actual, seq);

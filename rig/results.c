@@ -772,6 +772,8 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	json_object_object_add(o, "expected_status", jint(expected));
 	if (r->start_jiffies >= 0)
 		json_object_object_add(o, "start_jiffies", jint(r->start_jiffies));
+	if (r->length >= 0)
+		json_object_object_add(o, "length", jint(r->length));
 	if (r->delay_us >= 0)
 		json_object_object_add(o, "delay_us", jint(r->delay_us));
 	return o;

@@ -981,8 +981,9 @@ static int ctrl(uint8_t type, uint8_t req, uint16_t value, void *data,
 	return ctrl_data(type, req, value, 0, data, len, timeout_ms, 0);
 }
 
-static int arm(unsigned int target, unsigned int beh, uint32_t seq,
-	       uint32_t delay_us, uint32_t length)
+/* ARM with the host's start time (CLOCK_MONOTONIC ns, 0: none) */
+static int arm_at(unsigned int target, unsigned int beh, uint32_t seq,
+		  uint32_t delay_us, uint32_t length, uint64_t start_ns)
 {
 	struct hzrig_arm a = {
 		.version = HZRIG_WIRE_VERSION,
@@ -991,6 +992,7 @@ static int arm(unsigned int target, unsigned int beh, uint32_t seq,
 		.seq = htole32(seq),
 		.delay_us = htole32(delay_us),
 		.length = htole32(length),
+		.start_ns = htole64(start_ns),
 	};
 
 	int r = ctrl(VOUT, HZRIG_REQ_ARM, 0, &a, sizeof(a), 1000);
@@ -1002,6 +1004,12 @@ static int arm(unsigned int target, unsigned int beh, uint32_t seq,
 	 */
 	msleep(3);
 	return r;
+}
+
+static int arm(unsigned int target, unsigned int beh, uint32_t seq,
+	       uint32_t delay_us, uint32_t length)
+{
+	return arm_at(target, beh, seq, delay_us, length, 0);
 }
 
 static uint32_t hdr_seq(const uint8_t *b)
@@ -1214,8 +1222,8 @@ static void scenario_ep0(void)
 	r = ctrl(VIN, HZRIG_REQ_TEST_IN, 1, b, 64, 1000);
 	check(r == 64 && hdr_seq(b) == 1, "unarmed TEST_IN answered (%d)", r);
 
-	check(arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_STALL, 2, 0, 0) == 16,
-	      "ARM accepted");
+	check(arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_STALL, 2, 0, 0) ==
+	      (int)sizeof(struct hzrig_arm), "ARM accepted");
 	r = ctrl(VIN, HZRIG_REQ_TEST_IN, 2, b, 64, 1000);
 	check(r == -EPIPE, "ep0 IN STALL (%d)", r);
 
@@ -1237,7 +1245,8 @@ static void scenario_ep0(void)
 	check(r == -ETIMEDOUT && t_ms(t0) >= 50, "ep0 IN NAK times out (%d)",
 	      r);
 	r = arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_ANSWER, 6, 0, 0);
-	check(r == 16, "ARM after a killed NAK: data stage done (%d)", r);
+	check(r == (int)sizeof(struct hzrig_arm),
+	      "ARM after a killed NAK: data stage done (%d)", r);
 	msleep(5);
 	r = ctrl(VIN, HZRIG_REQ_TEST_IN, 6, b, 64, 200);
 	check(r == 64 && hdr_seq(b) == 6,
@@ -1443,6 +1452,82 @@ static void scenario_bulk(void)
 	check(r == -ETIMEDOUT, "... dropped the unread answer (%d)", r);
 }
 
+/* wire v2: a DELAY is answered at start_ns + delay_us */
+static void scenario_start_ns(void)
+{
+	uint64_t t0, start;
+	uint8_t b[64];
+	int r;
+
+	/* ep0: the host started 15 ms ago: 20 ms are 5 ms from now */
+	start = now_ns() - 15000000ull;
+	arm_at(HZRIG_TARGET_EP0_IN, HZRIG_BEH_DELAY, 500, 20000, 0, start);
+	t0 = now_ns();
+	r = ctrl(VIN, HZRIG_REQ_TEST_IN, 500, b, 64, 500);
+	check(r == 64 && hdr_seq(b) == 500 && now_ns() >= start + 20000000ull &&
+	      t_ms(t0) < 20, "ep0 IN DELAY counts from start_ns: %llu ms "
+	      "after the setup (%d)", (unsigned long long)t_ms(t0), r);
+
+	/* bulk: start 30 ms ahead, 10 ms delay: not before 40 ms */
+	t0 = now_ns();
+	start = t0 + 30000000ull;
+	arm_at(HZRIG_TARGET_BULK_IN, HZRIG_BEH_DELAY, 501, 10000, 8, start);
+	r = xfer_in(BULK_IN, b, 8, 500);
+	check(r == 8 && hdr_seq(b) == 501 && t_ms(t0) >= 40,
+	      "bulk IN DELAY answered at start_ns + delay: %llu ms (%d)",
+	      (unsigned long long)t_ms(t0), r);
+
+	/* a DELAY with start_ns that a RESET overtakes never answers */
+	start = now_ns() + 5000000ull;
+	arm_at(HZRIG_TARGET_INT_IN, HZRIG_BEH_DELAY, 502, 20000, 16, start);
+	r = xfer_in(INT_IN, b, 16, 10);
+	check(r == -ETIMEDOUT, "int IN DELAY past the timeout (%d)", r);
+	ctrl(VOUT, HZRIG_REQ_RESET, 0, NULL, 0, 1000);
+	msleep(30);
+	r = xfer_in(INT_IN, b, 16, 10);
+	check(r == -ETIMEDOUT, "... no late answer after RESET (%d)", r);
+}
+
+/*
+ * An answer that sits in dummy_hcd's FIFO after its transfer was given up
+ * (or never started) must not reach a later seq, even without RESET.
+ */
+static void scenario_stale_fifo(void)
+{
+	uint8_t b[64];
+	int r;
+
+	/* the host armed, then re-armed a new seq before any transfer */
+	arm(HZRIG_TARGET_BULK_IN, HZRIG_BEH_ANSWER, 600, 0, 8);
+	msleep(5);
+	arm(HZRIG_TARGET_BULK_IN, HZRIG_BEH_ANSWER, 601, 0, 8);
+	r = xfer_in(BULK_IN, b, 8, 200);
+	check(r == 8 && hdr_seq(b) == 601,
+	      "re-armed bulk IN gets the new seq, not the unread %u (%d)",
+	      r >= 8 ? hdr_seq(b) : 0, r);
+
+	/* a late DELAY answer, then a NAK armed without RESET */
+	arm(HZRIG_TARGET_BULK_IN, HZRIG_BEH_DELAY, 602, 15000, 8);
+	r = xfer_in(BULK_IN, b, 8, 5);
+	check(r == -ETIMEDOUT, "bulk IN DELAY 15 ms, T 5 ms (%d)", r);
+	msleep(25);
+	arm(HZRIG_TARGET_BULK_IN, HZRIG_BEH_NAK, 603, 0, 8);
+	r = xfer_in(BULK_IN, b, 8, 20);
+	check(r == -ETIMEDOUT, "... the late answer is withdrawn by the next "
+	      "ARM (%d, seq %u)", r, r >= 8 ? hdr_seq(b) : 0);
+
+	/* the same on interrupt IN, answered by the next seq */
+	arm(HZRIG_TARGET_INT_IN, HZRIG_BEH_DELAY, 604, 15000, 16);
+	r = xfer_in(INT_IN, b, 16, 5);
+	check(r == -ETIMEDOUT, "int IN DELAY 15 ms, T 5 ms (%d)", r);
+	msleep(25);
+	arm(HZRIG_TARGET_INT_IN, HZRIG_BEH_ANSWER, 605, 0, 16);
+	r = xfer_in(INT_IN, b, 16, 200);
+	check(r == 16 && hdr_seq(b) == 605,
+	      "... next int IN seq gets its own answer (%d, seq %u)", r,
+	      r >= 8 ? hdr_seq(b) : 0);
+}
+
 static void scenario_misc(void)
 {
 	uint8_t b[64];
@@ -1530,6 +1615,8 @@ static void *host_main(void *arg)
 	if (configured) {
 		scenario_ep0();
 		scenario_bulk();
+		scenario_start_ns();
+		scenario_stale_fifo();
 		scenario_race();
 		scenario_reconnect();
 		scenario_misc();

@@ -59,7 +59,7 @@
 #define HZRIG_REQ_TEST_IN	0x10
 #define HZRIG_REQ_TEST_OUT	0x11
 
-#define HZRIG_WIRE_VERSION	1
+#define HZRIG_WIRE_VERSION	2
 
 /* Where an armed behaviour applies. */
 enum hzrig_target {
@@ -90,6 +90,13 @@ struct hzrig_arm {
 	__le32	seq;		/* sequence number of the transfer armed */
 	__le32	delay_us;	/* HZRIG_BEH_DELAY: answer this late */
 	__le32	length;		/* HZRIG_BEH_SHORT: bytes to answer with */
+	/*
+	 * CLOCK_MONOTONIC time (the kernel's ktime_get(): host and gadget
+	 * share the guest's clock) at which the host starts the transfer; a
+	 * DELAY is answered at start_ns + delay_us. 0: not known, the delay
+	 * then counts from when the gadget applies the ARM. (version >= 2)
+	 */
+	__le64	start_ns;
 } __attribute__((packed));
 
 /*

@@ -233,6 +233,7 @@ static struct hzrig_arm raw_arm(void)
 		.seq		= htole32(0x12345678),
 		.delay_us	= htole32(250000),
 		.length		= htole32(100),
+		.start_ns	= htole64(0x0123456789abcdefull),
 	};
 
 	return a;
@@ -245,16 +246,26 @@ static void test_arm_parse_valid(void **state)
 	struct hzg_arm out;
 
 	(void)state;
-	assert_int_equal(sizeof(a), 16);
+	/* wire version 2: start_ns appended */
+	assert_int_equal(HZRIG_WIRE_VERSION, 2);
+	assert_int_equal(sizeof(a), 24);
+	assert_int_equal(offsetof(struct hzrig_arm, start_ns), 16);
 	/* wire order: little-endian regardless of the host */
 	assert_int_equal(b[4], 0x78);
 	assert_int_equal(b[7], 0x12);
+	assert_int_equal(b[16], 0xef);
+	assert_int_equal(b[23], 0x01);
 	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out), HZG_ARM_OK);
 	assert_int_equal(out.target, HZRIG_TARGET_EP0_IN);
 	assert_int_equal(out.behaviour, HZRIG_BEH_DELAY);
 	assert_int_equal(out.seq, 0x12345678);
 	assert_int_equal(out.delay_us, 250000);
 	assert_int_equal(out.length, 100);
+	assert_true(out.start_ns == 0x0123456789abcdefull);
+	a.start_ns = 0;
+	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out), HZG_ARM_OK);
+	assert_true(out.start_ns == 0);
+	a = raw_arm();
 
 	a.length = htole32(HZRIG_MAX_XFER);
 	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out), HZG_ARM_OK);
@@ -284,6 +295,11 @@ static void test_arm_parse_rejects(void **state)
 	assert_int_equal(hzg_arm_parse(big, sizeof(big), &out),
 			 HZG_ARM_ESIZE);
 	assert_int_equal(hzg_arm_parse(&a, 0, &out), HZG_ARM_ESIZE);
+	/* a version 1 host: 16 bytes, version 1 - refused by size */
+	a.version = 1;
+	assert_int_equal(hzg_arm_parse(&a, 16, &out), HZG_ARM_ESIZE);
+	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
+			 HZG_ARM_EVERSION);
 
 	a.version = 0;
 	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
@@ -317,6 +333,25 @@ static void test_arm_parse_rejects(void **state)
 
 	/* a rejected arm leaves the output alone */
 	assert_int_equal(out.seq, 77);
+}
+
+static void test_arm_deadline(void **state)
+{
+	struct hzg_arm a = { .behaviour = HZRIG_BEH_DELAY, .delay_us = 20000 };
+
+	(void)state;
+	/* no start_ns: from when the gadget applied the arm */
+	assert_true(hzg_arm_deadline(&a, 5000000000ull) == 5020000000ull);
+	/* start_ns: absolute, whenever the arm was applied */
+	a.start_ns = 7000000000ull;
+	assert_true(hzg_arm_deadline(&a, 5000000000ull) == 7020000000ull);
+	assert_true(hzg_arm_deadline(&a, 9000000000ull) == 7020000000ull);
+	/* the largest delay does not wrap 32 bits */
+	a.delay_us = UINT32_MAX;
+	assert_true(hzg_arm_deadline(&a, 0) ==
+		    7000000000ull + (uint64_t)UINT32_MAX * 1000);
+	a.delay_us = 0;
+	assert_true(hzg_arm_deadline(&a, 1) == 7000000000ull);
 }
 
 static void test_arm_strerror(void **state)
@@ -753,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_arm_parse_valid),
 		cmocka_unit_test(test_arm_parse_rejects),
+		cmocka_unit_test(test_arm_deadline),
 		cmocka_unit_test(test_arm_strerror),
 		cmocka_unit_test(test_slot_consumed_once),
 		cmocka_unit_test(test_slot_take_seq),

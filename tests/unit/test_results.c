@@ -441,6 +441,7 @@ static void test_collect_verdicts(void **state)
 	assert_int_equal(jpath_int(l[0], "case"), 0);
 	assert_int_equal(jpath_int(l[0], "rep"), 0);
 	assert_int_equal(jpath_int(l[0], "phase_ns"), 250000);
+	assert_int_equal(jpath_int(l[0], "length"), 64);
 	assert_int_equal(jpath_int(l[5], "window_hi_ns"), 74096000000LL);
 	assert_int_equal(jpath_int(l[5], "level"), 4);
 	assert_string_equal(jpath_str(l[5], "transfer"), "bulk-in-killable");

@@ -1,0 +1,55 @@
+#!/bin/bash
+# behaviours.sh VARIANT: every gadget behaviour in a booted guest. Boots the
+# variant with the quick plan (all transfers x behaviours x caller modes)
+# and asserts, per behaviour, what a driver must see: NAK and late answers
+# time out, answers and early-enough delays succeed at about the delay, stalls
+# give -EPIPE, short answers give status 0 with the short length; legacy
+# callers pass jiffies; and the model explains the samples.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+V=${1:?usage: behaviours.sh VARIANT}
+OUT=$TOP/build/tests/e2e-quick
+pass=0 failn=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+ko() { echo "not ok - $1"; failn=$((failn + 1)); }
+check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+# q FILTER: how many samples match the jq filter.
+q() { jq -s "map(select($1)) | length" "$S"; }
+
+rm -rf "$OUT"
+"$TOP/rig/matrix.sh" --plan quick --out "$OUT" "$V"
+echo "matrix exit status: $?"
+S=$OUT/latest/samples.jsonl
+RUN=$OUT/latest/$V/run.json
+hz=${V#hz-}
+
+check "guest finished (boot status ok)" "[ \"\$(jq -r .boot_status '$RUN' 2>/dev/null)\" = ok ]"
+for t in bulk-in bulk-out ctrl-in ctrl-out int-in bulk-in-killable; do
+	for b in nak answer stall delay; do
+		check "$t $b: samples, all with the expected status" \
+			"[ \$(q '.transfer == \"$t\" and .behaviour == \"$b\"') -gt 0 ] && [ \$(q '.transfer == \"$t\" and .behaviour == \"$b\" and .status != .expected_status') -eq 0 ]"
+	done
+done
+check "stall is -EPIPE" "[ \$(q '.behaviour == \"stall\" and .status != -32') -eq 0 ]"
+check "short: status 0 and 10 bytes" "[ \$(q '.behaviour == \"short\"') -gt 0 ] && [ \$(q '.behaviour == \"short\" and (.status != 0 or .actual_length != 10)') -eq 0 ]"
+check "answer: full length" "[ \$(q '.behaviour == \"answer\" and .actual_length != .length') -eq 0 ]"
+check "delay shorter than the timeout: answered after >= 90% of it" \
+	"[ \$(q '.behaviour == \"delay\" and .delay_us < .timeout_ms * 1000 and (.status != 0 or .elapsed_ns < .delay_us * 900)') -eq 0 ]"
+check "delay longer than the timeout: timed out" \
+	"[ \$(q '.behaviour == \"delay\" and .delay_us > .timeout_ms * 1000 and .status != -110') -eq 0 ]"
+# msecs_to_jiffies(T) for HZ dividing 1000 is T / (1000 / HZ), rounded up.
+check "legacy-jiffies passes msecs_to_jiffies(T)" \
+	"[ \$(q '.mode == \"legacy-jiffies\"') -gt 0 ] && [ \$(q '.mode == \"legacy-jiffies\" and .timeout_arg != ((.timeout_ms * $hz + 999) / 1000 | floor)') -eq 0 ]"
+check "hz-constant passes HZ * T / 1000" \
+	"[ \$(q '.mode == \"hz-constant\" and .timeout_arg != (.timeout_ms * $hz / 1000 | floor)') -eq 0 ]"
+check "legacy-jiffies waits its argument in ms" \
+	"[ \$(q '.mode == \"legacy-jiffies\" and .elapsed_ns < .timeout_arg * 1000000') -eq 0 ]"
+check "level edges measured" "[ \$(q '.timeout_ms == 63 or .timeout_ms == 64') -gt 0 ]"
+check "random start phase recorded" "[ \$(jq -s 'map(.phase_ns) | unique | length' '$S') -gt 10 ]"
+n=$(wc -l < "$S" 2>/dev/null || echo 0)
+inside=$(q '.verdict == "inside"' 2>/dev/null || echo 0)
+echo "# $inside of $n samples inside the model window"
+check ">= 95% of all samples explained by the model" "[ $n -gt 0 ] && [ \$((inside * 100)) -ge \$((n * 95)) ]"
+
+echo "behaviours: $pass passed, $failn failed"
+[ $failn -eq 0 ]
