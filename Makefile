@@ -46,6 +46,7 @@ check: setup
 
 check-unit: tools
 	@$(MAKE) --no-print-directory -C tests unit
+	@$(MAKE) --no-print-directory -C gadget simtest O=$(B)/gadget-sim
 
 # What needs the kernel tree: the config survival check and checkpatch.
 check-kernel: ksrc
