@@ -54,8 +54,8 @@
 #define HZRIG_ARM_TRIES		8	/* waiting 0.2 ms .. 25.6 ms for the gadget */
 /* How far ahead of the ARM the transfer starts: ARM + SYNC fit in it. */
 #define HZRIG_START_GUARD_NS	(4 * NSEC_PER_MSEC)
-/* How late after the planned start the call may still begin. */
-#define HZRIG_START_SLACK_NS	(200 * NSEC_PER_USEC)
+/* How late after the planned start a DELAY call may still begin. */
+#define HZRIG_START_SLACK_NS	(1 * NSEC_PER_MSEC)
 
 /* The jiffy rate is measured over this long at load, between tick edges. */
 #define HZRIG_RATE_SAMPLE_MS	250
@@ -453,13 +453,15 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 			hzrig_fill_out(dev->buf, c->length, seq);
 		/*
 		 * The gadget times a DELAY from start: a guest that stalls
-		 * (its vCPU preempted on the host) past it would skew the
-		 * sample, so such a start is given up for a later one.
+		 * (its vCPU preempted on the host, a slow interrupt under
+		 * TCG) past it would skew the sample, so such a start is
+		 * given up for a later one. Other behaviours don't care.
 		 */
 		if (ktime_before(ktime_get(), start)) {
 			while (ktime_before(ktime_get(), start))
 				cpu_relax();
-			if (ktime_to_ns(ktime_sub(ktime_get(), start)) <
+			if (c->behaviour != HZRIG_BEH_DELAY ||
+			    ktime_to_ns(ktime_sub(ktime_get(), start)) <
 			    HZRIG_START_SLACK_NS)
 				break;
 		}
