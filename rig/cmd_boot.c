@@ -486,7 +486,7 @@ static unsigned int budget_s(const struct qemu_conf *c, const char *plan)
 		fprintf(stderr, "hzrig: %s\n", err);
 		return 0;
 	}
-	ms = hzrig_plan_wait_ms(&p);
+	ms = hzrig_plan_wait_ms(&p, 0);
 	hzrig_plan_free(&p);
 	return c->boot_budget_s + (unsigned int)(ms * (100 + c->slack_percent) /
 						 100000);

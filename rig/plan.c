@@ -285,6 +285,10 @@ static int check_case(struct parse_ctx *ctx, const struct hzrig_plan_case *c)
 			    c->length);
 	if (c->behaviour == HZRIG_BEH_DELAY && !c->delay_us)
 		return fail(ctx, "behaviour delay needs delay_us=");
+	if (c->transfer == HZRIG_XFER_BULK_IN_KILLABLE &&
+	    c->behaviour == HZRIG_BEH_NAK &&
+	    (c->mode == HZRIG_MODE_ZERO || c->timeout_ms == 0))
+		return fail(ctx, "bulk-in-killable with timeout 0 never times out: the guest would hang");
 	return 0;
 }
 
@@ -401,24 +405,43 @@ void hzrig_plan_free(struct hzrig_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-uint64_t hzrig_plan_wait_ms(const struct hzrig_plan *plan)
+uint64_t hzrig_case_wait_ms(const struct hzrig_plan_case *c, unsigned int hz)
+{
+	uint64_t t = c->timeout_ms;
+
+	switch (c->mode) {
+	case HZRIG_MODE_ZERO:
+		t = 60000;	/* USB_MAX_SYNCHRONOUS_TIMEOUT */
+		break;
+	case HZRIG_MODE_LEGACY_JIFFIES:
+		/* msecs_to_jiffies() rounds up; the kernel reads it as ms. */
+		if (hz)
+			t = (t * hz + 999) / 1000;
+		break;
+	case HZRIG_MODE_HZ_CONSTANT:
+		if (hz)
+			t = t * hz / 1000;
+		break;
+	}
+	switch (c->behaviour) {
+	case HZRIG_BEH_ANSWER:
+	case HZRIG_BEH_STALL:
+	case HZRIG_BEH_SHORT:
+		return 0;
+	case HZRIG_BEH_DELAY:
+		return c->delay_us / 1000 < t ? c->delay_us / 1000 : t;
+	default:
+		return t;
+	}
+}
+
+uint64_t hzrig_plan_wait_ms(const struct hzrig_plan *plan, unsigned int hz)
 {
 	uint64_t sum = 0;
 	size_t i;
 
-	for (i = 0; i < plan->ncases; i++) {
-		const struct hzrig_plan_case *c = &plan->cases[i];
-		uint64_t t = c->timeout_ms;
-
-		/* What the kernel waits at most, before rounding. */
-		if (c->behaviour == HZRIG_BEH_ANSWER ||
-		    c->behaviour == HZRIG_BEH_STALL ||
-		    c->behaviour == HZRIG_BEH_SHORT)
-			t = 0;
-		else if (c->behaviour == HZRIG_BEH_DELAY &&
-			 c->delay_us / 1000 < t)
-			t = c->delay_us / 1000;
-		sum += t * c->reps;
-	}
+	for (i = 0; i < plan->ncases; i++)
+		sum += hzrig_case_wait_ms(&plan->cases[i], hz) *
+		       plan->cases[i].reps;
 	return sum;
 }

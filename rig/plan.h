@@ -43,8 +43,16 @@ int hzrig_plan_load(const char *path, struct hzrig_plan *plan,
 		    char *err, size_t errlen);
 void hzrig_plan_free(struct hzrig_plan *plan);
 
-/* Sum of requested waits over all repetitions, in ms: a lower bound of guest time. */
-uint64_t hzrig_plan_wait_ms(const struct hzrig_plan *plan);
+/*
+ * What the kernel waits at most for one call of @c, in ms, before the
+ * wheel's rounding: the timeout the caller mode passes, as a kernel with
+ * HZ=@hz reads it (mode zero: the 60 s clamp). @hz = 0: not known; then the
+ * requested timeout, which bounds the legacy modes from above for HZ <= 1000.
+ */
+uint64_t hzrig_case_wait_ms(const struct hzrig_plan_case *c, unsigned int hz);
+
+/* Sum of hzrig_case_wait_ms() over all repetitions: a lower bound of guest time. */
+uint64_t hzrig_plan_wait_ms(const struct hzrig_plan *plan, unsigned int hz);
 
 /* Status the guest expects for a behaviour when nothing else is known. */
 int hzrig_expected_status(uint32_t behaviour, uint32_t delay_us, uint32_t timeout_ms);

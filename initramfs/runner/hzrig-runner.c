@@ -285,7 +285,7 @@ static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
 
 static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 {
-	uint64_t total_ms = hzrig_plan_wait_ms(plan), done_ms = 0;
+	uint64_t total_ms = hzrig_plan_wait_ms(plan, r->info.hz), done_ms = 0;
 	int64_t t0 = now_ns(), wall_ms;
 	size_t i, nsamples = 0;
 
@@ -334,7 +334,7 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 		if (!ret)
 			nsamples += pc->reps;
 		free(s);
-		done_ms += hzrig_plan_wait_ms(&one);
+		done_ms += hzrig_plan_wait_ms(&one, r->info.hz);
 	}
 	/* Efficiency: how much of the guest's time was requested waiting. */
 	wall_ms = (now_ns() - t0) / 1000000;

@@ -58,7 +58,10 @@ static void test_cross_product(void **state)
 	/* Defaults: 64 bytes, random start phase. */
 	assert_int_equal(p.cases[0].length, 64);
 	assert_true(p.cases[0].flags & HZRIG_CASE_RANDOM_PHASE);
-	assert_int_equal(hzrig_plan_wait_ms(&p), 2 * 2 * (1 + 10 + 100) * 5);
+	assert_int_equal(hzrig_plan_wait_ms(&p, 0), 2 * 2 * (1 + 10 + 100) * 5);
+	/* legacy-jiffies at HZ=100: 1, 10, 100 ms become 1, 1, 10 jiffies, read as ms. */
+	assert_int_equal(hzrig_plan_wait_ms(&p, 100),
+			 2 * (1 + 10 + 100) * 5 + 2 * (1 + 1 + 10) * 5);
 	hzrig_plan_free(&p);
 }
 
@@ -79,7 +82,7 @@ static void test_keys(void **state)
 	assert_false(p.cases[0].flags & HZRIG_CASE_RANDOM_PHASE);
 	assert_int_equal(p.cases[1].delay_us, 2500);
 	/* A delay longer than the timeout waits the timeout only. */
-	assert_int_equal(hzrig_plan_wait_ms(&p), 3 * 1);
+	assert_int_equal(hzrig_plan_wait_ms(&p, 0), 3 * 1);
 	hzrig_plan_free(&p);
 }
 
@@ -119,6 +122,10 @@ static void test_errors(void **state)
 		     "short: needs 0 < short < length (64)");
 	expect_error("case transfer=bulk-in behaviour=delay timeout=1 reps=1\n",
 		     "behaviour delay needs delay_us=");
+	expect_error("case transfer=bulk-in-killable behaviour=nak mode=zero timeout=5 reps=1\n",
+		     "never times out");
+	expect_error("case transfer=bulk-in-killable behaviour=nak timeout=0 reps=1\n",
+		     "never times out");
 	expect_error("case transfer=bulk-in behaviour=nak timeout=1 reps=1 phase=late\n",
 		     "phase: 'late' is neither random nor tick");
 	expect_error("case transfer=bulk-in,ctrl-out behaviour=nak timeout=1 reps=1 length=257\n",
@@ -152,6 +159,26 @@ static void test_names_round_trip(void **state)
 		assert_int_equal(hzrig_mode_parse(hzrig_mode_name(i)), i);
 	assert_null(hzrig_transfer_name(HZRIG_XFER_COUNT));
 	assert_int_equal(hzrig_mode_parse("MS"), -1);
+}
+
+static void test_case_wait(void **state)
+{
+	struct hzrig_plan_case c = {
+		.transfer = HZRIG_XFER_BULK_IN, .behaviour = HZRIG_BEH_NAK,
+		.mode = HZRIG_MODE_ZERO, .timeout_ms = 0, .reps = 1,
+	};
+
+	(void)state;
+	assert_int_equal(hzrig_case_wait_ms(&c, 0), 60000);
+	c.mode = HZRIG_MODE_HZ_CONSTANT;
+	c.timeout_ms = 1000;
+	assert_int_equal(hzrig_case_wait_ms(&c, 250), 250);
+	assert_int_equal(hzrig_case_wait_ms(&c, 0), 1000);
+	c.mode = HZRIG_MODE_LEGACY_JIFFIES;
+	c.timeout_ms = 5;
+	assert_int_equal(hzrig_case_wait_ms(&c, 250), 2);	/* 1.25 -> 2 jiffies */
+	c.behaviour = HZRIG_BEH_STALL;
+	assert_int_equal(hzrig_case_wait_ms(&c, 250), 0);
 }
 
 static void test_expected_status(void **state)
@@ -194,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_names_round_trip),
 		cmocka_unit_test(test_expected_status),
+		cmocka_unit_test(test_case_wait),
 		cmocka_unit_test(test_shipped_plans),
 	};
 
