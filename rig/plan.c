@@ -435,6 +435,22 @@ uint64_t hzrig_case_wait_ms(const struct hzrig_plan_case *c, unsigned int hz)
 	}
 }
 
+uint64_t hzrig_eta_ms(uint64_t total_ms, uint64_t done_ms, uint64_t total_reps,
+		      uint64_t done_reps, uint64_t spent_ms)
+{
+	uint64_t eta = total_ms > done_ms ? total_ms - done_ms : 0;
+
+	/*
+	 * What each repetition cost beyond its requested wait (arming, start
+	 * scheduling, the wheel's rounding): scaling the waits instead would
+	 * explode while they are still tiny.
+	 */
+	if (done_reps && spent_ms > done_ms && total_reps > done_reps)
+		eta += (total_reps - done_reps) * (spent_ms - done_ms) /
+		       done_reps;
+	return eta;
+}
+
 uint64_t hzrig_plan_wait_ms(const struct hzrig_plan *plan, unsigned int hz)
 {
 	uint64_t sum = 0;

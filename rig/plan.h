@@ -54,6 +54,14 @@ uint64_t hzrig_case_wait_ms(const struct hzrig_plan_case *c, unsigned int hz);
 /* Sum of hzrig_case_wait_ms() over all repetitions: a lower bound of guest time. */
 uint64_t hzrig_plan_wait_ms(const struct hzrig_plan *plan, unsigned int hz);
 
+/*
+ * Time still needed, in ms, after @done_reps of @total_reps repetitions
+ * took @spent_ms for @done_ms of requested waits (of @total_ms): the waits
+ * to come plus the overhead per repetition seen so far.
+ */
+uint64_t hzrig_eta_ms(uint64_t total_ms, uint64_t done_ms, uint64_t total_reps,
+		      uint64_t done_reps, uint64_t spent_ms);
+
 /* Status the guest expects for a behaviour when nothing else is known. */
 int hzrig_expected_status(uint32_t behaviour, uint32_t delay_us, uint32_t timeout_ms);
 

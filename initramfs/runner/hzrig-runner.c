@@ -286,9 +286,12 @@ static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
 static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 {
 	uint64_t total_ms = hzrig_plan_wait_ms(plan, r->info.hz), done_ms = 0;
+	uint64_t total_reps = 0, done_reps = 0;
 	int64_t t0 = now_ns(), wall_ms;
 	size_t i, nsamples = 0;
 
+	for (i = 0; i < plan->ncases; i++)
+		total_reps += plan->cases[i].reps;
 	for (i = 0; i < plan->ncases; i++) {
 		const struct hzrig_plan_case *pc = &plan->cases[i];
 		const struct hzrig_plan one = {
@@ -305,14 +308,8 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 		uint32_t k, bad = 0;
 		int ret;
 
-		/*
-		 * ETA: the waits still to come, scaled by how much wall time
-		 * each ms of requested wait has cost so far.
-		 */
-		eta_s = (total_ms - done_ms) / 1000;
-		if (done_ms)
-			eta_s = (uint64_t)((double)(total_ms - done_ms) *
-					   spent_ms / done_ms / 1000);
+		eta_s = hzrig_eta_ms(total_ms, done_ms, total_reps, done_reps,
+				     spent_ms > 0 ? (uint64_t)spent_ms : 0) / 1000;
 		printf("# case %zu/%zu %s %s %s T=%u ms x%u, ETA %" PRIu64 " s\n",
 		       i + 1, plan->ncases, tn, bn, mn, pc->timeout_ms,
 		       pc->reps, eta_s);
@@ -335,6 +332,7 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 			nsamples += pc->reps;
 		free(s);
 		done_ms += hzrig_plan_wait_ms(&one, r->info.hz);
+		done_reps += pc->reps;
 	}
 	/* Efficiency: how much of the guest's time was requested waiting. */
 	wall_ms = (now_ns() - t0) / 1000000;

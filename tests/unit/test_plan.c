@@ -181,6 +181,20 @@ static void test_case_wait(void **state)
 	assert_int_equal(hzrig_case_wait_ms(&c, 250), 0);
 }
 
+static void test_eta(void **state)
+{
+	(void)state;
+	/* Nothing done yet: the waits alone. */
+	assert_int_equal(hzrig_eta_ms(33320, 0, 140, 0, 0), 33320);
+	/* 20 reps of 1 ms took 600 ms: 29 ms overhead each for 120 more. */
+	assert_int_equal(hzrig_eta_ms(33320, 20, 140, 20, 600),
+			 33300 + 120 * 29);
+	/* Faster than requested (rounding down cannot happen, noise can). */
+	assert_int_equal(hzrig_eta_ms(1000, 500, 10, 5, 400), 500);
+	/* Done. */
+	assert_int_equal(hzrig_eta_ms(1000, 1000, 10, 10, 5000), 0);
+}
+
 static void test_expected_status(void **state)
 {
 	(void)state;
@@ -222,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_names_round_trip),
 		cmocka_unit_test(test_expected_status),
 		cmocka_unit_test(test_case_wait),
+		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_shipped_plans),
 	};
 
