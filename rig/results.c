@@ -67,24 +67,42 @@ static const char *type_name(struct json_object *v)
  * -1 (reported) when missing, of another JSON type, or out of range. JSON
  * numbers with a fraction or exponent are refused: every field is a count.
  */
+/*
+ * The field @key of @o, which must be of @type (@tname in messages).
+ * 0 and *@v when present, 1 when absent and not @required, -1 (reported)
+ * otherwise.
+ */
+static int field_get(struct hzrig_capture *c, unsigned int line,
+		     const char *rtype, struct json_object *o, const char *key,
+		     enum json_type type, const char *tname, bool required,
+		     struct json_object **v)
+{
+	if (!json_object_object_get_ex(o, key, v)) {
+		if (!required)
+			return 1;
+		cap_msg(c, line, true, "%s: field \"%s\": missing", rtype, key);
+		return -1;
+	}
+	if (!json_object_is_type(*v, type)) {
+		cap_msg(c, line, true, "%s: field \"%s\": expected %s, got %s",
+			rtype, key, tname, type_name(*v));
+		return -1;
+	}
+	return 0;
+}
+
 static int field_int(struct hzrig_capture *c, unsigned int line,
 		     const char *rtype, struct json_object *o, const char *key,
 		     int64_t min, int64_t max, bool required, int64_t *out)
 {
 	struct json_object *v;
 	int64_t x;
+	int ret;
 
-	if (!json_object_object_get_ex(o, key, &v)) {
-		if (!required)
-			return 1;
-		cap_msg(c, line, true, "%s: field \"%s\": missing", rtype, key);
-		return -1;
-	}
-	if (!json_object_is_type(v, json_type_int)) {
-		cap_msg(c, line, true, "%s: field \"%s\": expected an integer, got %s",
-			rtype, key, type_name(v));
-		return -1;
-	}
+	ret = field_get(c, line, rtype, o, key, json_type_int, "an integer",
+			required, &v);
+	if (ret)
+		return ret;
 	x = json_object_get_int64(v);
 	if ((x == INT64_MAX && json_object_get_uint64(v) > INT64_MAX) ||
 	    x < min || x > max) {
@@ -103,18 +121,12 @@ static int field_str(struct hzrig_capture *c, unsigned int line,
 {
 	struct json_object *v;
 	const char *s;
+	int ret;
 
-	if (!json_object_object_get_ex(o, key, &v)) {
-		if (!required)
-			return 1;
-		cap_msg(c, line, true, "%s: field \"%s\": missing", rtype, key);
-		return -1;
-	}
-	if (!json_object_is_type(v, json_type_string)) {
-		cap_msg(c, line, true, "%s: field \"%s\": expected a string, got %s",
-			rtype, key, type_name(v));
-		return -1;
-	}
+	ret = field_get(c, line, rtype, o, key, json_type_string, "a string",
+			required, &v);
+	if (ret)
+		return ret;
 	s = json_object_get_string(v);
 	if ((size_t)json_object_get_string_len(v) >= len ||
 	    strlen(s) != (size_t)json_object_get_string_len(v)) {
