@@ -520,16 +520,11 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 		hzrig_check_in(dev, actual, seq);
 
 	/*
-	 * An IN answer that came too late sits in dummy_hcd's queue and
-	 * would answer the next repetition: have the gadget flush it.
+	 * An IN answer that came too late and sits in dummy_hcd's FIFO is
+	 * flushed by the gadget when the next ARM for the endpoint arrives
+	 * (gadget/README.md), before SYNC lets the next call start.
 	 */
 	ret = 0;
-	if (s->status == -ETIMEDOUT && in && !hzrig_is_ctrl(c->transfer) &&
-	    c->behaviour == HZRIG_BEH_DELAY)
-		ret = __hzrig_reset_gadget(dev);
-	if (ret)
-		goto out;
-
 	/* ep0 recovers from a stall by itself; the others need clearing. */
 	if (s->status == -EPIPE && !hzrig_is_ctrl(c->transfer)) {
 		ret = usb_clear_halt(udev, pipe);
