@@ -52,7 +52,10 @@
 /* ARM and RESET are answered at once: a short timeout, not the one tested. */
 #define HZRIG_SETUP_TIMEOUT_MS	1000
 #define HZRIG_ARM_TRIES		8	/* waiting 0.2 ms .. 25.6 ms for the gadget */
-/* How far ahead of the ARM the transfer starts: ARM + SYNC fit in it. */
+/*
+ * How far ahead of its ARM a DELAY call starts, so that ARM + SYNC fit in
+ * between; doubled on each retry.
+ */
 #define HZRIG_START_GUARD_NS	(4 * NSEC_PER_MSEC)
 /* How late after the planned start a DELAY call may still begin. */
 #define HZRIG_START_SLACK_NS	(1 * NSEC_PER_MSEC)
@@ -414,7 +417,7 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	 * request without one can be held or stalled (include/hzrig/wire.h).
 	 */
 	u16 ctrl_len = in || c->behaviour == HZRIG_BEH_ANSWER ? c->length : 0;
-	ktime_t tick, grid, start, t0, t1;
+	ktime_t tick, grid, start = 0, t0, t1;
 	int actual = 0, tries;
 	u32 phase;
 	u32 seq;
@@ -429,42 +432,49 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	}
 
 	/*
-	 * Pick the start first: a tick edge a few ms ahead, plus a random
-	 * part of the jiffy. The gadget is told the start so that it times a
-	 * DELAY from when the call begins, not from when it read the ARM.
-	 * An ARM that took longer than the guard is replaced by one for a
-	 * later start, under a new seq so that SYNC tells the two apart.
+	 * A DELAY is timed by the gadget from the planned start, so that start
+	 * goes into the ARM: a tick edge far enough ahead for ARM + SYNC, plus
+	 * a random part of the jiffy. An ARM that overran it is replaced by
+	 * one for a later start (a new seq, so that SYNC tells the two apart)
+	 * with twice the guard (up to 16 times). The other behaviours don't care when the call
+	 * begins: they are armed first and started at the next tick edge plus
+	 * the phase, so a slow ARM costs nothing.
 	 */
 	for (tries = 0; ; tries++) {
+		bool delay = c->behaviour == HZRIG_BEH_DELAY;
+		u64 guard = (u64)HZRIG_START_GUARD_NS << min(tries, 4);
+
 		seq = ++dev->seq;
-		tick = hzrig_tick_edge(NULL);
 		phase = c->flags & HZRIG_CASE_RANDOM_PHASE ?
 			get_random_u32_below(TICK_NSEC) : 0;
-		grid = ktime_add_ns(tick, DIV_ROUND_UP(HZRIG_START_GUARD_NS,
-						       TICK_NSEC) * TICK_NSEC);
-		start = ktime_add_ns(grid, phase);
-		ret = hzrig_arm(dev, c, seq, start);
+		if (delay) {
+			tick = hzrig_tick_edge(NULL);
+			grid = ktime_add_ns(tick, DIV_ROUND_UP_ULL(guard, TICK_NSEC) *
+					    TICK_NSEC);
+			start = ktime_add_ns(grid, phase);
+		}
+		ret = hzrig_arm(dev, c, seq, delay ? start : 0);
 		if (ret) {
 			dev_warn(&dev->intf->dev, "arming seq %u failed: %d\n",
 				 seq, ret);
 			goto out;
 		}
+		if (!delay) {
+			grid = hzrig_tick_edge(NULL);
+			start = ktime_add_ns(grid, phase);
+		}
 		if (!in)
 			hzrig_fill_out(dev->buf, c->length, seq);
 		/*
-		 * The gadget times a DELAY from start: a guest that stalls
-		 * (its vCPU preempted on the host, a slow interrupt under
-		 * TCG) past it would skew the sample, so such a start is
-		 * given up for a later one. Other behaviours don't care.
+		 * A guest that stalls (its vCPU preempted on the host, a slow
+		 * interrupt under TCG) past a DELAY's start would skew the
+		 * sample: such a start is given up for a later one.
 		 */
-		if (ktime_before(ktime_get(), start)) {
-			while (ktime_before(ktime_get(), start))
-				cpu_relax();
-			if (c->behaviour != HZRIG_BEH_DELAY ||
-			    ktime_to_ns(ktime_sub(ktime_get(), start)) <
-			    HZRIG_START_SLACK_NS)
-				break;
-		}
+		while (ktime_before(ktime_get(), start))
+			cpu_relax();
+		if (!delay || ktime_to_ns(ktime_sub(ktime_get(), start)) <
+		    HZRIG_START_SLACK_NS)
+			break;
 		if (tries == HZRIG_ARM_TRIES) {
 			dev_warn(&dev->intf->dev, "seq %u: could not start within %ld us of the planned start\n",
 				 seq, HZRIG_START_SLACK_NS / NSEC_PER_USEC);

@@ -228,9 +228,9 @@ static void measure_noise(struct runner *r)
 		nrtt, pct(rtt, nrtt, 50), pct(rtt, nrtt, 99));
 	fflush(r->out);
 	ktap(r, nrtt == RTT_REPS, "noise_floor # sleep p99 %" PRId64
-	     " us, answered ctrl-in p99 %" PRId64 " us%s",
+	     " us, answered ctrl-in p99 %" PRId64 " us%s%s",
 	     pct(over, NOISE_SLEEPS, 99) / 1000, pct(rtt, nrtt, 99) / 1000,
-	     ret ? " (ioctl failed)" : "");
+	     ret ? ", ioctl: " : "", ret ? strerror(-ret) : "");
 }
 
 static void emit_meta(struct runner *r, const char *plan_name)

@@ -27,6 +27,8 @@ check "guest finished (boot status ok)" "[ \"\$(jq -r .boot_status '$RUN' 2>/dev
 check "KTAP header on the console" "grep -q '^KTAP version 1' '$CON'"
 check "KTAP plan line" "grep -qE '^1\\.\\.[0-9]+' '$CON'"
 check "no KTAP failure" "! grep -q '^not ok' '$CON'"
+# What went wrong, in CI's log: the failed KTAP lines and the module's words.
+grep -E '^not ok|hzrig_host' "$CON" | sed 's/^/# console: /' | head -20
 check "no Bail out" "! grep -q 'Bail out' '$CON'"
 check "clocksource recorded, not jiffies" "jq -e '.clocksource | test(\"jiffies\") | not' '$RUN' >/dev/null"
 hz=${V#hz-}
