@@ -63,7 +63,7 @@ stage_tree() {
 }
 
 stage_config() {
-	local v=$1 frags=() f
+	local v=$1 frags=() f stamp
 	for f in $(variant_field "$v" fragments); do
 		[ -f "$TOP/kernel/configs/$f.config" ] || {
 			echo "matrix: $v: no fragment kernel/configs/$f.config" >&2
@@ -72,7 +72,14 @@ stage_config() {
 		frags+=("$TOP/kernel/configs/$f.config")
 	done
 	[ ${#frags[@]} -gt 0 ] || { echo "matrix: $v: no fragments" >&2; return 1; }
-	"$TOP/rig/kconfig.sh" "$TREE" "$B/$v/kernel" "${frags[@]}"
+	# The same fragments on the same tree give the same .config: skip
+	# kconfig (and kbuild's rebuild check of a rewritten .config) then.
+	stamp=$( { echo "$TREE"; cat "${frags[@]}" "$TOP/rig/kconfig.sh"; } | sha256sum | cut -d' ' -f1)
+	if [ -f "$B/$v/kernel/.config" ] && [ "$(cat "$B/$v/kernel/.hzrig-config" 2>/dev/null)" = "$stamp" ]; then
+		return 0
+	fi
+	"$TOP/rig/kconfig.sh" "$TREE" "$B/$v/kernel" "${frags[@]}" || return 1
+	echo "$stamp" > "$B/$v/kernel/.hzrig-config"
 }
 
 stage_kernel() {
@@ -93,6 +100,7 @@ stage_kernel() {
 		return 1
 	fi
 	log "$v" "kernel built in $((SECONDS - t0)) s"
+	echo "$((SECONDS - t0))" > "$B/$v/kernel-build-s"
 }
 
 # wait_timeout PID SECONDS: 0 once PID has exited, 1 if still running.
@@ -106,12 +114,13 @@ wait_timeout() {
 }
 
 stage_module() {
-	local v=$1
+	local v=$1 t0=$SECONDS
 	make -s -C "$TOP/host-driver" modules KDIR="$B/$v/kernel" \
 		BUILD_DIR="$B/$v/module" > "$B/$v/module.log" 2>&1 || {
 		cat "$B/$v/module.log" >&2
 		return 1
 	}
+	echo "$((SECONDS - t0))" > "$B/$v/module-build-s"
 }
 
 stage_initramfs() {
@@ -136,7 +145,46 @@ stage_collect() {
 	local v=$1 d=$B/$v/run
 	"$HZRIG" collect --variant "$v" --serial "$d/ttyS1.jsonl" \
 		--console "$d/console.log" --boot-status "$d/status.json" \
-		--out "$RUN_DIR"
+		--out "$RUN_DIR" || return 1
+	# The guest's own words stay with the run; the next boot of this
+	# variant overwrites build/$v/run.
+	cp "$d/console.log" "$d/ttyS1.jsonl" "$d/status.json" "$RUN_DIR/$v/" 2>/dev/null
+	write_build_json "$v" > "$RUN_DIR/$v/build.json.tmp" &&
+		mv "$RUN_DIR/$v/build.json.tmp" "$RUN_DIR/$v/build.json"
+}
+
+# What was built, for the history: fragments, patches, the .config's hash,
+# the tree and hzrig versions, and how long the builds took.
+tree_describe() {
+	# Only a tree that is a git work tree of its own (build/src sits
+	# inside hzrig's).
+	if [ "$(git -C "$KSRC" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$KSRC" && pwd -P)" ]; then
+		git -C "$KSRC" describe --always --dirty && return
+	fi
+	if [ "$KSRC" = "$B/src/linux-source-6.1" ]; then
+		echo "linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)"
+	else
+		echo "$(make -s -C "$KSRC" kernelversion 2>/dev/null) ($KSRC)"
+	fi
+}
+
+write_build_json() {
+	local v=$1
+	jq -n --arg variant "$v" \
+		--arg fragments "$(variant_field "$v" fragments)" \
+		--arg patches "$(variant_field "$v" patches)" \
+		--arg config_hash "sha256:$(sha256sum < "$B/$v/kernel/.config" | cut -d' ' -f1)" \
+		--arg tree_describe "$TREE_DESCRIBE" \
+		--arg hzrig_version "$HZRIG_VERSION" \
+		--arg kernel_build_s "$(cat "$B/$v/kernel-build-s" 2>/dev/null)" \
+		--arg module_build_s "$(cat "$B/$v/module-build-s" 2>/dev/null)" \
+		'{schema: 1, variant: $variant,
+		  fragments: ($fragments | split(" ") | map(select(. != ""))),
+		  patches: ($patches | split(" ") | map(select(. != ""))),
+		  config_hash: $config_hash, tree_describe: $tree_describe,
+		  hzrig_version: $hzrig_version,
+		  kernel_build_s: ($kernel_build_s | tonumber? // null),
+		  module_build_s: ($module_build_s | tonumber? // null)}'
 }
 
 declare -A FAILED
@@ -163,6 +211,8 @@ if [ "$ACCEL" = auto ]; then
 	done
 fi
 
+TREE_DESCRIBE=$(tree_describe)
+HZRIG_VERSION=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
 RESULTS=${OUT:-$TOP/results}
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
 RUN_DIR=$RESULTS/runs/$RUN_ID
