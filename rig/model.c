@@ -278,6 +278,18 @@ enum hzrig_verdict hzrig_verdict_delay(uint64_t delay_ns, uint64_t allowance_ns,
 	return HZRIG_INSIDE;
 }
 
+enum hzrig_verdict hzrig_verdict_stall(int hz, uint64_t allowance_ns,
+				       int64_t elapsed_ns)
+{
+	uint64_t limit;
+
+	if (!hz_ok(hz))
+		return HZRIG_LATE;
+	limit = HZRIG_STALL_TICKS * hzrig_tick_ns(hz) + allowance_ns;
+	return elapsed_ns > 0 && (uint64_t)elapsed_ns > limit ?
+	       HZRIG_LATE : HZRIG_INSIDE;
+}
+
 static const char *const verdict_names[HZRIG_VERDICT_COUNT] = {
 	[HZRIG_INSIDE] = "inside",
 	[HZRIG_EARLY] = "early",

@@ -101,6 +101,17 @@ enum hzrig_verdict hzrig_verdict(const struct hzrig_window *w,
 enum hzrig_verdict hzrig_verdict_delay(uint64_t delay_ns, uint64_t allowance_ns,
 				       int64_t elapsed_ns);
 
+/*
+ * A halt comes back without any timer: the gadget stalls at once and the
+ * host's URB completes with -EPIPE. It must end within
+ * HZRIG_STALL_TICKS jiffies of @hz (plus @allowance_ns), whatever the
+ * timeout: a stall that took as long as the timeout would be a timeout
+ * reported as a stall.
+ */
+#define HZRIG_STALL_TICKS	2
+enum hzrig_verdict hzrig_verdict_stall(int hz, uint64_t allowance_ns,
+				       int64_t elapsed_ns);
+
 /* "inside", "early", "late", "wrong-status", "refused"; NULL if unknown. */
 const char *hzrig_verdict_name(enum hzrig_verdict v);
 int hzrig_verdict_parse(const char *s);

@@ -749,6 +749,9 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	    r->status == 0)
 		v = hzrig_verdict_delay((uint64_t)r->delay_us * 1000, allowance,
 					r->elapsed_ns);
+	/* A halt is reported at once, not when the timer fires. */
+	if (v == HZRIG_INSIDE && r->behaviour == HZRIG_BEH_STALL)
+		v = hzrig_verdict_stall(c->meta.hz, allowance, r->elapsed_ns);
 	vc->n[v]++;
 	vc->samples++;
 

@@ -479,6 +479,22 @@ static void test_verdict_delay(void **state)
 	assert_int_equal(hzrig_verdict_delay(0, 0, -5), HZRIG_INSIDE);
 }
 
+/* A stall must come back within two jiffies plus the allowance. */
+static void test_verdict_stall(void **state)
+{
+	(void)state;
+	/* HZ=250: 8 ms, +1 ms allowance. */
+	assert_int_equal(hzrig_verdict_stall(250, MS, 9 * MS), HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict_stall(250, MS, 9 * MS + 1), HZRIG_LATE);
+	assert_int_equal(hzrig_verdict_stall(250, 0, 300000), HZRIG_INSIDE);
+	/* HZ=1000: 2 ms; a stall as slow as a 100 ms timeout is late. */
+	assert_int_equal(hzrig_verdict_stall(1000, MS, 3 * MS), HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict_stall(1000, MS, 100 * MS), HZRIG_LATE);
+	/* No model for a bad HZ: never inside. */
+	assert_int_equal(hzrig_verdict_stall(1, MS, MS), HZRIG_LATE);
+	assert_int_equal(hzrig_verdict_stall(2000, MS, MS), HZRIG_LATE);
+}
+
 static void test_legacy_consequences(void **state)
 {
 	struct hzrig_window w;
@@ -512,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_mode_args),
 		cmocka_unit_test(test_legacy_consequences),
 		cmocka_unit_test(test_verdict_delay),
+		cmocka_unit_test(test_verdict_stall),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
