@@ -41,7 +41,8 @@ $(B)/src/linux-source-6.1/Makefile:
 	tar -C $(B)/src -xf /usr/src/linux-source-6.1.tar.xz
 	@touch $@
 
-check: setup
+check:
+	@$(TOP)/rig/setup.sh --check
 	@$(MAKE) --no-print-directory check-unit check-kernel check-e2e
 
 check-unit: tools
@@ -56,6 +57,15 @@ check-kernel: ksrc
 check-e2e: tools ksrc
 	@$(MAKE) --no-print-directory -C tests e2e VARIANT=$(CHECK_VARIANT)
 
+# Turnaround figures (cold/warm build, boot to first sample, guest time,
+# efficiency, noise floor), printed and appended to results/bench.jsonl.
+# BENCH_COLD=0 skips the cold builds (minutes per variant).
+BENCH_PLAN ?= quick
+BENCH_COLD ?= 1
+bench: setup
+	@$(MAKE) --no-print-directory tools ksrc
+	$(TOP)/rig/bench.sh --plan $(BENCH_PLAN) $(if $(filter 0,$(BENCH_COLD)),--no-cold) $(VARIANTS)
+
 checkpatch: ksrc
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
 
@@ -66,4 +76,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-unit check-kernel check-e2e checkpatch clean distclean
+.PHONY: all setup matrix tools ksrc check check-unit check-kernel check-e2e checkpatch bench clean distclean

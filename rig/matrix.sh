@@ -178,11 +178,14 @@ write_build_json() {
 		--arg hzrig_version "$HZRIG_VERSION" \
 		--arg kernel_build_s "$(cat "$B/$v/kernel-build-s" 2>/dev/null)" \
 		--arg module_build_s "$(cat "$B/$v/module-build-s" 2>/dev/null)" \
+		--arg compiler "$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$B/$v/kernel/.config")" \
+		--arg patch_sha256 "$(for p in $(variant_field "$v" patches); do sha256sum < "$TOP/kernel/patches/$p" | cut -d' ' -f1; done)" \
 		'{schema: 1, variant: $variant,
 		  fragments: ($fragments | split(" ") | map(select(. != ""))),
 		  patches: ($patches | split(" ") | map(select(. != ""))),
 		  config_hash: $config_hash, tree_describe: $tree_describe,
-		  hzrig_version: $hzrig_version,
+		  patch_sha256: ($patch_sha256 | split("\n") | map(select(. != ""))),
+		  compiler: $compiler, hzrig_version: $hzrig_version,
 		  kernel_build_s: ($kernel_build_s | tonumber? // null),
 		  module_build_s: ($module_build_s | tonumber? // null)}'
 }

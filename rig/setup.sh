@@ -1,7 +1,8 @@
 #!/bin/sh
 # setup.sh: make sure this machine has what hzrig needs. Run by `make` and
 # `make check` before anything else. As root, installs what is missing with
-# apt-get; otherwise prints the command to run and fails.
+# apt-get; otherwise prints the command to run and fails. With --check, also
+# what only the tests need.
 set -eu
 
 # Debian packages, each with what it is for.
@@ -17,6 +18,14 @@ libjson-c-dev
 libcmocka-dev
 sqlite3 libsqlite3-dev jq
 "
+
+# `make check` also opens the dashboard in a real browser and validates the
+# KCIDB export against a JSON schema.
+CHECK_PKGS="
+chromium chromium-driver
+python3-jsonschema
+"
+[ "${1:-}" = --check ] && PKGS="$PKGS $CHECK_PKGS"
 
 missing=""
 for p in $PKGS; do
