@@ -33,19 +33,31 @@ static const struct hzrig_cmd commands[] = {
 	{ "report", cmd_report, "print per-HZ tables of a results directory" },
 	{ "model", cmd_model, "print the model's window for timeouts at one HZ" },
 	{ "plan", cmd_plan, "check plans and print their cases, samples and waits" },
+	{ "compare", cmd_compare, "one run's cases side by side across its variants" },
+	{ "ingest", cmd_ingest, "record run directories in the history database" },
+	{ "history", cmd_history, "list recorded runs, or one case across runs" },
+	{ "baseline", cmd_baseline, "set, show or clear the baseline run of variants" },
+	{ "check-regressions", cmd_check_regressions, "hold a run against its baselines; exit 1 on a regression" },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *f)
 {
+	int w = 0;
 	size_t i;
+
+	/* Names are of any length: align the summaries on the longest. */
+	for (i = 0; i < NCOMMANDS; i++)
+		if ((int)strlen(commands[i].name) > w)
+			w = (int)strlen(commands[i].name);
 
 	fputs("usage: hzrig <command> [options]\n"
 	      "       hzrig help <command>   (or: hzrig <command> --help)\n\n"
 	      "How long USB timeouts really take, per HZ. Commands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-*s  %s\n", w, commands[i].name,
+			commands[i].summary);
 }
 
 static const struct hzrig_cmd *find_command(const char *name)
@@ -235,7 +247,9 @@ static void report_usage(FILE *f)
 		"observed min/median/max (ms) and samples inside the window, and a\n"
 		"summary line. A variant passes with at least %d%% of its samples\n"
 		"inside and boot status ok.\n"
-		"Exit: 0 all pass, 1 a variant fails, 2 unreadable results.\n",
+		"Exit: 0 all pass, 1 a variant fails, 2 unreadable results.\n"
+		"hzrig report --kcidb[=FILE] ... DIR writes DIR as a KCIDB document\n"
+		"instead (hzrig report --kcidb --help).\n",
 		HZRIG_INSIDE_GOAL_PCT);
 }
 
@@ -245,8 +259,13 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	int opt;
+	int opt, i;
 
+	/* The same run as one KCIDB document: its own options (rig/kcidb.c). */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--kcidb", 7) &&
+		    (!argv[i][7] || argv[i][7] == '='))
+			return cmd_report_kcidb(argc, argv);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {

@@ -12,10 +12,22 @@ int cmd_model(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
+/* rig/kcidb.c: `report --kcidb` */
+int cmd_report_kcidb(int argc, char **argv);
+
 /* rig/cmd_plan.c */
 int cmd_plan(int argc, char **argv);
 
 /* rig/cmd_boot.c: `boot` and `accel` (argv[0] tells which). */
 int cmd_boot(int argc, char **argv);
+
+/* rig/cmd_compare.c */
+int cmd_compare(int argc, char **argv);
+
+/* rig/cmd_history.c: the history database's commands. */
+int cmd_ingest(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
+int cmd_check_regressions(int argc, char **argv);
 
 #endif /* HZRIG_H */

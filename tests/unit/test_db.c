@@ -1,0 +1,988 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the history database (rig/db.c, and `hzrig ingest` of
+ * rig/cmd_history.c): the v1 contract, migrations from an older schema and
+ * refusal of a newer one, ingesting (idempotent, all or nothing, --replace),
+ * the round trip of runs through the DB, baselines and stored checks.
+ *
+ * Fixtures: tests/data/history/ (see test_stats.c for their figures).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "db.h"
+#include "hzrig.h"
+#include "stats.h"
+
+#define QUICK	DATA_DIR "/history/20261203T102031Z"
+#define DEFLT	DATA_DIR "/history/20261203T094306Z"
+
+/* ---------------------------------------------------------------------- */
+/* Helpers */
+
+static char *errbuf;
+static size_t errlen;
+static FILE *errf;
+
+static FILE *err_open(void)
+{
+	errf = open_memstream(&errbuf, &errlen);
+	assert_non_null(errf);
+	return errf;
+}
+
+static const char *err_text(void)
+{
+	if (errf) {
+		fclose(errf);
+		errf = NULL;
+	}
+	return errbuf ? errbuf : "";
+}
+
+static void err_free(void)
+{
+	err_text();
+	free(errbuf);
+	errbuf = NULL;
+	errlen = 0;
+}
+
+static FILE *null_out(void)
+{
+	FILE *f = fopen("/dev/null", "w");
+
+	assert_non_null(f);
+	return f;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("'%s' not found in:\n%s", needle, hay);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* A scratch directory per test, removed after it. */
+static char scratch[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(scratch, sizeof(scratch), "/tmp/hzrig-db-XXXXXX");
+	return mkdtemp(scratch) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+static char *path_in(const char *name)
+{
+	char *p;
+
+	assert_true(asprintf(&p, "%s/%s", scratch, name) > 0);
+	return p;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "r"), *out;
+	char buf[65536];
+	size_t n;
+
+	assert_non_null(in);
+	out = fopen(to, "w");
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+static const char *copy_root;
+static char copy_base[PATH_MAX];
+
+static int copy_entry(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	char dst[PATH_MAX + 64];
+
+	(void)ftw;
+	snprintf(dst, sizeof(dst), "%s%s", copy_base, path + strlen(copy_root));
+	if (flag == FTW_D)
+		return mkdir(dst, st->st_mode & 0777) && errno != EEXIST;
+	copy_file(path, dst);
+	return 0;
+}
+
+/* Copy fixture run @src to scratch/@sub/@id; returns the new path. */
+static char *copy_run(const char *src, const char *sub, const char *id)
+{
+	char *parent = path_in(sub), *dst;
+
+	mkdir(parent, 0755);
+	assert_true(asprintf(&dst, "%s/%s", parent, id) > 0);
+	free(parent);
+	copy_root = src;
+	snprintf(copy_base, sizeof(copy_base), "%s", dst);
+	assert_int_equal(nftw(src, copy_entry, 16, FTW_PHYS), 0);
+	return dst;
+}
+
+/* Keep only the lines of samples.jsonl for which @keep says so. */
+static void filter_samples(const char *dir,
+			   const char *(*fn)(unsigned int, char *))
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	FILE *in, *out;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned int n = 0;
+
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	in = fopen(path, "r");
+	out = fopen(tmp, "w");
+	assert_non_null(in);
+	assert_non_null(out);
+	while (getline(&line, &cap, in) >= 0) {
+		const char *r = fn(++n, line);
+
+		if (r)
+			fputs(r, out);
+	}
+	free(line);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+/* The whole file, to prove it did not change. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void assert_same_file(const char *path, const char *before,
+			     size_t blen)
+{
+	size_t alen;
+	char *after = slurp(path, &alen);
+
+	assert_int_equal(alen, blen);
+	assert_memory_equal(after, before, blen);
+	free(after);
+}
+
+static bool file_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -999999 :
+	    sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int q_rows(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	while (sqlite3_step(st) == SQLITE_ROW)
+		n++;
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* The first column of the first row as text ("NULL" for null). */
+static char *q_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	const unsigned char *s;
+	char *r;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	s = sqlite3_column_text(st, 0);
+	r = strdup(s ? (const char *)s : "NULL");
+	sqlite3_finalize(st);
+	return r;
+}
+
+static void assert_q_text(sqlite3 *db, const char *sql, const char *want)
+{
+	char *got = q_text(db, sql);
+
+	if (strcmp(got, want))
+		fail_msg("%s: '%s', expected '%s'", sql, got, want);
+	free(got);
+}
+
+static sqlite3 *open_db(const char *path)
+{
+	sqlite3 *db = hzrig_db_open(path, true, err_open());
+
+	if (!db)
+		fail_msg("open %s: %s", path, err_text());
+	err_free();
+	return db;
+}
+
+static void ingest(sqlite3 *db, const char *dir, bool replace, int want)
+{
+	struct hzrig_run run;
+	FILE *out = null_out();
+	int r;
+
+	assert_int_equal(hzrig_run_load(dir, &run, err_open()), 0);
+	err_free();
+	r = hzrig_db_ingest(db, &run, replace, out, err_open());
+	if (r != want)
+		fail_msg("ingest %s: %d, expected %d: %s", dir, r, want,
+			 err_text());
+	err_free();
+	fclose(out);
+	hzrig_run_free(&run);
+}
+
+/* Run an hzrig command with stdout and stderr captured. */
+static int run_cmd(int (*fn)(int, char **), char **argv, char **out,
+		   char **err)
+{
+	char *po = path_in("cmd.out"), *pe = path_in("cmd.err");
+	int so = dup(1), se = dup(2), fo, fe, argc = 0, rc;
+	size_t n;
+
+	while (argv[argc])
+		argc++;
+	fflush(stdout);
+	fflush(stderr);
+	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fo >= 0 && fe >= 0);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	rc = fn(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(fo);
+	close(fe);
+	*out = slurp(po, &n);
+	(*out)[n] = '\0';
+	*err = slurp(pe, &n);
+	(*err)[n] = '\0';
+	free(po);
+	free(pe);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+
+/* Columns of schema v1, in order: the contract readers rely on. */
+static const char *const v1_columns[][24] = {
+	{ "runs", "run_id", "started_at", "ingested_at", "hzrig_version",
+	  "plan", "source" },
+	{ "variant_runs", "id", "run_id", "variant", "hz", "release",
+	  "tree_describe", "config_hash", "patches", "accel", "clocksource",
+	  "boot_status", "overshoot_p50_ns", "overshoot_p99_ns", "rtt_p50_ns",
+	  "rtt_p99_ns", "allowance_ns", "waits_ms", "wall_ms", "samples",
+	  "inside", "run_json" },
+	{ "samples", "variant_run", "case_idx", "rep", "case_key", "transfer",
+	  "behaviour", "mode", "timeout_ms", "timeout_arg", "delay_us",
+	  "length", "status", "expected_status", "elapsed_ns",
+	  "actual_length", "phase_ns", "window_lo_ns", "window_hi_ns",
+	  "allowance_ns", "verdict" },
+	{ "baselines", "variant", "run_id", "set_at" },
+	{ "regressions", "run_id", "variant", "baseline_run",
+	  "baseline_variant", "case_key", "kind", "old_value", "new_value",
+	  "threshold", "window_lo_ns", "window_hi_ns", "detail",
+	  "checked_at" },
+};
+
+static void assert_v1_contract(sqlite3 *db)
+{
+	size_t t;
+
+	for (t = 0; t < sizeof(v1_columns) / sizeof(v1_columns[0]); t++) {
+		char sql[128];
+		sqlite3_stmt *st;
+		size_t c = 1;
+
+		snprintf(sql, sizeof(sql), "PRAGMA table_info(%s)",
+			 v1_columns[t][0]);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), 0);
+		while (sqlite3_step(st) == SQLITE_ROW && v1_columns[t][c]) {
+			const char *name = (const char *)sqlite3_column_text(st, 1);
+
+			if (strcmp(name, v1_columns[t][c]))
+				fail_msg("%s column %zu: '%s', expected '%s'",
+					 v1_columns[t][0], c, name,
+					 v1_columns[t][c]);
+			c++;
+		}
+		sqlite3_finalize(st);
+		if (v1_columns[t][c])
+			fail_msg("%s: no column '%s'", v1_columns[t][0],
+				 v1_columns[t][c]);
+	}
+	assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_master WHERE"
+			       " type = 'index' AND name = 'samples_case'"), 1);
+}
+
+static void test_create(void **state)
+{
+	char *path = path_in("h.db");
+	sqlite3 *db;
+
+	(void)state;
+	/* Not there and not to be created: a clear error, no file. */
+	assert_null(hzrig_db_open(path, false, err_open()));
+	assert_contains(err_text(), "h.db: No such file or directory (ingest a run first");
+	err_free();
+	assert_false(file_exists(path));
+
+	db = open_db(path);
+	assert_int_equal(hzrig_db_user_version(db), hzrig_db_version);
+	assert_true(hzrig_db_version >= 2);
+	assert_v1_contract(db);
+	assert_q_text(db, "PRAGMA journal_mode", "wal");
+	assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
+	sqlite3_close(db);
+	/* Opening again changes nothing. */
+	db = open_db(path);
+	assert_int_equal(hzrig_db_user_version(db), hzrig_db_version);
+	sqlite3_close(db);
+	free(path);
+}
+
+/* A database as hzrig with only migration 1 left it. */
+static void make_v1(const char *path, const char *extra_sql)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, hzrig_db_migrations[0], NULL, NULL,
+				      NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+		"PRAGMA user_version = 1;"
+		"INSERT INTO runs(run_id, ingested_at) VALUES('r1', 'then');"
+		"INSERT INTO variant_runs(run_id, variant, hz, run_json)"
+		" VALUES('r1', 'hz-250', 250, '{}');"
+		"INSERT INTO samples(variant_run, case_idx, rep, case_key,"
+		" transfer, behaviour, mode, timeout_ms, timeout_arg, status,"
+		" elapsed_ns, verdict) VALUES(1, 0, 0, 'bulk-in nak ms T=1',"
+		" 'bulk-in', 'nak', 'ms', 1, 1, -110, 5000000, 'inside');"
+		"INSERT INTO baselines VALUES('hz-250', 'r1', 'then');",
+		NULL, NULL, NULL), SQLITE_OK);
+	if (extra_sql)
+		assert_int_equal(sqlite3_exec(db, extra_sql, NULL, NULL, NULL),
+				 SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void test_migrate_v1(void **state)
+{
+	char *path = path_in("old.db");
+	sqlite3 *db;
+
+	(void)state;
+	make_v1(path, NULL);
+	db = open_db(path);
+	assert_int_equal(hzrig_db_user_version(db), hzrig_db_version);
+	/* The data survived, the contract holds, the additions are there. */
+	assert_v1_contract(db);
+	assert_int_equal(q_int(db, "SELECT elapsed_ns FROM samples"), 5000000);
+	assert_q_text(db, "SELECT run_id FROM baselines WHERE variant = 'hz-250'", "r1");
+	assert_int_equal(q_int(db, "SELECT count(fragments) FROM variant_runs"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM regression_checks"), 0);
+	assert_int_equal(q_int(db, "SELECT count(granule) FROM samples"), 0);
+	sqlite3_close(db);
+	free(path);
+}
+
+/* A migration that fails leaves the database as it was. */
+static void test_migrate_fails(void **state)
+{
+	char *path = path_in("clash.db"), *before;
+	size_t blen;
+	sqlite3 *db;
+
+	(void)state;
+	/* Someone made a table migration 2 wants to create. */
+	make_v1(path, "CREATE TABLE regression_checks(x);");
+	before = slurp(path, &blen);
+	assert_null(hzrig_db_open(path, true, err_open()));
+	assert_contains(err_text(), "table regression_checks already exists");
+	assert_contains(err_text(), "migration to schema version 2 failed; the database is unchanged");
+	err_free();
+	assert_same_file(path, before, blen);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(hzrig_db_user_version(db), 1);
+	sqlite3_close(db);
+	free(before);
+	free(path);
+}
+
+static void test_newer_refused(void **state)
+{
+	char *path = path_in("new.db"), *before, want[128];
+	size_t blen;
+	sqlite3 *db;
+
+	(void)state;
+	db = open_db(path);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	before = slurp(path, &blen);
+	assert_null(hzrig_db_open(path, true, err_open()));
+	snprintf(want, sizeof(want),
+		 "schema version 99 is newer than this hzrig knows (%d): use a newer hzrig",
+		 hzrig_db_version);
+	assert_contains(err_text(), want);
+	err_free();
+	assert_same_file(path, before, blen);
+	free(before);
+
+	/* Not a database at all. */
+	{
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs("hello, world\n", f);
+		assert_int_equal(fclose(f), 0);
+	}
+	assert_null(hzrig_db_open(path, true, err_open()));
+	assert_contains(err_text(), "file is not a database");
+	err_free();
+	free(path);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void test_ingest(void **state)
+{
+	char *path = path_in("h.db");
+	sqlite3 *db = open_db(path);
+
+	(void)state;
+	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
+	ingest(db, DEFLT, false, HZRIG_INGEST_DONE);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM runs"), 2);
+	assert_q_text(db, "SELECT started_at FROM runs WHERE run_id = '20261203T102031Z'",
+		      "2026-12-03T10:20:31Z");
+	assert_q_text(db, "SELECT plan FROM runs WHERE run_id = '20261203T102031Z'",
+		      "quick.plan");
+	assert_q_text(db, "SELECT hzrig_version FROM runs WHERE run_id = '20261203T102031Z'",
+		      "97f5d3a-dirty");
+	assert_q_text(db, "SELECT hzrig_version FROM runs WHERE run_id = '20261203T094306Z'",
+		      "NULL");
+	{
+		char *src = q_text(db, "SELECT source FROM runs WHERE run_id = '20261203T102031Z'");
+
+		assert_non_null(strstr(src, "/tests/data/history/20261203T102031Z"));
+		assert_true(src[0] == '/');
+		free(src);
+	}
+	assert_int_equal(q_int(db, "SELECT count(*) FROM variant_runs"), 3);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), 436);
+	assert_int_equal(q_int(db, "SELECT inside FROM variant_runs WHERE variant = 'hz-1000'"), 147);
+	assert_int_equal(q_int(db, "SELECT samples FROM variant_runs WHERE variant = 'hz-250'"), 148);
+	assert_int_equal(q_int(db, "SELECT rtt_p99_ns FROM variant_runs WHERE variant = 'hz-250'"), 2828015);
+	assert_int_equal(q_int(db, "SELECT waits_ms FROM variant_runs WHERE variant = 'hz-250'"), 19020);
+	/* The old run has no efficiency figures. */
+	assert_int_equal(q_int(db, "SELECT waits_ms FROM variant_runs WHERE variant = 'hz-100'"), -999999);
+	/* build.json of hz-250; none for hz-1000. */
+	assert_q_text(db, "SELECT patches FROM variant_runs WHERE variant = 'hz-250'",
+		      "0001-example-one.patch 0002-example-two.patch");
+	assert_q_text(db, "SELECT fragments FROM variant_runs WHERE variant = 'hz-250'",
+		      "base usb clock hz-250");
+	assert_q_text(db, "SELECT tree_describe FROM variant_runs WHERE variant = 'hz-250'",
+		      "6.1.192-1");
+	assert_q_text(db, "SELECT substr(config_hash, 1, 10) FROM variant_runs WHERE variant = 'hz-250'",
+		      "sha256:3f1");
+	assert_int_equal(q_int(db, "SELECT kernel_build_s FROM variant_runs WHERE variant = 'hz-250'"), 291);
+	assert_q_text(db, "SELECT patches FROM variant_runs WHERE variant = 'hz-1000'", "NULL");
+	assert_q_text(db, "SELECT json_extract(run_json, '$.noise.rtt_n') FROM variant_runs WHERE variant = 'hz-250'",
+		      "200");
+	/* Samples: the key, optional fields as NULL when the file had none. */
+	assert_q_text(db, "SELECT case_key FROM samples s JOIN variant_runs v ON s.variant_run = v.id"
+		      " WHERE v.variant = 'hz-250' AND case_idx = 30 AND rep = 2",
+		      "bulk-in answer ms T=100");
+	assert_int_equal(q_int(db, "SELECT elapsed_ns FROM samples s JOIN variant_runs v ON s.variant_run = v.id"
+			       " WHERE v.variant = 'hz-250' AND case_idx = 30 AND rep = 2"), 320642);
+	assert_int_equal(q_int(db, "SELECT count(length) FROM samples s JOIN variant_runs v ON s.variant_run = v.id"
+			       " WHERE v.variant = 'hz-100'"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM samples WHERE case_key = 'bulk-in delay ms T=50 D=5000us'"), 4);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM samples WHERE verdict = 'late'"), 2);
+	assert_int_equal(q_int(db, "SELECT count(granule) FROM samples"), 436);
+	sqlite3_close(db);
+	free(path);
+}
+
+/* What comes back from the DB gives the figures the files give. */
+static void test_round_trip(void **state)
+{
+	char *path = path_in("h.db");
+	sqlite3 *db = open_db(path);
+	struct hzrig_run f, d;
+	size_t i, c;
+
+	(void)state;
+	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
+	assert_int_equal(hzrig_run_load(QUICK, &f, err_open()), 0);
+	err_free();
+	assert_int_equal(hzrig_db_load_run(db, "20261203T102031Z", &d, err_open()), 0);
+	err_free();
+	assert_int_equal(d.nv, f.nv);
+	for (i = 0; i < f.nv; i++) {
+		const struct hzrig_variant *a = &f.v[i], *b = &d.v[i];
+
+		assert_string_equal(a->name, b->name);
+		assert_int_equal(a->hz, b->hz);
+		assert_int_equal(a->nsamples, b->nsamples);
+		assert_int_equal(a->ninside, b->ninside);
+		assert_int_equal(a->ncases, b->ncases);
+		assert_true(a->allowance_ns == b->allowance_ns);
+		assert_string_equal(a->run_json, b->run_json);
+		for (c = 0; c < a->ncases; c++) {
+			const struct hzrig_case_stats *x = &a->cases[c];
+			const struct hzrig_case_stats *y = &b->cases[c];
+
+			assert_string_equal(x->key, y->key);
+			assert_true(x->case_idx == y->case_idx);
+			assert_int_equal(x->n, y->n);
+			assert_int_equal(x->inside, y->inside);
+			assert_true(x->min_ns == y->min_ns);
+			assert_true(x->p5_ns == y->p5_ns);
+			assert_true(x->median_ns == y->median_ns);
+			assert_true(x->p95_ns == y->p95_ns);
+			assert_true(x->max_ns == y->max_ns);
+			assert_true(x->window_lo_ns == y->window_lo_ns);
+			assert_true(x->window_hi_ns == y->window_hi_ns);
+			assert_true(x->allowance_ns == y->allowance_ns);
+			assert_true(x->majority_status == y->majority_status);
+			assert_true(x->expected_status == y->expected_status);
+			assert_true(x->timeout_arg == y->timeout_arg);
+		}
+	}
+	hzrig_run_free(&f);
+	hzrig_run_free(&d);
+	assert_int_equal(hzrig_db_load_run(db, "nope", &d, err_open()), -1);
+	assert_contains(err_text(), "run 'nope' is not in the database");
+	err_free();
+	hzrig_run_free(&d);
+	sqlite3_close(db);
+	free(path);
+}
+
+static void test_ingest_idempotent(void **state)
+{
+	char *path = path_in("h.db"), *before;
+	size_t blen;
+	sqlite3 *db = open_db(path);
+
+	(void)state;
+	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
+	sqlite3_close(db);
+	before = slurp(path, &blen);
+	db = open_db(path);
+	ingest(db, QUICK, false, HZRIG_INGEST_SAME);
+	sqlite3_close(db);
+	assert_same_file(path, before, blen);
+	free(before);
+	free(path);
+}
+
+static const char *cut_line_150(unsigned int n, char *line)
+{
+	if (n == 150)
+		line[strlen(line) / 2] = '\0';	/* no newline: the next joins */
+	return line;
+}
+
+/*
+ * `hzrig ingest` of a run whose samples.jsonl is corrupt half-way: exit 2,
+ * file:line named, the database byte for byte as before.
+ */
+static void test_ingest_corrupt(void **state)
+{
+	char *path = path_in("h.db"), *fresh = path_in("fresh.db");
+	char *bad = copy_run(QUICK, "bad", "20261203T111111Z");
+	char *before, *out, *err;
+	char *argv[] = { "ingest", "--db", path, (char *)DEFLT, bad, NULL };
+	size_t blen;
+	sqlite3 *db;
+	int rc;
+
+	(void)state;
+	filter_samples(bad, cut_line_150);
+	db = open_db(path);
+	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
+	sqlite3_close(db);
+	before = slurp(path, &blen);
+
+	/* The good run is already there; the bad one must not get in. */
+	argv[3] = (char *)QUICK;
+	rc = run_cmd(cmd_ingest, argv, &out, &err);
+	assert_int_equal(rc, 2);
+	assert_contains(err, "20261203T111111Z/samples.jsonl:150: not valid JSON");
+	assert_contains(err, "nothing written");
+	assert_contains(out, "20261203T102031Z: already ingested, unchanged");
+	free(out);
+	free(err);
+	assert_same_file(path, before, blen);
+	free(before);
+
+	/* Alone, into a database that does not exist yet: none is made. */
+	argv[2] = fresh;
+	argv[3] = bad;
+	argv[4] = NULL;
+	rc = run_cmd(cmd_ingest, argv, &out, &err);
+	assert_int_equal(rc, 2);
+	assert_false(file_exists(fresh));
+	free(out);
+	free(err);
+	free(bad);
+	free(fresh);
+	free(path);
+}
+
+/* An SQLite error half-way through the inserts rolls all of them back. */
+static void test_ingest_abort(void **state)
+{
+	char *path = path_in("h.db"), *before;
+	struct hzrig_run run;
+	FILE *out = null_out();
+	size_t blen;
+	sqlite3 *db = open_db(path);
+
+	(void)state;
+	ingest(db, DEFLT, false, HZRIG_INGEST_DONE);
+	assert_int_equal(sqlite3_exec(db,
+		"CREATE TRIGGER boom BEFORE INSERT ON samples"
+		" WHEN NEW.case_idx = 40 BEGIN SELECT RAISE(ABORT, 'boom'); END",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	before = slurp(path, &blen);
+
+	db = open_db(path);
+	assert_int_equal(hzrig_run_load(QUICK, &run, err_open()), 0);
+	err_free();
+	assert_int_equal(hzrig_db_ingest(db, &run, false, out, err_open()),
+			 HZRIG_INGEST_ERROR);
+	assert_contains(err_text(), "boom");
+	assert_contains(err_text(), "nothing written");
+	err_free();
+	assert_int_equal(q_int(db, "SELECT count(*) FROM runs"), 1);
+	sqlite3_close(db);
+	assert_same_file(path, before, blen);
+	hzrig_run_free(&run);
+	fclose(out);
+	free(before);
+	free(path);
+}
+
+static const char *drop_hz1000(unsigned int n, char *line)
+{
+	(void)n;
+	return strstr(line, "\"variant\":\"hz-1000\"") ? NULL : line;
+}
+
+static const char *slower(unsigned int n, char *line)
+{
+	static char buf[4096];
+	char *p = strstr(line, "\"elapsed_ns\":");
+
+	if (n != 3 || !p)
+		return line;
+	/* A 9 in front of the number: far longer. */
+	p = strchr(p, ':') + 1;
+	snprintf(buf, sizeof(buf), "%.*s9%s", (int)(p - line), line, p);
+	return buf;
+}
+
+static void test_ingest_differs_replace(void **state)
+{
+	char *path = path_in("h.db"), *before, *out, *err;
+	char *part = copy_run(QUICK, "part", "20261203T102031Z");
+	char *edit = copy_run(QUICK, "edit", "20261203T102031Z");
+	char *argv[] = { "ingest", "--db", path, (char *)QUICK, NULL };
+	struct hzrig_regress_result res = { 0 };
+	size_t blen;
+	sqlite3 *db;
+	int rc;
+
+	(void)state;
+	/* Ingested while hz-1000 was still being collected. */
+	filter_samples(part, drop_hz1000);
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/hz-1000/run.json", part);
+		assert_int_equal(unlink(p), 0);
+		snprintf(p, sizeof(p), "%s/hz-1000", part);
+		assert_int_equal(rmdir(p), 0);
+	}
+	db = open_db(path);
+	ingest(db, part, false, HZRIG_INGEST_DONE);
+	{
+		FILE *o = null_out();
+
+		assert_int_equal(hzrig_db_baseline_set(db, "20261203T102031Z",
+						       NULL, 0, o, stderr), 1);
+		fclose(o);
+	}
+	assert_int_equal(hzrig_db_store_check(db, "20261203T102031Z", "hz-250",
+					      "20261203T102031Z", "hz-250",
+					      &res, -1, stderr), 0);
+	sqlite3_close(db);
+	before = slurp(path, &blen);
+
+	/* The whole run now: exit 1, told to --replace, nothing changed. */
+	rc = run_cmd(cmd_ingest, argv, &out, &err);
+	assert_int_equal(rc, 1);
+	assert_contains(err, "already ingested but the directory differs (database: 1 variants, 148 samples; directory: 2 variants, 296 samples)");
+	assert_contains(err, "--replace re-ingests");
+	free(out);
+	free(err);
+	assert_same_file(path, before, blen);
+	free(before);
+
+	/* Same counts, other timings: differs too. */
+	filter_samples(edit, drop_hz1000);
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/hz-1000/run.json", edit);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/hz-1000", edit);
+		rmdir(p);
+	}
+	filter_samples(edit, slower);
+	argv[3] = edit;
+	rc = run_cmd(cmd_ingest, argv, &out, &err);
+	assert_int_equal(rc, 1);
+	assert_contains(err, "other timings");
+	free(out);
+	free(err);
+
+	/* --replace: the whole run, the baseline kept, old findings gone. */
+	argv[3] = (char *)QUICK;
+	{
+		char *rargv[] = { "ingest", "--replace", "--db", path,
+				  (char *)QUICK, NULL };
+
+		rc = run_cmd(cmd_ingest, rargv, &out, &err);
+	}
+	assert_int_equal(rc, 0);
+	assert_contains(out, "20261203T102031Z: re-ingested 2 variants, 296 samples");
+	free(out);
+	free(err);
+	db = open_db(path);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), 296);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM variant_runs"), 2);
+	assert_q_text(db, "SELECT run_id FROM baselines WHERE variant = 'hz-250'",
+		      "20261203T102031Z");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM regression_checks"), 0);
+	assert_int_equal(q_rows(db, "PRAGMA foreign_key_check"), 0);
+	sqlite3_close(db);
+	free(part);
+	free(edit);
+	free(path);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void test_baseline(void **state)
+{
+	char *path = path_in("h.db"), buf[HZRIG_RUN_ID_MAX];
+	const char *const some[] = { "hz-250", "hz-300" };
+	const char *const one[] = { "hz-1000" };
+	FILE *out = null_out();
+	sqlite3 *db = open_db(path);
+
+	(void)state;
+	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
+	ingest(db, DEFLT, false, HZRIG_INGEST_DONE);
+	assert_int_equal(hzrig_db_baseline(db, "hz-250", buf, sizeof(buf)), 0);
+
+	assert_int_equal(hzrig_db_baseline_set(db, "nope", NULL, 0, out,
+					       err_open()), -1);
+	assert_contains(err_text(), "run 'nope' is not in the database");
+	err_free();
+	/* One unknown variant: none of them is set. */
+	assert_int_equal(hzrig_db_baseline_set(db, "20261203T102031Z", some, 2,
+					       out, err_open()), -1);
+	assert_contains(err_text(), "run '20261203T102031Z' has no variant 'hz-300'");
+	err_free();
+	assert_int_equal(q_int(db, "SELECT count(*) FROM baselines"), 0);
+
+	assert_int_equal(hzrig_db_baseline_set(db, "20261203T102031Z", NULL, 0,
+					       out, stderr), 2);
+	assert_int_equal(hzrig_db_baseline_set(db, "20261203T094306Z", NULL, 0,
+					       out, stderr), 1);
+	assert_int_equal(hzrig_db_baseline(db, "hz-250", buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "20261203T102031Z");
+	assert_int_equal(hzrig_db_baseline(db, "hz-100", buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "20261203T094306Z");
+	/* Set again: replaced, not duplicated. */
+	assert_int_equal(hzrig_db_baseline_set(db, "20261203T102031Z", some, 1,
+					       out, stderr), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM baselines"), 3);
+
+	assert_int_equal(hzrig_db_baseline_clear(db, one, 1, stderr), 1);
+	assert_int_equal(hzrig_db_baseline_clear(db, one, 1, stderr), 0);
+	assert_int_equal(hzrig_db_baseline(db, "hz-1000", buf, sizeof(buf)), 0);
+	assert_int_equal(hzrig_db_baseline_clear(db, NULL, 0, stderr), 2);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM baselines"), 0);
+	fclose(out);
+	sqlite3_close(db);
+	free(path);
+}
+
+static void test_newest(void **state)
+{
+	char *path = path_in("h.db"), buf[HZRIG_RUN_ID_MAX];
+	sqlite3 *db = open_db(path);
+
+	(void)state;
+	assert_int_equal(hzrig_db_newest_run(db, NULL, buf, sizeof(buf)), 0);
+	/* Ingested newest first: the time in the id decides. */
+	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
+	ingest(db, DEFLT, false, HZRIG_INGEST_DONE);
+	assert_int_equal(hzrig_db_newest_run(db, NULL, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "20261203T102031Z");
+	assert_int_equal(hzrig_db_newest_run(db, "hz-100", buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "20261203T094306Z");
+	assert_int_equal(hzrig_db_newest_run(db, "hz-300", buf, sizeof(buf)), 0);
+	sqlite3_close(db);
+	free(path);
+}
+
+static void test_store_check(void **state)
+{
+	char *path = path_in("h.db");
+	struct hzrig_regression r[2] = {
+		{ .kind = HZRIG_REG_MEDIAN, .case_key = "bulk-in nak ms T=100",
+		  .old_value = 102, .new_value = 408, .threshold = 17.3,
+		  .window_lo_ns = 100000000, .window_hi_ns = 104000000,
+		  .detail = "median" },
+		{ .kind = HZRIG_REG_STATUS, .case_key = "bulk-in nak ms T=10",
+		  .old_value = -110, .new_value = 0, .threshold = NAN,
+		  .window_lo_ns = HZRIG_ABSENT, .window_hi_ns = HZRIG_ABSENT,
+		  .detail = "status" },
+	};
+	struct hzrig_regress_result two = { .r = r, .n = 2, .compared = 66 };
+	struct hzrig_regress_result one = { .r = r, .n = 1, .compared = 66 };
+	struct hzrig_regress_result none = { .compared = 66 };
+	sqlite3 *db = open_db(path);
+
+	(void)state;
+	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
+	assert_int_equal(hzrig_db_store_check(db, "R", "hz-250", "B", "hz-250",
+					      &two, -1, stderr), 0);
+	assert_int_equal(hzrig_db_store_check(db, "R", "hz-250-legacy", "B",
+					      "hz-250", &two, 5, stderr), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM regressions"), 4);
+	assert_q_text(db, "SELECT threshold FROM regressions WHERE kind = 'status' LIMIT 1", "NULL");
+	assert_q_text(db, "SELECT window_lo_ns FROM regressions WHERE kind = 'status' LIMIT 1", "NULL");
+	assert_int_equal(q_int(db, "SELECT window_hi_ns FROM regressions WHERE kind = 'median' LIMIT 1"),
+			 104000000);
+	/* Checked again: that check's rows are replaced, the other's kept. */
+	assert_int_equal(hzrig_db_store_check(db, "R", "hz-250", "B", "hz-250",
+					      &one, -1, stderr), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM regressions WHERE variant = 'hz-250'"), 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM regressions WHERE variant = 'hz-250-legacy'"), 2);
+	assert_int_equal(q_int(db, "SELECT regressions FROM regression_checks WHERE variant = 'hz-250'"), 1);
+	assert_int_equal(q_int(db, "SELECT threshold_ms FROM regression_checks WHERE variant = 'hz-250-legacy'"), 5);
+	/* Clean: no rows, but the check is recorded. */
+	assert_int_equal(hzrig_db_store_check(db, "R", "hz-250", "B", "hz-250",
+					      &none, -1, stderr), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM regressions WHERE variant = 'hz-250'"), 0);
+	assert_int_equal(q_int(db, "SELECT cases FROM regression_checks WHERE variant = 'hz-250'"), 66);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM regression_checks"), 2);
+	sqlite3_close(db);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_create, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_idempotent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_corrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_abort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_differs_replace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_check, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
