@@ -48,6 +48,8 @@ check:
 check-unit: tools
 	@$(MAKE) --no-print-directory -C tests unit
 	@$(MAKE) --no-print-directory -C gadget simtest O=$(B)/gadget-sim
+	@$(MAKE) --no-print-directory -C tests history HZRIG=$(HZRIG)
+	@$(TOP)/tests/kcidb/validate.sh $(HZRIG)
 
 # What needs the kernel tree: the config survival check and checkpatch.
 check-kernel: ksrc
