@@ -307,6 +307,16 @@ void hzg_slot_clear(struct hzg_slot *slot)
 	memset(slot, 0, sizeof(*slot));
 }
 
+bool hzg_reset_mask(uint16_t wvalue, unsigned int *mask)
+{
+	const unsigned int all = (1u << HZRIG_TARGET_COUNT) - 1;
+
+	if (wvalue & ~all)
+		return false;
+	*mask = wvalue ? wvalue : all;
+	return true;
+}
+
 /* Consume the arm; an unarmed slot yields HZRIG_BEH_ANSWER. */
 bool hzg_slot_take(struct hzg_slot *slot, struct hzg_arm *out)
 {

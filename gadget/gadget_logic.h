@@ -115,6 +115,12 @@ void hzg_slot_arm(struct hzg_slot *slot, const struct hzg_arm *arm);
 void hzg_slot_clear(struct hzg_slot *slot);
 bool hzg_slot_take(struct hzg_slot *slot, struct hzg_arm *out);
 
+/*
+ * HZRIG_REQ_RESET's wValue: the targets to reset, BIT(enum hzrig_target)
+ * each; 0 means all. False (and *mask untouched) for bits naming no target.
+ */
+bool hzg_reset_mask(uint16_t wvalue, unsigned int *mask);
+
 enum hzg_match {
 	HZG_MATCH_ARMED,	/* armed for this seq: consumed */
 	HZG_MATCH_UNARMED,	/* nothing armed: answer */

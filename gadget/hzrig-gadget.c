@@ -634,6 +634,35 @@ static int endpoints_up(struct gadget *g)
 	return 0;
 }
 
+/*
+ * Re-enable one endpoint, dropping its job, whatever it queued and its halt;
+ * the other endpoints are not touched.
+ */
+static int endpoint_restart(struct gadget *g, enum hzg_ep idx)
+{
+	struct worker *w = &g->w[idx];
+	int fd;
+
+	pthread_mutex_lock(&w->lock);
+	worker_cancel_locked(w);
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	w->fifo_dirty = false;
+	pthread_mutex_unlock(&w->lock);
+	if (!g->configured)
+		return 0;
+	fd = ep_open(g, idx);
+	if (fd < 0)
+		return -1;
+	pthread_mutex_lock(&w->lock);
+	w->fd = fd;
+	w->maxp = hzg_ep_maxp(w->info, high_speed(g));
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
 static void disarm_all(struct gadget *g)
 {
 	for (int i = 0; i < HZRIG_TARGET_COUNT; i++)
@@ -824,6 +853,7 @@ static enum ep0_rc do_reset(struct gadget *g,
 {
 	const uint8_t *data;
 	enum ep0_rc rc = EP0_OK;
+	unsigned int mask;
 	size_t len;
 
 	if (ctrl->wLength) {
@@ -831,18 +861,31 @@ static enum ep0_rc do_reset(struct gadget *g,
 		if (rc == EP0_ABORT)
 			return rc;
 	}
-	disarm_all(g);
-	/* flush before the host gets its status, so it is race free */
-	if (g->configured && endpoints_up(g) < 0) {
-		fatal(g);
-		return EP0_GONE;
+	if (!hzg_reset_mask(le16toh(ctrl->wValue), &mask)) {
+		error(0, "ep0 RESET of targets %#x: no such target; stalled",
+		      le16toh(ctrl->wValue));
+		return ctrl->wLength ? rc : finish_halt(g, ctrl, o);
 	}
-	if (!g->configured)
-		endpoints_down(g);
+	/*
+	 * Only the targets asked for: the host runs transfers on the other
+	 * endpoints meanwhile. Flush before the host gets its status, so it
+	 * is race free.
+	 */
+	for (unsigned int t = 0; t < HZRIG_TARGET_COUNT; t++) {
+		const struct hzg_ep_info *ep = hzg_ep_for_target(t);
+
+		if (!(mask & (1u << t)))
+			continue;
+		hzg_slot_clear(&g->slot[t]);
+		if (ep && endpoint_restart(g, ep - hzg_eps) < 0) {
+			fatal(g);
+			return EP0_GONE;
+		}
+	}
 	if (!ctrl->wLength)
 		rc = finish_ack(g, o);
-	info("RESET: all disarmed%s", g->configured ?
-	     ", endpoints flushed and unhalted" : "");
+	info("RESET: targets %#x disarmed%s", mask, g->configured ?
+	     ", their endpoints flushed and unhalted" : "");
 	return rc;
 }
 

@@ -12,7 +12,9 @@
  * show what each costs at a given HZ.
  *
  * Userspace drives it through /dev/hzrig<n>: see include/hzrig/ioctl.h for
- * the ABI and include/hzrig/wire.h for what goes over the wire.
+ * the ABI and include/hzrig/wire.h for what goes over the wire. Cases on
+ * independent endpoints ("lanes": ep0, bulk IN, bulk OUT, interrupt IN) may
+ * run at once from several threads; docs/measurement.md has the details.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -29,8 +31,11 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/usb.h>
@@ -63,6 +68,40 @@
 /* The jiffy rate is measured over this long at load, between tick edges. */
 #define HZRIG_RATE_SAMPLE_MS	250
 #define HZRIG_RATE_TOLERANCE	2	/* percent */
+/* Tick edges watched at load to find where the jiffy grid lies in ktime. */
+#define HZRIG_GRID_EDGES	16
+/*
+ * A DELAY call sleeps until this long before its planned start and spins
+ * the rest: the gadget times the delay from the planned start, and an
+ * hrtimer wakeup under TCG comes 0.1-0.4 ms late. The other calls sleep all
+ * the way and record the phase they really started at: a spin keeps the
+ * one CPU from the other lanes' wakeups.
+ */
+#define HZRIG_DELAY_SPIN_NS	(100 * NSEC_PER_USEC)
+
+/*
+ * Lanes keep out of each other's timed moments. On the one-CPU guest the
+ * start of a call (until its timer is armed) and its end (timer expiry,
+ * URB kill, return) are where a few ms of someone else's work - an ARM and
+ * SYNC with the gadget's replies, mostly - delays the call being timed:
+ * without this, most lanes' samples that ended over 1 ms after the tick
+ * they were due on had another lane's call end just before. Each lane
+ * publishes spans of time: "busy" while it arms (the disturbance) and
+ * "critical" around its start and its expected end. A busy span may not
+ * overlap another lane's critical ones, and a critical span no other lane's
+ * span at all. Lanes stay wider than serial runs even so: see
+ * docs/measurement.md. Widths, rough costs under TCG:
+ */
+#define HZRIG_SPAN_BUSY_NS	(4 * NSEC_PER_MSEC)	/* ARM + SYNC */
+#define HZRIG_SPAN_PRE_NS	(500 * NSEC_PER_USEC)	/* before a moment */
+#define HZRIG_SPAN_START_NS	(2 * NSEC_PER_MSEC)	/* t0 to timer armed,
+							 * or a whole answer
+							 */
+#define HZRIG_SPAN_END_NS	(2 * NSEC_PER_MSEC)	/* expiry to return */
+/* A call that may end anywhere in a wider window is not held to it. */
+#define HZRIG_SPAN_MAX_NS	(20 * NSEC_PER_MSEC)
+/* Ticks a start is moved at most to find a quiet one. */
+#define HZRIG_SPAN_TRIES	64
 
 #define HZRIG_BUF_SIZE		HZRIG_MAX_LENGTH
 #define HZRIG_CASE_FLAGS	HZRIG_CASE_RANDOM_PHASE
@@ -70,12 +109,55 @@
 static_assert(HZRIG_BUF_SIZE <= HZRIG_MAX_XFER);
 static_assert(HZRIG_BUF_SIZE <= 4096);
 
+/*
+ * Independent endpoints: cases on different lanes may run at once, from
+ * different threads; cases on one lane take turns. ARM, SYNC and RESET
+ * travel on ep0 whatever the lane.
+ */
+enum hzrig_lane_id {
+	HZRIG_LANE_EP0,			/* ctrl-in, ctrl-out */
+	HZRIG_LANE_BULK_IN,		/* bulk-in, bulk-in-killable */
+	HZRIG_LANE_BULK_OUT,
+	HZRIG_LANE_INT_IN,
+	HZRIG_LANE_COUNT
+};
+
+enum hzrig_span_id {
+	HZRIG_SPAN_BUSY,		/* arming: disturbs the others */
+	HZRIG_SPAN_START,		/* critical: the call's start */
+	HZRIG_SPAN_END,			/* critical: its expected end */
+	HZRIG_SPAN_COUNT
+};
+
+struct hzrig_span {
+	ktime_t			lo, hi;		/* empty: hi == 0 */
+};
+
+struct hzrig_lane {
+	struct mutex		mutex;		/* one case at a time */
+	u8			*buf;		/* HZRIG_BUF_SIZE, kmalloc()ed */
+	u16			targets;	/* BIT(enum hzrig_target) */
+	struct hzrig_span	span[HZRIG_SPAN_COUNT]; /* P: dev->span_lock */
+};
+
 struct hzrig_dev {
 	struct usb_device	*udev;
 	struct usb_interface	*intf;		/* NULL once disconnected */
 	struct kref		kref;
-	struct mutex		case_mutex;	/* one case at a time */
-	struct mutex		io_mutex;	/* one repetition; vs. disconnect */
+	/*
+	 * Read: one repetition (or a RESET) on any lane, which may use
+	 * dev->intf. Write: disconnect and device reset, which wait for the
+	 * repetitions in flight and keep new ones out.
+	 */
+	struct rw_semaphore	io_rwsem;
+	/*
+	 * ep0 for hzrig's own requests: ARM + SYNC, RESET, clearing a halt,
+	 * and the timed call of a control case (so that no other lane's ARM
+	 * queues behind a control transfer the gadget holds).
+	 */
+	struct mutex		ep0_mutex;
+	spinlock_t		span_lock;	/* the lanes' spans */
+	struct hzrig_lane	lane[HZRIG_LANE_COUNT];
 	u8			bulk_in_ep;	/* endpoint numbers */
 	u8			bulk_out_ep;
 	u8			int_in_ep;
@@ -83,11 +165,28 @@ struct hzrig_dev {
 	u16			bulk_in_maxp;
 	u16			bulk_out_maxp;
 	u16			int_in_maxp;
-	u32			seq;		/* last sequence number armed */
-	u8			*buf;		/* HZRIG_BUF_SIZE, kmalloc()ed */
+	atomic_t		seq;		/* last sequence number armed */
 };
 
 static struct usb_driver hzrig_driver;
+
+static const u8 hzrig_lane_of[HZRIG_XFER_COUNT] = {
+	[HZRIG_XFER_BULK_IN]		= HZRIG_LANE_BULK_IN,
+	[HZRIG_XFER_BULK_OUT]		= HZRIG_LANE_BULK_OUT,
+	[HZRIG_XFER_CTRL_IN]		= HZRIG_LANE_EP0,
+	[HZRIG_XFER_CTRL_OUT]		= HZRIG_LANE_EP0,
+	[HZRIG_XFER_INT_IN]		= HZRIG_LANE_INT_IN,
+	[HZRIG_XFER_BULK_IN_KILLABLE]	= HZRIG_LANE_BULK_IN,
+};
+
+/* What a lane's RESET drops on the gadget. */
+static const u16 hzrig_lane_targets[HZRIG_LANE_COUNT] = {
+	[HZRIG_LANE_EP0]	= BIT(HZRIG_TARGET_EP0_IN) |
+				  BIT(HZRIG_TARGET_EP0_OUT),
+	[HZRIG_LANE_BULK_IN]	= BIT(HZRIG_TARGET_BULK_IN),
+	[HZRIG_LANE_BULK_OUT]	= BIT(HZRIG_TARGET_BULK_OUT),
+	[HZRIG_LANE_INT_IN]	= BIT(HZRIG_TARGET_INT_IN),
+};
 
 /* Where the gadget applies what is armed for each transfer. */
 static const u8 hzrig_target[HZRIG_XFER_COUNT] = {
@@ -107,6 +206,16 @@ static const u8 hzrig_target[HZRIG_XFER_COUNT] = {
 static unsigned int hzrig_hz = HZ;
 static unsigned int hzrig_jiffy_rate_mhz;
 
+/*
+ * Where jiffies advances, as ktime_get() modulo TICK_NSEC: the tick runs on
+ * an exact TICK_NSEC grid of CLOCK_MONOTONIC (tick_init_jiffy_update()
+ * aligns it to a multiple of TICK_NSEC, and the tick hrtimer is forwarded by
+ * TICK_NSEC, also across NO_HZ idle). Learnt once at load; see
+ * hzrig_learn_grid().
+ */
+static u32 hzrig_grid_ns;
+static u32 hzrig_grid_spread_ns;	/* how far the sightings scattered */
+
 static int hzrig_param_set_ro(const char *val, const struct kernel_param *kp)
 {
 	return -EPERM;
@@ -123,10 +232,18 @@ module_param_cb(jiffy_rate_mhz, &hzrig_param_ro_ops, &hzrig_jiffy_rate_mhz,
 		0444);
 MODULE_PARM_DESC(jiffy_rate_mhz,
 		 "jiffies per second measured at load, x1000 (read-only)");
+module_param_cb(tick_grid_ns, &hzrig_param_ro_ops, &hzrig_grid_ns, 0444);
+MODULE_PARM_DESC(tick_grid_ns,
+		 "where jiffies advance, ktime mod TICK_NSEC (read-only)");
+module_param_cb(tick_grid_spread_ns, &hzrig_param_ro_ops,
+		&hzrig_grid_spread_ns, 0444);
+MODULE_PARM_DESC(tick_grid_spread_ns,
+		 "spread of the tick edges seen at load around it (read-only)");
 
 /*
  * Busy-wait until jiffies advances and return when it did, as close to the
- * tick as we can see it. Waits at most one tick.
+ * tick as we can see it. Waits at most one tick. Only at load: a spin keeps
+ * the one CPU from every other thread.
  */
 static ktime_t hzrig_tick_edge(unsigned long *jiffies_now)
 {
@@ -143,12 +260,211 @@ static ktime_t hzrig_tick_edge(unsigned long *jiffies_now)
 	return ktime_get();
 }
 
+/* The last tick edge at or before @t. */
+static ktime_t hzrig_edge_before(ktime_t t)
+{
+	u32 rem;
+
+	div_u64_rem(ktime_to_ns(t) + TICK_NSEC - hzrig_grid_ns, TICK_NSEC,
+		    &rem);
+	return ktime_sub_ns(t, rem);
+}
+
+/* The first tick edge after @t. */
+static ktime_t hzrig_edge_after(ktime_t t)
+{
+	return ktime_add_ns(hzrig_edge_before(t), TICK_NSEC);
+}
+
+/*
+ * Sleep on an hrtimer until @spin_ns before @when, then spin the rest. No
+ * slack: the point is to start on time. Uninterruptible, as it is short
+ * (a few ticks at most); signals are looked at between repetitions.
+ */
+static void hzrig_wait_until(ktime_t when, u64 spin_ns)
+{
+	ktime_t wake = ktime_sub_ns(when, spin_ns);
+
+	if (ktime_before(ktime_get(), wake)) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		schedule_hrtimeout_range(&wake, 0, HRTIMER_MODE_ABS);
+	}
+	while (ktime_before(ktime_get(), when))
+		cpu_relax();
+}
+
+/*
+ * The end of the latest span of another lane than @self that overlaps
+ * [@lo, @hi], 0 if none. A busy span (@busy) only conflicts with critical
+ * ones. Needs dev->span_lock.
+ */
+static ktime_t hzrig_span_conflict(struct hzrig_dev *dev,
+				   struct hzrig_lane *self, ktime_t lo,
+				   ktime_t hi, bool busy)
+{
+	ktime_t end = 0;
+	int i, k;
+
+	lockdep_assert_held(&dev->span_lock);
+	for (i = 0; i < HZRIG_LANE_COUNT; i++) {
+		struct hzrig_lane *l = &dev->lane[i];
+
+		if (l == self)
+			continue;
+		for (k = busy ? HZRIG_SPAN_START : 0; k < HZRIG_SPAN_COUNT;
+		     k++) {
+			const struct hzrig_span *sp = &l->span[k];
+
+			if (sp->hi && ktime_before(lo, sp->hi) &&
+			    ktime_before(sp->lo, hi) && ktime_after(sp->hi, end))
+				end = sp->hi;
+		}
+	}
+	return end;
+}
+
+static void hzrig_span_set(struct hzrig_lane *lane, int id, ktime_t lo,
+			   ktime_t hi)
+{
+	lane->span[id].lo = lo;
+	lane->span[id].hi = hi;
+}
+
+static void hzrig_span_clear(struct hzrig_dev *dev, struct hzrig_lane *lane)
+{
+	spin_lock(&dev->span_lock);
+	memset(lane->span, 0, sizeof(lane->span));
+	spin_unlock(&dev->span_lock);
+}
+
+/*
+ * Take ep0 for arming (or a RESET, or clearing a halt) at a moment no other
+ * lane's call starts or ends, and say so. Sleeps without ep0 while waiting.
+ * Alone (serial runs) it never waits.
+ */
+static int hzrig_ep0_lock_quiet(struct hzrig_dev *dev, struct hzrig_lane *lane)
+{
+	int ret;
+
+	for (;;) {
+		ktime_t now, end;
+
+		ret = mutex_lock_killable(&dev->ep0_mutex);
+		if (ret)
+			return ret;
+		now = ktime_get();
+		spin_lock(&dev->span_lock);
+		end = hzrig_span_conflict(dev, lane, now,
+					  ktime_add_ns(now, HZRIG_SPAN_BUSY_NS),
+					  true);
+		if (!end)
+			hzrig_span_set(lane, HZRIG_SPAN_BUSY, now,
+				       ktime_add_ns(now, HZRIG_SPAN_BUSY_NS));
+		spin_unlock(&dev->span_lock);
+		if (!end)
+			return 0;
+		mutex_unlock(&dev->ep0_mutex);
+		hzrig_wait_until(end, 0);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+}
+
+static void hzrig_ep0_unlock_quiet(struct hzrig_dev *dev,
+				   struct hzrig_lane *lane)
+{
+	spin_lock(&dev->span_lock);
+	hzrig_span_set(lane, HZRIG_SPAN_BUSY, 0, 0);
+	spin_unlock(&dev->span_lock);
+	mutex_unlock(&dev->ep0_mutex);
+}
+
+/*
+ * Where a call started at @start (tick edge @edge) can end, as a span: NAK
+ * calls between the ticks the timer wheel may expire them on, DELAY calls
+ * when the gadget answers. False when it ends right after its start (the
+ * start span covers that), never, or anywhere in a window wider than
+ * HZRIG_SPAN_MAX_NS, where a few ms do not matter.
+ */
+static bool hzrig_end_span(const struct hzrig_case *c, int timeout,
+			   ktime_t start, ktime_t edge, struct hzrig_span *sp)
+{
+	unsigned long n, g, lvl_start;
+	u32 ms;
+
+	if (c->behaviour != HZRIG_BEH_NAK && c->behaviour != HZRIG_BEH_DELAY)
+		return false;
+	/* usb_start_wait_urb(): what the kernel waits for the int passed */
+	if (c->transfer == HZRIG_XFER_BULK_IN_KILLABLE)
+		ms = max(timeout, 0);
+	else if (timeout <= 0 || timeout > USB_MAX_SYNCHRONOUS_TIMEOUT)
+		ms = USB_MAX_SYNCHRONOUS_TIMEOUT;
+	else
+		ms = timeout;
+	if (c->behaviour == HZRIG_BEH_DELAY &&
+	    (!ms || c->delay_us < (u64)ms * USEC_PER_MSEC)) {
+		sp->lo = ktime_add_us(start, c->delay_us);
+		sp->hi = sp->lo;
+		goto widen;
+	}
+	if (!ms)
+		return false;
+	/* timer wheel levels: granularity 8^level, levels from 63 jiffies */
+	n = msecs_to_jiffies(ms);
+	for (g = 1, lvl_start = 63; n >= lvl_start; g <<= 3, lvl_start <<= 3)
+		;
+	if ((u64)g * TICK_NSEC > HZRIG_SPAN_MAX_NS)
+		return false;
+	sp->lo = ktime_add_ns(edge, (u64)(n + 1) * TICK_NSEC);
+	sp->hi = ktime_add_ns(edge, (u64)(n + g) * TICK_NSEC);
+widen:
+	sp->lo = ktime_sub_ns(sp->lo, HZRIG_SPAN_PRE_NS);
+	sp->hi = ktime_add_ns(sp->hi, HZRIG_SPAN_END_NS);
+	return true;
+}
+
+/*
+ * Move @start on by whole ticks (same phase) until neither its start nor
+ * its end overlaps another lane's span, and publish both. Gives up after
+ * HZRIG_SPAN_TRIES ticks and starts anyway. Returns the start.
+ */
+static ktime_t hzrig_plan_quiet(struct hzrig_dev *dev, struct hzrig_lane *lane,
+				const struct hzrig_case *c, int timeout,
+				ktime_t start)
+{
+	struct hzrig_span st = { 0 }, end = { 0 };
+	bool has_end = false;
+	int i;
+
+	spin_lock(&dev->span_lock);
+	for (i = 0; i < HZRIG_SPAN_TRIES; i++) {
+		st.lo = ktime_sub_ns(start, HZRIG_SPAN_PRE_NS);
+		st.hi = ktime_add_ns(start, HZRIG_SPAN_START_NS);
+		has_end = hzrig_end_span(c, timeout, start,
+					 hzrig_edge_before(start), &end);
+		if (!hzrig_span_conflict(dev, lane, st.lo, st.hi, false) &&
+		    (!has_end ||
+		     !hzrig_span_conflict(dev, lane, end.lo, end.hi, false)))
+			break;
+		start = ktime_add_ns(start, TICK_NSEC);
+	}
+	lane->span[HZRIG_SPAN_START] = st;
+	if (has_end)
+		lane->span[HZRIG_SPAN_END] = end;
+	else
+		hzrig_span_set(lane, HZRIG_SPAN_END, 0, 0);
+	spin_unlock(&dev->span_lock);
+	return start;
+}
+
 static void hzrig_delete(struct kref *kref)
 {
 	struct hzrig_dev *dev = container_of(kref, struct hzrig_dev, kref);
+	int i;
 
 	usb_put_dev(dev->udev);
-	kfree(dev->buf);
+	for (i = 0; i < HZRIG_LANE_COUNT; i++)
+		kfree(dev->lane[i].buf);
 	kfree(dev);
 }
 
@@ -265,30 +581,34 @@ static int hzrig_timeout_arg(const struct hzrig_case *c)
 	}
 }
 
-/* HZRIG_REQ_RESET: drop whatever is armed or queued. Needs io_mutex. */
-static int __hzrig_reset_gadget(struct hzrig_dev *dev)
+/*
+ * At the start of a case: drop whatever a previous case left armed or queued
+ * on the lane's targets (HZRIG_REQ_RESET, wValue = mask of targets), and
+ * nothing else: the other lanes may be in the middle of a call.
+ */
+static int hzrig_reset_lane(struct hzrig_dev *dev, struct hzrig_lane *lane)
 {
 	int ret;
 
-	ret = usb_control_msg_send(dev->udev, 0, HZRIG_REQ_RESET,
-				   USB_DIR_OUT | USB_TYPE_VENDOR |
-				   USB_RECIP_DEVICE, 0, 0, NULL, 0,
-				   HZRIG_SETUP_TIMEOUT_MS, GFP_KERNEL);
-	if (ret)
-		dev_warn(&dev->intf->dev, "reset request failed: %d\n", ret);
-	return ret;
-}
-
-/* At the start of a case: drop whatever a previous case left armed. */
-static int hzrig_reset_gadget(struct hzrig_dev *dev)
-{
-	int ret;
-
-	ret = mutex_lock_killable(&dev->io_mutex);
+	ret = down_read_killable(&dev->io_rwsem);
 	if (ret)
 		return ret;
-	ret = dev->intf ? __hzrig_reset_gadget(dev) : -ENODEV;
-	mutex_unlock(&dev->io_mutex);
+	if (!dev->intf) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = hzrig_ep0_lock_quiet(dev, lane);
+	if (ret)
+		goto out;
+	ret = usb_control_msg_send(dev->udev, 0, HZRIG_REQ_RESET,
+				   USB_DIR_OUT | USB_TYPE_VENDOR |
+				   USB_RECIP_DEVICE, lane->targets, 0, NULL, 0,
+				   HZRIG_SETUP_TIMEOUT_MS, GFP_KERNEL);
+	hzrig_ep0_unlock_quiet(dev, lane);
+	if (ret)
+		dev_warn(&dev->intf->dev, "reset request failed: %d\n", ret);
+out:
+	up_read(&dev->io_rwsem);
 	return ret;
 }
 
@@ -297,7 +617,8 @@ static int hzrig_reset_gadget(struct hzrig_dev *dev)
  * sure it heard: gadgetfs drops an unread SETUP event when the next setup
  * arrives, so an ARM the gadget had not read yet would be lost silently.
  * HZRIG_REQ_SYNC echoes the last ARM the gadget applied; resend until it
- * matches.
+ * matches. Needs ep0_mutex: another lane's ARM between ours and its SYNC
+ * would change the echo.
  */
 static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 		     u32 seq, ktime_t start)
@@ -365,9 +686,10 @@ static void hzrig_fill_out(u8 *buf, u32 len, u32 seq)
 }
 
 /* A bulk/interrupt IN answer must carry the sequence number we armed. */
-static void hzrig_check_in(struct hzrig_dev *dev, u32 len, u32 seq)
+static void hzrig_check_in(struct hzrig_dev *dev, const u8 *buf, u32 len,
+			   u32 seq)
 {
-	const struct hzrig_payload_hdr *hdr = (const void *)dev->buf;
+	const struct hzrig_payload_hdr *hdr = (const void *)buf;
 
 	if (len < sizeof(*hdr))
 		return;
@@ -398,17 +720,21 @@ static unsigned int hzrig_pipe(struct hzrig_dev *dev, u32 transfer)
 }
 
 /*
- * One repetition: arm, line up with the tick, time the call. Fills @s and
- * returns 0 whatever the call returned; an error return means the case
- * cannot go on (disconnect, signal, arming or halt clearing failed).
+ * One repetition: arm, sleep until the planned start, time the call. Fills
+ * @s and returns 0 whatever the call returned; an error return means the
+ * case cannot go on (disconnect, signal, arming or halt clearing failed).
+ * Runs under io_rwsem (read), so disconnect waits for it; ep0_mutex is held
+ * while arming and, for a control case, again for the timed call.
  */
-static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
-			 struct hzrig_sample *s)
+static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
+			 const struct hzrig_case *c, struct hzrig_sample *s)
 {
 	struct usb_device *udev = dev->udev;
 	int timeout = hzrig_timeout_arg(c);
 	unsigned int pipe = hzrig_pipe(dev, c->transfer);
 	bool in = usb_pipein(pipe);
+	bool ctrl = hzrig_is_ctrl(c->transfer);
+	bool delay = c->behaviour == HZRIG_BEH_DELAY;
 	u8 request = in ? HZRIG_REQ_TEST_IN : HZRIG_REQ_TEST_OUT;
 	u8 reqtype = (in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_VENDOR |
 		     USB_RECIP_DEVICE;
@@ -417,13 +743,15 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	 * request without one can be held or stalled (include/hzrig/wire.h).
 	 */
 	u16 ctrl_len = in || c->behaviour == HZRIG_BEH_ANSWER ? c->length : 0;
-	ktime_t tick, grid, start = 0, t0, t1;
+	u8 *buf = lane->buf;
+	bool ep0_held = false;
+	ktime_t start = 0, t0, t1;
 	int actual = 0, tries;
 	u32 phase;
 	u32 seq;
 	int ret;
 
-	ret = mutex_lock_killable(&dev->io_mutex);
+	ret = down_read_killable(&dev->io_rwsem);
 	if (ret)
 		return ret;
 	if (!dev->intf) {
@@ -432,26 +760,36 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	}
 
 	/*
-	 * A DELAY is timed by the gadget from the planned start, so that start
-	 * goes into the ARM: a tick edge far enough ahead for ARM + SYNC, plus
-	 * a random part of the jiffy. An ARM that overran it is replaced by
-	 * one for a later start (a new seq, so that SYNC tells the two apart)
-	 * with twice the guard (up to 16 times). The other behaviours don't care when the call
-	 * begins: they are armed first and started at the next tick edge plus
-	 * the phase, so a slow ARM costs nothing.
+	 * The start is a tick edge plus a random part of the jiffy, reached
+	 * by sleeping on an hrtimer: a busy-wait would keep the one CPU from
+	 * the other lanes. A DELAY is timed by the gadget from the planned
+	 * start, so that start goes into the ARM: an edge far enough ahead for
+	 * ARM + SYNC. An ARM that overran it, or a wakeup more than
+	 * HZRIG_START_SLACK_NS late, is replaced by one for a later start (a
+	 * new seq, so that SYNC tells the two apart) with twice the guard (up
+	 * to 16 times). The other behaviours don't care when the call begins:
+	 * they are armed first and started at the next tick edge plus the
+	 * phase, so a slow ARM costs nothing, and record the phase they got.
+	 * With other lanes running, arming waits for a moment when no other
+	 * call starts or ends, and the start moves on by whole ticks until
+	 * neither it nor the call's expected end meets another lane's
+	 * (hzrig_ep0_lock_quiet(), hzrig_plan_quiet()).
 	 */
 	for (tries = 0; ; tries++) {
-		bool delay = c->behaviour == HZRIG_BEH_DELAY;
 		u64 guard = (u64)HZRIG_START_GUARD_NS << min(tries, 4);
 
-		seq = ++dev->seq;
+		ret = hzrig_ep0_lock_quiet(dev, lane);
+		if (ret)
+			goto out;
+		ep0_held = true;
+		seq = atomic_inc_return(&dev->seq);
 		phase = c->flags & HZRIG_CASE_RANDOM_PHASE ?
 			get_random_u32_below(TICK_NSEC) : 0;
 		if (delay) {
-			tick = hzrig_tick_edge(NULL);
-			grid = ktime_add_ns(tick, DIV_ROUND_UP_ULL(guard, TICK_NSEC) *
-					    TICK_NSEC);
-			start = ktime_add_ns(grid, phase);
+			start = hzrig_edge_after(ktime_add_ns(ktime_get(),
+							      guard));
+			start = hzrig_plan_quiet(dev, lane, c, timeout,
+						 ktime_add_ns(start, phase));
 		}
 		ret = hzrig_arm(dev, c, seq, delay ? start : 0);
 		if (ret) {
@@ -459,22 +797,42 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 				 seq, ret);
 			goto out;
 		}
+		/*
+		 * Other lanes may arm while this one waits for its start; the
+		 * gadget keeps what is armed per target. A control call takes
+		 * ep0 back for itself: another lane's ARM must not queue
+		 * behind a control transfer held for the whole timeout.
+		 */
+		hzrig_ep0_unlock_quiet(dev, lane);
+		ep0_held = false;
 		if (!delay) {
-			grid = hzrig_tick_edge(NULL);
-			start = ktime_add_ns(grid, phase);
+			start = hzrig_edge_after(ktime_get());
+			start = hzrig_plan_quiet(dev, lane, c, timeout,
+						 ktime_add_ns(start, phase));
 		}
 		if (!in)
-			hzrig_fill_out(dev->buf, c->length, seq);
+			hzrig_fill_out(buf, c->length, seq);
+		hzrig_wait_until(start, delay ? HZRIG_DELAY_SPIN_NS : 0);
+		if (ctrl) {
+			ret = mutex_lock_killable(&dev->ep0_mutex);
+			if (ret)
+				goto out;
+			ep0_held = true;
+		}
 		/*
 		 * A guest that stalls (its vCPU preempted on the host, a slow
-		 * interrupt under TCG) past a DELAY's start would skew the
-		 * sample: such a start is given up for a later one.
+		 * interrupt under TCG) or another lane holding ep0 past a
+		 * DELAY's start would skew the sample: such a start is given
+		 * up for a later one.
 		 */
-		while (ktime_before(ktime_get(), start))
-			cpu_relax();
 		if (!delay || ktime_to_ns(ktime_sub(ktime_get(), start)) <
 		    HZRIG_START_SLACK_NS)
 			break;
+		if (ep0_held) {
+			mutex_unlock(&dev->ep0_mutex);
+			ep0_held = false;
+		}
+		hzrig_span_clear(dev, lane);
 		if (tries == HZRIG_ARM_TRIES) {
 			dev_warn(&dev->intf->dev, "seq %u: could not start within %ld us of the planned start\n",
 				 seq, HZRIG_START_SLACK_NS / NSEC_PER_USEC);
@@ -490,7 +848,7 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 		s->start_jiffies = get_jiffies_64();
 		t0 = ktime_get();
 		ret = usb_control_msg(udev, pipe, request, reqtype, seq & 0xffff,
-				      0, dev->buf, ctrl_len, timeout);
+				      0, buf, ctrl_len, timeout);
 		t1 = ktime_get();
 		actual = max(ret, 0);
 		ret = min(ret, 0);
@@ -498,36 +856,41 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	case HZRIG_XFER_INT_IN:
 		s->start_jiffies = get_jiffies_64();
 		t0 = ktime_get();
-		ret = usb_interrupt_msg(udev, pipe, dev->buf, c->length,
-					&actual, timeout);
+		ret = usb_interrupt_msg(udev, pipe, buf, c->length, &actual,
+					timeout);
 		t1 = ktime_get();
 		break;
 	case HZRIG_XFER_BULK_IN_KILLABLE:
 		s->start_jiffies = get_jiffies_64();
 		t0 = ktime_get();
-		ret = usb_bulk_msg_killable(udev, pipe, dev->buf, c->length,
+		ret = usb_bulk_msg_killable(udev, pipe, buf, c->length,
 					    &actual, timeout);
 		t1 = ktime_get();
 		break;
 	default:
 		s->start_jiffies = get_jiffies_64();
 		t0 = ktime_get();
-		ret = usb_bulk_msg(udev, pipe, dev->buf, c->length, &actual,
+		ret = usb_bulk_msg(udev, pipe, buf, c->length, &actual,
 				   timeout);
 		t1 = ktime_get();
 		break;
 	}
+	if (ep0_held) {
+		mutex_unlock(&dev->ep0_mutex);
+		ep0_held = false;
+	}
+	hzrig_span_clear(dev, lane);
 
 	s->elapsed_ns = ktime_to_ns(ktime_sub(t1, t0));
 	s->status = ret;
 	s->actual_length = actual;
 	s->timeout_arg = timeout;
 	s->seq = seq;
-	s->phase_ns = clamp_t(s64, ktime_to_ns(ktime_sub(t0, grid)), 0,
-			      U32_MAX);
+	/* The phase the call really started at, not the one planned. */
+	s->phase_ns = ktime_to_ns(ktime_sub(t0, hzrig_edge_before(t0)));
 
-	if (in && !ret && !hzrig_is_ctrl(c->transfer))
-		hzrig_check_in(dev, actual, seq);
+	if (in && !ret && !ctrl)
+		hzrig_check_in(dev, buf, actual, seq);
 
 	/*
 	 * An IN answer that came too late and sits in dummy_hcd's FIFO is
@@ -536,26 +899,36 @@ static int hzrig_run_one(struct hzrig_dev *dev, const struct hzrig_case *c,
 	 */
 	ret = 0;
 	/* ep0 recovers from a stall by itself; the others need clearing. */
-	if (s->status == -EPIPE && !hzrig_is_ctrl(c->transfer)) {
+	if (s->status == -EPIPE && !ctrl) {
+		ret = hzrig_ep0_lock_quiet(dev, lane);
+		if (ret)
+			goto out;
 		ret = usb_clear_halt(udev, pipe);
+		hzrig_ep0_unlock_quiet(dev, lane);
 		if (ret)
 			dev_warn(&dev->intf->dev,
 				 "seq %u: clearing halt failed: %d\n", seq,
 				 ret);
 	}
 out:
-	mutex_unlock(&dev->io_mutex);
+	hzrig_span_clear(dev, lane);
+	if (ep0_held)
+		mutex_unlock(&dev->ep0_mutex);
+	up_read(&dev->io_rwsem);
 	return ret;
 }
 
 /*
- * Can take minutes (reps x timeout): each repetition holds io_mutex only for
- * itself, so disconnect waits for one call at most, and a fatal signal stops
- * the case between repetitions. Samples of the repetitions done are in the
- * caller's array even when the case fails.
+ * Can take minutes (reps x timeout): each repetition holds io_rwsem only for
+ * itself, so disconnect waits for one call per lane at most, and a fatal
+ * signal stops the case between repetitions. Samples of the repetitions
+ * done are in the caller's array even when the case fails. Cases on
+ * different lanes (hzrig_lane_of) run concurrently when several threads
+ * call this; a second case on a busy lane waits for the first.
  */
 static long hzrig_ioctl_run_case(struct hzrig_dev *dev, void __user *argp)
 {
+	struct hzrig_lane *lane;
 	struct hzrig_sample s;
 	struct hzrig_case c;
 	u8 __user *out;
@@ -571,23 +944,24 @@ static long hzrig_ioctl_run_case(struct hzrig_dev *dev, void __user *argp)
 	if (!access_ok(out, (size_t)c.reps * c.sample_size))
 		return -EFAULT;
 
-	if (mutex_lock_killable(&dev->case_mutex))
+	lane = &dev->lane[hzrig_lane_of[c.transfer]];
+	if (mutex_lock_killable(&lane->mutex))
 		return -EINTR;
 
-	ret = hzrig_reset_gadget(dev);
+	ret = hzrig_reset_lane(dev, lane);
 	for (i = 0; !ret && i < c.reps; i++) {
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
 		memset(&s, 0, sizeof(s));
-		ret = hzrig_run_one(dev, &c, &s);
+		ret = hzrig_run_one(dev, lane, &c, &s);
 		if (!ret && copy_to_user(out + (size_t)i * c.sample_size, &s,
 					 sizeof(s)))
 			ret = -EFAULT;
 	}
 
-	mutex_unlock(&dev->case_mutex);
+	mutex_unlock(&lane->mutex);
 	return ret;
 }
 
@@ -631,7 +1005,7 @@ static int hzrig_probe(struct usb_interface *intf,
 	struct usb_host_interface *alt = intf->cur_altsetting;
 	struct usb_endpoint_descriptor *bulk_in, *bulk_out, *int_in;
 	struct hzrig_dev *dev;
-	int ret;
+	int i, ret;
 
 	if (usb_find_common_endpoints(alt, &bulk_in, &bulk_out, NULL, NULL)) {
 		dev_err(&intf->dev, "needs a bulk IN and a bulk OUT endpoint\n");
@@ -643,15 +1017,24 @@ static int hzrig_probe(struct usb_interface *intf,
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
-	dev->buf = kmalloc(HZRIG_BUF_SIZE, GFP_KERNEL);
-	if (!dev->buf) {
-		kfree(dev);
-		return -ENOMEM;
-	}
 	kref_init(&dev->kref);
-	mutex_init(&dev->case_mutex);
-	mutex_init(&dev->io_mutex);
+	init_rwsem(&dev->io_rwsem);
+	mutex_init(&dev->ep0_mutex);
+	spin_lock_init(&dev->span_lock);
+	atomic_set(&dev->seq, 0);
 	dev->udev = usb_get_dev(interface_to_usbdev(intf));
+	for (i = 0; i < HZRIG_LANE_COUNT; i++) {
+		struct hzrig_lane *lane = &dev->lane[i];
+
+		mutex_init(&lane->mutex);
+		lane->targets = hzrig_lane_targets[i];
+		/* a buffer per lane: transfers on several lanes at once */
+		lane->buf = kmalloc(HZRIG_BUF_SIZE, GFP_KERNEL);
+		if (!lane->buf) {
+			kref_put(&dev->kref, hzrig_delete);
+			return -ENOMEM;
+		}
+	}
 	dev->intf = intf;
 
 	dev->bulk_in_ep = usb_endpoint_num(bulk_in);
@@ -691,21 +1074,21 @@ static void hzrig_disconnect(struct usb_interface *intf)
 	usb_set_intfdata(intf, NULL);
 	usb_deregister_dev(intf, &hzrig_class);
 
-	/* Wait for the repetition in flight; later ones see -ENODEV. */
-	mutex_lock(&dev->io_mutex);
+	/* Wait for the repetitions in flight; later ones see -ENODEV. */
+	down_write(&dev->io_rwsem);
 	WRITE_ONCE(dev->intf, NULL);
-	mutex_unlock(&dev->io_mutex);
+	up_write(&dev->io_rwsem);
 
 	kref_put(&dev->kref, hzrig_delete);
 	dev_info(&intf->dev, "hzrig minor %d disconnected\n", minor);
 }
 
-/* Keep a reset (e.g. from usbfs) out of a repetition in flight. */
+/* Keep a reset (e.g. from usbfs) out of the repetitions in flight. */
 static int hzrig_pre_reset(struct usb_interface *intf)
 {
 	struct hzrig_dev *dev = usb_get_intfdata(intf);
 
-	mutex_lock(&dev->io_mutex);
+	down_write(&dev->io_rwsem);
 	return 0;
 }
 
@@ -713,7 +1096,7 @@ static int hzrig_post_reset(struct usb_interface *intf)
 {
 	struct hzrig_dev *dev = usb_get_intfdata(intf);
 
-	mutex_unlock(&dev->io_mutex);
+	up_write(&dev->io_rwsem);
 	return 0;
 }
 
@@ -734,6 +1117,44 @@ static struct usb_driver hzrig_driver = {
 	.post_reset	= hzrig_post_reset,
 	.id_table	= hzrig_table,
 };
+
+/*
+ * Where the jiffy grid lies: watch HZRIG_GRID_EDGES jiffies changes and take
+ * the earliest one seen, modulo TICK_NSEC (each sighting comes after the
+ * edge, by the tick interrupt's latency and the polling). The sightings lie
+ * on a circle of TICK_NSEC: the earliest is the one after the largest gap
+ * between neighbours, which holds however they scatter around the wrap.
+ * Their spread (TICK_NSEC less that gap) is logged: a few us show the grid
+ * is exact, more is the latency of the tick interrupt.
+ */
+static void __init hzrig_learn_grid(void)
+{
+	u32 off[HZRIG_GRID_EDGES], gap, best_gap = 0;
+	int i, j, best = 0;
+
+	for (i = 0; i < HZRIG_GRID_EDGES; i++) {
+		u32 o;
+
+		div_u64_rem(ktime_to_ns(hzrig_tick_edge(NULL)), TICK_NSEC, &o);
+		/* insertion sort: a handful of values */
+		for (j = i; j > 0 && off[j - 1] > o; j--)
+			off[j] = off[j - 1];
+		off[j] = o;
+	}
+	for (i = 0; i < HZRIG_GRID_EDGES; i++) {
+		gap = i ? off[i] - off[i - 1] :
+		      off[0] + TICK_NSEC - off[HZRIG_GRID_EDGES - 1];
+		if (gap >= best_gap) {
+			best_gap = gap;
+			best = i;
+		}
+	}
+	hzrig_grid_ns = off[best];
+	hzrig_grid_spread_ns = TICK_NSEC - best_gap;
+	pr_info("jiffies advance at %u ns mod TICK_NSEC %lu (%d edges, spread %u ns)\n",
+		hzrig_grid_ns, TICK_NSEC, HZRIG_GRID_EDGES,
+		hzrig_grid_spread_ns);
+}
 
 /* Jiffies per second x 1000, timed with ktime_get() between tick edges. */
 static u32 __init hzrig_measure_jiffy_rate(void)
@@ -770,6 +1191,7 @@ static int __init hzrig_init(void)
 	hzrig_jiffy_rate_mhz = rate;
 	pr_info("HZ=%d measured %u.%03u jiffies/s\n", HZ, rate / 1000,
 		rate % 1000);
+	hzrig_learn_grid();
 
 	return usb_register(&hzrig_driver);
 }

@@ -44,6 +44,18 @@ static const char *const mode_names[HZRIG_MODE_COUNT] = {
 	[HZRIG_MODE_ZERO] = "zero",
 };
 
+static const char *const parallel_names[HZRIG_PARALLEL_COUNT] = {
+	[HZRIG_PARALLEL_SERIAL] = "serial",
+	[HZRIG_PARALLEL_LANES] = "lanes",
+};
+
+static const char *const lane_names[HZRIG_LANE_COUNT] = {
+	[HZRIG_LANE_EP0] = "ep0",
+	[HZRIG_LANE_BULK_IN] = "bulk-in",
+	[HZRIG_LANE_BULK_OUT] = "bulk-out",
+	[HZRIG_LANE_INT_IN] = "int-in",
+};
+
 static int lookup(const char *const *names, size_t n, const char *s)
 {
 	size_t i;
@@ -67,6 +79,38 @@ const char *hzrig_behaviour_name(uint32_t b)
 const char *hzrig_mode_name(uint32_t m)
 {
 	return m < HZRIG_MODE_COUNT ? mode_names[m] : NULL;
+}
+
+const char *hzrig_parallel_name(uint32_t p)
+{
+	return p < HZRIG_PARALLEL_COUNT ? parallel_names[p] : NULL;
+}
+
+int hzrig_parallel_parse(const char *s)
+{
+	return lookup(parallel_names, HZRIG_PARALLEL_COUNT, s);
+}
+
+const char *hzrig_lane_name(unsigned int lane)
+{
+	return lane < HZRIG_LANE_COUNT ? lane_names[lane] : NULL;
+}
+
+unsigned int hzrig_transfer_lane(uint32_t transfer)
+{
+	switch (transfer) {
+	case HZRIG_XFER_CTRL_IN:
+	case HZRIG_XFER_CTRL_OUT:
+		return HZRIG_LANE_EP0;
+	case HZRIG_XFER_BULK_IN:
+	case HZRIG_XFER_BULK_IN_KILLABLE:
+		return HZRIG_LANE_BULK_IN;
+	case HZRIG_XFER_BULK_OUT:
+		return HZRIG_LANE_BULK_OUT;
+	case HZRIG_XFER_INT_IN:
+		return HZRIG_LANE_INT_IN;
+	}
+	return HZRIG_LANE_COUNT;
 }
 
 int hzrig_transfer_parse(const char *s)
@@ -327,17 +371,53 @@ static int expand(struct parse_ctx *ctx, struct case_line *cl,
 	return 0;
 }
 
+/*
+ * "parallel = serial|lanes" (blanks around '=' optional), once per plan.
+ * @rest follows the word "parallel".
+ */
+static int parse_parallel(struct parse_ctx *ctx, char *rest,
+			  struct hzrig_plan *plan)
+{
+	char *save = NULL, *val, *extra;
+	int p;
+
+	rest += strspn(rest, " \t");
+	if (*rest != '=')
+		return fail(ctx, "parallel: expected 'parallel = serial|lanes'");
+	val = strtok_r(rest + 1, " \t\r\n", &save);
+	if (!val || *val == '#')
+		return fail(ctx, "parallel: missing value (serial or lanes)");
+	extra = strtok_r(NULL, " \t\r\n", &save);
+	if (extra && *extra != '#')
+		return fail(ctx, "parallel: unexpected '%s' after the value",
+			    extra);
+	p = hzrig_parallel_parse(val);
+	if (p < 0)
+		return fail(ctx, "parallel: '%s' is neither serial nor lanes",
+			    val);
+	if (plan->parallel_line)
+		return fail(ctx, "parallel: already set on line %d",
+			    plan->parallel_line);
+	plan->parallel = (uint32_t)p;
+	plan->parallel_line = ctx->line;
+	return 0;
+}
+
 static int parse_line(struct parse_ctx *ctx, char *line,
 		      struct hzrig_plan *plan)
 {
 	struct case_line cl;
 	char *save = NULL, *tok;
+	size_t skip = strspn(line, " \t");
 
+	if (!strncmp(line + skip, "parallel", 8) &&
+	    strchr(" \t=\r\n", line[skip + 8]))
+		return parse_parallel(ctx, line + skip + 8, plan);
 	tok = strtok_r(line, " \t\r\n", &save);
 	if (!tok || *tok == '#')
 		return 0;
 	if (strcmp(tok, "case"))
-		return fail(ctx, "unknown directive '%s' (expected 'case')",
+		return fail(ctx, "unknown directive '%s' (expected 'case' or 'parallel')",
 			    tok);
 
 	memset(&cl, 0, sizeof(cl));

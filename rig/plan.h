@@ -27,10 +27,35 @@ struct hzrig_plan_case {
 	int line;		/* line of the plan file it came from */
 };
 
+/*
+ * How the guest runs a plan's cases (the "parallel" directive): one after
+ * the other, or one thread per lane (independent endpoint), each taking its
+ * lane's cases in plan order.
+ */
+enum hzrig_parallel {
+	HZRIG_PARALLEL_SERIAL = 0,
+	HZRIG_PARALLEL_LANES,
+	HZRIG_PARALLEL_COUNT
+};
+
+/*
+ * Lanes: endpoints whose transfers do not wait for each other. Both control
+ * transfers share ep0, both bulk IN calls the 0x81 pipe.
+ */
+enum hzrig_lane {
+	HZRIG_LANE_EP0 = 0,		/* ctrl-in, ctrl-out */
+	HZRIG_LANE_BULK_IN,		/* bulk-in, bulk-in-killable */
+	HZRIG_LANE_BULK_OUT,
+	HZRIG_LANE_INT_IN,
+	HZRIG_LANE_COUNT
+};
+
 struct hzrig_plan {
 	struct hzrig_plan_case *cases;
 	size_t ncases;
 	size_t cap;
+	uint32_t parallel;	/* enum hzrig_parallel; serial by default */
+	int parallel_line;	/* where it was set, 0: not set */
 };
 
 /*
@@ -65,7 +90,13 @@ uint64_t hzrig_eta_ms(uint64_t total_ms, uint64_t done_ms, uint64_t total_reps,
 /* Status the guest expects for a behaviour when nothing else is known. */
 int hzrig_expected_status(uint32_t behaviour, uint32_t delay_us, uint32_t timeout_ms);
 
+/* The lane of a transfer; HZRIG_LANE_COUNT for an unknown one. */
+unsigned int hzrig_transfer_lane(uint32_t transfer);
+
 /* Names used in plans and in samples.jsonl; NULL/-1 when unknown. */
+const char *hzrig_parallel_name(uint32_t p);
+int hzrig_parallel_parse(const char *s);
+const char *hzrig_lane_name(unsigned int lane);
 const char *hzrig_transfer_name(uint32_t t);
 const char *hzrig_behaviour_name(uint32_t b);
 const char *hzrig_mode_name(uint32_t m);

@@ -316,6 +316,15 @@ static int parse_end(struct hzrig_capture *c, struct json_object *o,
 			 &e.waits_ms) < 0;
 	bad |= field_int(c, line, "end", o, "wall_ms", 0, INT64_MAX, false,
 			 &e.wall_ms) < 0;
+	/* How the cases ran (plan "parallel ="): the efficiency depends on it. */
+	if (field_str(c, line, "end", o, "parallel", e.parallel,
+		      sizeof(e.parallel), false, false) < 0) {
+		bad = 1;
+	} else if (e.parallel[0] && hzrig_parallel_parse(e.parallel) < 0) {
+		cap_msg(c, line, true, "end: field \"parallel\": unknown value '%s'",
+			e.parallel);
+		bad = 1;
+	}
 	if (bad)
 		return -1;
 	c->end = e;
@@ -895,6 +904,9 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 			json_object_object_add(e, "wall_ms", jint(c->end.wall_ms));
 			json_object_object_add(e, "ratio", json_object_new_double(
 				(double)c->end.waits_ms / c->end.wall_ms));
+			if (c->end.parallel[0])
+				json_object_object_add(e, "parallel",
+						       jstr(c->end.parallel));
 			json_object_object_add(r, "efficiency", e);
 		}
 	} else {
@@ -1217,6 +1229,7 @@ struct rep_variant {
 	char release[HZRIG_NAME_MAX], refused[256];
 	bool noise, truncated;
 	int64_t waits_ms, wall_ms;	/* -1: not known */
+	char parallel[16];		/* "": not known */
 	int64_t over_p50, over_p99, rtt_p50, rtt_p99, allowance;
 	int64_t ktap_ok, ktap_not_ok, capture_errors;
 	struct rep_sample *s;
@@ -1338,6 +1351,7 @@ static void load_run(struct report *r, const char *path, const char *dname)
 	    json_object_is_type(x, json_type_object)) {
 		jget_int(x, "waits_ms", &v->waits_ms);
 		jget_int(x, "wall_ms", &v->wall_ms);
+		jget_str(x, "parallel", v->parallel, sizeof(v->parallel));
 	}
 	if (json_object_object_get_ex(o, "ktap", &x)) {
 		jget_int(x, "ok", &v->ktap_ok);
@@ -1586,9 +1600,10 @@ static bool report_variant(struct rep_variant *v, FILE *out)
 		fprintf(out, "  noise floor: not measured; allowance %.3f ms\n",
 			v->allowance / 1e6);
 	if (v->waits_ms >= 0 && v->wall_ms > 0)
-		fprintf(out, "  efficiency: %.1f s of requested waits in %.1f s of measuring (%.2f)\n",
+		fprintf(out, "  efficiency: %.1f s of requested waits in %.1f s of measuring (%.2f)%s%s\n",
 			v->waits_ms / 1e3, v->wall_ms / 1e3,
-			(double)v->waits_ms / v->wall_ms);
+			(double)v->waits_ms / v->wall_ms,
+			v->parallel[0] ? ", parallel = " : "", v->parallel);
 
 	qsort(v->s, v->n, sizeof(*v->s), cmp_sample);
 	table_add(&t, head);

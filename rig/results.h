@@ -80,6 +80,7 @@ struct hzrig_end {
 	bool present;
 	int64_t cases, samples, failures;
 	int64_t waits_ms, wall_ms;	/* -1 when the guest did not say */
+	char parallel[16];		/* "serial", "lanes"; "" when not said */
 	unsigned int line;
 };
 

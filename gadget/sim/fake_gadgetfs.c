@@ -1528,6 +1528,109 @@ static void scenario_stale_fifo(void)
 	      r >= 8 ? hdr_seq(b) : 0);
 }
 
+/* A bulk IN transfer run from its own thread, as a second lane would. */
+struct bg_in {
+	pthread_t	thread;
+	uint8_t		addr;
+	unsigned int	len, timeout_ms;
+	uint8_t		buf[64];
+	int		r;
+	uint64_t	t0, t1;
+	bool		done;
+};
+
+static void *bg_in_main(void *arg)
+{
+	struct bg_in *x = arg;
+
+	x->t0 = now_ns();
+	x->r = xfer_in(x->addr, x->buf, x->len, x->timeout_ms);
+	x->t1 = now_ns();
+	__atomic_store_n(&x->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool bg_done(struct bg_in *x)
+{
+	return __atomic_load_n(&x->done, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Lanes: the host runs transfers on several endpoints at once and arms and
+ * resets one target while another endpoint has a transfer in flight.
+ */
+static void scenario_lanes(void)
+{
+	struct bg_in x = { .addr = BULK_IN, .len = 8, .timeout_ms = 400 };
+	uint8_t b[64];
+	uint64_t start;
+	int r;
+
+	/* bulk IN answers 60 ms after its start; meanwhile the other lanes */
+	start = now_ns();
+	arm_at(HZRIG_TARGET_BULK_IN, HZRIG_BEH_DELAY, 700, 60000, 8, start);
+	pthread_create(&x.thread, NULL, bg_in_main, &x);
+
+	arm(HZRIG_TARGET_BULK_OUT, HZRIG_BEH_ANSWER, 701, 0, 64);
+	fill_out(b, 64, 701);
+	r = xfer_out(BULK_OUT, b, 64, 200);
+	check(r == 64 && !bg_done(&x),
+	      "lanes: bulk OUT answered while bulk IN waits for its DELAY (%d)",
+	      r);
+	arm(HZRIG_TARGET_INT_IN, HZRIG_BEH_ANSWER, 702, 0, 16);
+	r = xfer_in(INT_IN, b, 16, 200);
+	check(r == 16 && hdr_seq(b) == 702 && !bg_done(&x),
+	      "lanes: int IN answered meanwhile (%d)", r);
+	r = ctrl_data(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_INT_IN, 0,
+		      NULL, 0, 1000, 0);
+	check(r == 0 && !bg_done(&x),
+	      "lanes: RESET of int IN alone acked, bulk IN still waiting (%d)",
+	      r);
+	r = ctrl(VIN, HZRIG_REQ_TEST_IN, 703, b, 64, 300);
+	check(r == 64 && hdr_seq(b) == 703, "lanes: ep0 IN meanwhile (%d)", r);
+	pthread_join(x.thread, NULL);
+	check(x.r == 8 && hdr_seq(x.buf) == 700 &&
+	      x.t1 >= start + 60000000ull,
+	      "lanes: ... bulk IN got its DELAY answer at %llu ms (%d)",
+	      (unsigned long long)((x.t1 - start) / 1000000), x.r);
+
+	/* RESET of one target leaves another's unread answer alone */
+	arm(HZRIG_TARGET_BULK_IN, HZRIG_BEH_ANSWER, 710, 0, 8);
+	msleep(10);
+	r = ctrl(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_BULK_OUT, NULL, 0,
+		 1000);
+	check(r == 0, "lanes: RESET of bulk OUT (%d)", r);
+	r = xfer_in(BULK_IN, b, 8, 200);
+	check(r == 8 && hdr_seq(b) == 710,
+	      "lanes: ... bulk IN's answer survived it (%d)", r);
+	arm(HZRIG_TARGET_BULK_IN, HZRIG_BEH_ANSWER, 711, 0, 8);
+	msleep(10);
+	r = ctrl(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_BULK_IN, NULL, 0,
+		 1000);
+	check(r == 0, "lanes: RESET of bulk IN (%d)", r);
+	r = xfer_in(BULK_IN, b, 8, 50);
+	check(r == -ETIMEDOUT, "lanes: ... dropped its unread answer (%d)", r);
+
+	/* ep0 targets: armed state survives another target's RESET */
+	arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_STALL, 720, 0, 0);
+	ctrl(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_BULK_IN, NULL, 0, 1000);
+	r = ctrl(VIN, HZRIG_REQ_TEST_IN, 720, b, 64, 300);
+	check(r == -EPIPE, "lanes: ep0 IN arm survives a bulk IN RESET (%d)",
+	      r);
+	arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_STALL, 721, 0, 0);
+	ctrl(VOUT, HZRIG_REQ_RESET, (1u << HZRIG_TARGET_EP0_IN) |
+	     (1u << HZRIG_TARGET_EP0_OUT), NULL, 0, 1000);
+	r = ctrl(VIN, HZRIG_REQ_TEST_IN, 721, b, 64, 300);
+	check(r == 64 && hdr_seq(b) == 721,
+	      "lanes: ... and is dropped by its own (%d)", r);
+
+	/* a mask naming no target is refused */
+	r = ctrl(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_COUNT, NULL, 0,
+		 1000);
+	check(r == -EPIPE, "lanes: RESET of an unknown target stalled (%d)",
+	      r);
+}
+
 static void scenario_misc(void)
 {
 	uint8_t b[64];
@@ -1617,6 +1720,7 @@ static void *host_main(void *arg)
 		scenario_bulk();
 		scenario_start_ns();
 		scenario_stale_fifo();
+		scenario_lanes();
 		scenario_race();
 		scenario_reconnect();
 		scenario_misc();

@@ -39,8 +39,11 @@
  *	an ARM the gadget had not read yet when the next request came is lost:
  *	the host sends ARM, then SYNC, and re-sends the ARM until SYNC echoes
  *	its seq. Only then is the transfer under test started.
- * HZRIG_REQ_RESET (OUT, no data): drop everything armed, flush the bulk
- *	endpoints; answered at once.
+ * HZRIG_REQ_RESET (OUT, no data, wValue = targets): drop what is armed on
+ *	the targets in wValue (bit 1 << enum hzrig_target each; 0: all of
+ *	them) and flush and unhalt their endpoints; answered at once. The
+ *	others are left alone, so a host may reset one endpoint while
+ *	transfers run on others. Bits naming no target: stalled.
  *
  * HZRIG_REQ_TEST_OUT has a data stage only when the gadget is to answer
  * (ANSWER): gadgetfs queues an OUT data stage itself, before the gadget

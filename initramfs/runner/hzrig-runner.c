@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +30,13 @@
 #define NOISE_SLEEP_US	1000
 #define RTT_REPS	200
 #define DEV_WAIT_S	20
+/*
+ * Lane threads run SCHED_FIFO at this priority: when a lane's call ends,
+ * its thread is to get the one CPU at once, not after the gadget's or
+ * another lane's time slice (CFS wakeup granularity is a millisecond or
+ * more). They sleep in the driver nearly all the time, so nobody starves.
+ */
+#define LANE_RT_PRIO	10
 
 struct runner {
 	const char *dev_path;
@@ -35,14 +44,22 @@ struct runner {
 	const char *out_path;
 	const char *variant;
 	const char *accel;
+	int parallel;		/* --parallel, -1: as the plan says */
 	int dev;
 	FILE *out;
 	struct hzrig_info info;
 	char clocksource[64];
+	/*
+	 * With lanes, several threads finish cases: the console, the samples
+	 * and the counters below are theirs in turn. Held for output only,
+	 * never across an ioctl.
+	 */
+	pthread_mutex_t lock;
 	int ktap_index;
 	int failures;
 };
 
+/* Needs r->lock when lanes run. */
 static void ktap(struct runner *r, bool ok, const char *fmt, ...)
 {
 	va_list ap;
@@ -143,6 +160,24 @@ static void settle_clocksource(struct runner *r)
 			return;
 		usleep(100000);
 	}
+}
+
+/* A read-only parameter of the driver, 0 if it has none. */
+static unsigned long module_param_ul(const char *name)
+{
+	char path[128];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/hzrig_host/parameters/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
 }
 
 static bool clocksource_usable(const char *cs)
@@ -283,66 +318,199 @@ static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
 		s->phase_ns, (uint64_t)s->start_jiffies);
 }
 
-static void run_plan(struct runner *r, const struct hzrig_plan *plan)
+/*
+ * Progress of a plan, per lane (one lane holds everything when serial):
+ * requested waits and repetitions in all and done, for the ETA.
+ */
+struct plan_run {
+	struct runner *r;
+	const struct hzrig_plan *plan;
+	bool lanes;
+	int64_t t0;
+	size_t nsamples;
+	uint64_t total_ms[HZRIG_LANE_COUNT], done_ms[HZRIG_LANE_COUNT];
+	uint64_t total_reps[HZRIG_LANE_COUNT], done_reps[HZRIG_LANE_COUNT];
+};
+
+struct lane_thread {
+	struct plan_run *pr;
+	unsigned int lane;
+	pthread_t thread;
+	bool started;
+};
+
+static unsigned int case_lane(const struct plan_run *pr,
+			      const struct hzrig_plan_case *pc)
 {
-	uint64_t total_ms = hzrig_plan_wait_ms(plan, r->info.hz), done_ms = 0;
-	uint64_t total_reps = 0, done_reps = 0;
-	int64_t t0 = now_ns(), wall_ms;
-	size_t i, nsamples = 0;
+	return pr->lanes ? hzrig_transfer_lane(pc->transfer) : 0;
+}
+
+/*
+ * Time still needed: lanes run side by side, so the slowest lane's waits to
+ * come and overhead (each lane has had the whole wall time so far).
+ */
+static uint64_t plan_eta_ms(const struct plan_run *pr)
+{
+	int64_t spent_ms = (now_ns() - pr->t0) / 1000000;
+	uint64_t eta = 0;
+	unsigned int l;
+
+	for (l = 0; l < HZRIG_LANE_COUNT; l++) {
+		uint64_t e = hzrig_eta_ms(pr->total_ms[l], pr->done_ms[l],
+					  pr->total_reps[l], pr->done_reps[l],
+					  spent_ms > 0 ? (uint64_t)spent_ms : 0);
+
+		if (e > eta)
+			eta = e;
+	}
+	return eta;
+}
+
+/* One case: progress line, the ioctl, its samples and KTAP line. */
+static void run_plan_case(struct plan_run *pr, size_t i)
+{
+	struct runner *r = pr->r;
+	const struct hzrig_plan_case *pc = &pr->plan->cases[i];
+	const struct hzrig_plan one = {
+		.cases = (struct hzrig_plan_case *)pc, .ncases = 1,
+	};
+	unsigned int lane = case_lane(pr, pc);
+	const char *tn = hzrig_transfer_name(pc->transfer);
+	const char *bn = hzrig_behaviour_name(pc->behaviour);
+	const char *mn = hzrig_mode_name(pc->mode);
+	int want = hzrig_expected_status(pc->behaviour, pc->delay_us,
+					 pc->timeout_ms);
+	struct hzrig_sample *s = calloc(pc->reps, sizeof(*s));
+	uint32_t k, bad = 0;
+	int ret;
+
+	pthread_mutex_lock(&r->lock);
+	printf("# case %zu/%zu %s%s%s%s %s %s T=%u ms x%u, ETA %" PRIu64
+	       " s\n", i + 1, pr->plan->ncases, pr->lanes ? "[" : "",
+	       pr->lanes ? hzrig_lane_name(lane) : "", pr->lanes ? "] " : "",
+	       tn, bn, mn, pc->timeout_ms, pc->reps, plan_eta_ms(pr) / 1000);
+	fflush(stdout);
+	pthread_mutex_unlock(&r->lock);
+
+	ret = s ? run_case(r, pc, s) : -ENOMEM;
+
+	pthread_mutex_lock(&r->lock);
+	for (k = 0; !ret && k < pc->reps; k++) {
+		emit_sample(r, i, k, pc, &s[k]);
+		if (s[k].status != want)
+			bad++;
+	}
+	fflush(r->out);
+	if (ret)
+		ktap(r, false, "%s_%s_%s_%ums # ioctl: %s", tn, bn, mn,
+		     pc->timeout_ms, strerror(-ret));
+	else
+		ktap(r, !bad, "%s_%s_%s_%ums # %u/%u with status %d",
+		     tn, bn, mn, pc->timeout_ms, pc->reps - bad,
+		     pc->reps, want);
+	if (!ret)
+		pr->nsamples += pc->reps;
+	pr->done_ms[lane] += hzrig_plan_wait_ms(&one, r->info.hz);
+	pr->done_reps[lane] += pc->reps;
+	pthread_mutex_unlock(&r->lock);
+	free(s);
+}
+
+/* A lane's cases, in plan order. */
+static void *lane_main(void *arg)
+{
+	struct lane_thread *lt = arg;
+	const struct hzrig_plan *plan = lt->pr->plan;
+	size_t i;
 
 	for (i = 0; i < plan->ncases; i++)
-		total_reps += plan->cases[i].reps;
+		if (hzrig_transfer_lane(plan->cases[i].transfer) == lt->lane)
+			run_plan_case(lt->pr, i);
+	return NULL;
+}
+
+static void run_plan(struct runner *r, const struct hzrig_plan *plan)
+{
+	uint32_t parallel = r->parallel >= 0 ? (uint32_t)r->parallel :
+			    plan->parallel;
+	struct plan_run pr = {
+		.r = r, .plan = plan,
+		.lanes = parallel == HZRIG_PARALLEL_LANES,
+	};
+	struct lane_thread lt[HZRIG_LANE_COUNT];
+	uint64_t total_ms = hzrig_plan_wait_ms(plan, r->info.hz);
+	int64_t wall_ms;
+	unsigned int l;
+	size_t i;
+
 	for (i = 0; i < plan->ncases; i++) {
 		const struct hzrig_plan_case *pc = &plan->cases[i];
 		const struct hzrig_plan one = {
 			.cases = (struct hzrig_plan_case *)pc, .ncases = 1,
 		};
-		const char *tn = hzrig_transfer_name(pc->transfer);
-		const char *bn = hzrig_behaviour_name(pc->behaviour);
-		const char *mn = hzrig_mode_name(pc->mode);
-		int want = hzrig_expected_status(pc->behaviour, pc->delay_us,
-						 pc->timeout_ms);
-		struct hzrig_sample *s = calloc(pc->reps, sizeof(*s));
-		int64_t spent_ms = (now_ns() - t0) / 1000000;
-		uint64_t eta_s;
-		uint32_t k, bad = 0;
-		int ret;
 
-		eta_s = hzrig_eta_ms(total_ms, done_ms, total_reps, done_reps,
-				     spent_ms > 0 ? (uint64_t)spent_ms : 0) / 1000;
-		printf("# case %zu/%zu %s %s %s T=%u ms x%u, ETA %" PRIu64 " s\n",
-		       i + 1, plan->ncases, tn, bn, mn, pc->timeout_ms,
-		       pc->reps, eta_s);
-		fflush(stdout);
-		ret = s ? run_case(r, pc, s) : -ENOMEM;
-		for (k = 0; !ret && k < pc->reps; k++) {
-			emit_sample(r, i, k, pc, &s[k]);
-			if (s[k].status != want)
-				bad++;
+		l = case_lane(&pr, pc);
+		pr.total_ms[l] += hzrig_plan_wait_ms(&one, r->info.hz);
+		pr.total_reps[l] += pc->reps;
+	}
+	printf("# running %zu cases %s\n", plan->ncases,
+	       pr.lanes ? "on one thread per lane (parallel = lanes)" :
+	       "one after the other (parallel = serial)");
+	fflush(stdout);
+	pr.t0 = now_ns();
+	if (pr.lanes) {
+		struct sched_param sp = { .sched_priority = LANE_RT_PRIO };
+		pthread_attr_t rt;
+		bool rt_ok;
+
+		pthread_attr_init(&rt);
+		rt_ok = !pthread_attr_setinheritsched(&rt,
+						      PTHREAD_EXPLICIT_SCHED) &&
+			!pthread_attr_setschedpolicy(&rt, SCHED_FIFO) &&
+			!pthread_attr_setschedparam(&rt, &sp);
+		/*
+		 * The driver runs cases on different lanes at once; a lane
+		 * whose thread cannot start runs here, after the others.
+		 */
+		for (l = 0; l < HZRIG_LANE_COUNT; l++) {
+			int err = EINVAL;
+
+			lt[l] = (struct lane_thread){ .pr = &pr, .lane = l };
+			if (!pr.total_reps[l])
+				continue;
+			if (rt_ok)
+				err = pthread_create(&lt[l].thread, &rt,
+						     lane_main, &lt[l]);
+			if (err) {
+				printf("# lane %s: no SCHED_FIFO thread (%s), "
+				       "normal priority\n", hzrig_lane_name(l),
+				       strerror(err));
+				err = pthread_create(&lt[l].thread, NULL,
+						     lane_main, &lt[l]);
+			}
+			lt[l].started = !err;
 		}
-		fflush(r->out);
-		if (ret)
-			ktap(r, false, "%s_%s_%s_%ums # ioctl: %s", tn, bn, mn,
-			     pc->timeout_ms, strerror(-ret));
-		else
-			ktap(r, !bad, "%s_%s_%s_%ums # %u/%u with status %d",
-			     tn, bn, mn, pc->timeout_ms, pc->reps - bad,
-			     pc->reps, want);
-		if (!ret)
-			nsamples += pc->reps;
-		free(s);
-		done_ms += hzrig_plan_wait_ms(&one, r->info.hz);
-		done_reps += pc->reps;
+		pthread_attr_destroy(&rt);
+		for (l = 0; l < HZRIG_LANE_COUNT; l++) {
+			if (lt[l].started)
+				pthread_join(lt[l].thread, NULL);
+			else if (pr.total_reps[l])
+				lane_main(&lt[l]);
+		}
+	} else {
+		for (i = 0; i < plan->ncases; i++)
+			run_plan_case(&pr, i);
 	}
 	/* Efficiency: how much of the guest's time was requested waiting. */
-	wall_ms = (now_ns() - t0) / 1000000;
+	wall_ms = (now_ns() - pr.t0) / 1000000;
 	printf("# waits requested %" PRIu64 " ms in %" PRId64
-	       " ms of measurement: efficiency %.2f\n", total_ms, wall_ms,
+	       " ms of measurement (%s): efficiency %.2f\n", total_ms, wall_ms,
+	       hzrig_parallel_name(parallel),
 	       wall_ms ? (double)total_ms / wall_ms : 0.0);
 	fprintf(r->out, "{\"type\":\"end\",\"cases\":%zu,\"samples\":%zu,"
 		"\"failures\":%d,\"waits_ms\":%" PRIu64 ",\"wall_ms\":%"
-		PRId64 "}\n", plan->ncases, nsamples, r->failures, total_ms,
-		wall_ms);
+		PRId64 ",\"parallel\":\"%s\"}\n", plan->ncases, pr.nsamples,
+		r->failures, total_ms, wall_ms, hzrig_parallel_name(parallel));
 	fflush(r->out);
 }
 
@@ -350,8 +518,10 @@ static void usage(FILE *f)
 {
 	fputs("usage: hzrig-runner --plan FILE [--dev /dev/hzrig0] [--out /dev/ttyS1]\n"
 	      "                    [--variant NAME] [--accel NAME]\n"
+	      "                    [--parallel serial|lanes]\n"
 	      "Runs a measurement plan through the hzrig_host driver; KTAP on\n"
-	      "stdout, JSON lines on --out.\n", f);
+	      "stdout, JSON lines on --out. --parallel overrides the plan's\n"
+	      "'parallel =' (docs/plans.md).\n", f);
 }
 
 static int parse_args(struct runner *r, int argc, char **argv)
@@ -362,6 +532,7 @@ static int parse_args(struct runner *r, int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "variant", required_argument, NULL, 'v' },
 		{ "accel", required_argument, NULL, 'a' },
+		{ "parallel", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -374,6 +545,14 @@ static int parse_args(struct runner *r, int argc, char **argv)
 		case 'o': r->out_path = optarg; break;
 		case 'v': r->variant = optarg; break;
 		case 'a': r->accel = optarg; break;
+		case 'P':
+			r->parallel = hzrig_parallel_parse(optarg);
+			if (r->parallel < 0) {
+				fprintf(stderr, "hzrig-runner: --parallel: '%s' is neither serial nor lanes\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -390,6 +569,7 @@ int main(int argc, char **argv)
 	struct runner r = {
 		.dev_path = "/dev/hzrig0", .out_path = "/dev/ttyS1",
 		.variant = "unknown", .accel = "unknown", .dev = -1,
+		.parallel = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
 	};
 	struct hzrig_plan plan;
 	const char *plan_name;
@@ -436,6 +616,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ktap(&r, true, "clocksource # %s", r.clocksource);
+	/* Where the driver starts calls from: see docs/measurement.md. */
+	printf("# tick grid: jiffies advance at %lu ns mod TICK_NSEC, edges seen at load within %lu ns\n",
+	       module_param_ul("tick_grid_ns"),
+	       module_param_ul("tick_grid_spread_ns"));
 	measure_noise(&r);
 	run_plan(&r, &plan);
 	printf("# totals: %d failed of %d\n", r.failures, r.ktap_index);

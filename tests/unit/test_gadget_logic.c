@@ -415,6 +415,27 @@ static void test_slot_consumed_once(void **state)
 	assert_false(hzg_slot_take(&slot, &out));
 }
 
+static void test_reset_mask(void **state)
+{
+	unsigned int m = 0xdead;
+
+	(void)state;
+	/* 0: every target, as before targets could be named */
+	assert_true(hzg_reset_mask(0, &m));
+	assert_int_equal(m, (1u << HZRIG_TARGET_COUNT) - 1);
+	assert_true(hzg_reset_mask(1u << HZRIG_TARGET_INT_IN, &m));
+	assert_int_equal(m, 1u << HZRIG_TARGET_INT_IN);
+	assert_true(hzg_reset_mask((1u << HZRIG_TARGET_EP0_IN) |
+				   (1u << HZRIG_TARGET_EP0_OUT), &m));
+	assert_int_equal(m, (1u << HZRIG_TARGET_EP0_IN) |
+			    (1u << HZRIG_TARGET_EP0_OUT));
+	/* a bit past the last target: refused, mask untouched */
+	m = 7;
+	assert_false(hzg_reset_mask(1u << HZRIG_TARGET_COUNT, &m));
+	assert_false(hzg_reset_mask(0x8001, &m));
+	assert_int_equal(m, 7);
+}
+
 static void test_slot_take_seq(void **state)
 {
 	struct hzg_slot slot = { 0 };
@@ -791,6 +812,7 @@ int main(void)
 		cmocka_unit_test(test_arm_deadline),
 		cmocka_unit_test(test_arm_strerror),
 		cmocka_unit_test(test_slot_consumed_once),
+		cmocka_unit_test(test_reset_mask),
 		cmocka_unit_test(test_slot_take_seq),
 		cmocka_unit_test(test_payload_fill_and_check),
 		cmocka_unit_test(test_payload_seq_wraps),

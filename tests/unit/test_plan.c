@@ -161,6 +161,78 @@ static void test_names_round_trip(void **state)
 	assert_int_equal(hzrig_mode_parse("MS"), -1);
 }
 
+static void test_parallel(void **state)
+{
+	static const char *const cases =
+		"case transfer=bulk-in behaviour=nak timeout=1 reps=1\n";
+	struct hzrig_plan p;
+	char text[256];
+
+	(void)state;
+	/* not given: serial */
+	assert_int_equal(parse(cases, &p), 0);
+	assert_int_equal(p.parallel, HZRIG_PARALLEL_SERIAL);
+	assert_int_equal(p.parallel_line, 0);
+	hzrig_plan_free(&p);
+
+	/* either spelling, anywhere in the plan, with a comment */
+	snprintf(text, sizeof(text), "%sparallel = lanes # one per endpoint\n",
+		 cases);
+	assert_int_equal(parse(text, &p), 0);
+	assert_int_equal(p.parallel, HZRIG_PARALLEL_LANES);
+	assert_int_equal(p.parallel_line, 2);
+	assert_int_equal(p.ncases, 1);
+	hzrig_plan_free(&p);
+	snprintf(text, sizeof(text), "  parallel=serial\n%s", cases);
+	assert_int_equal(parse(text, &p), 0);
+	assert_int_equal(p.parallel, HZRIG_PARALLEL_SERIAL);
+	assert_int_equal(p.parallel_line, 1);
+	hzrig_plan_free(&p);
+
+	expect_error("parallel = threads\ncase transfer=bulk-in behaviour=nak "
+		     "timeout=1 reps=1\n",
+		     "t.plan:1: parallel: 'threads' is neither serial nor lanes");
+	expect_error("parallel lanes\n", "t.plan:1: parallel: expected");
+	expect_error("parallel\n", "t.plan:1: parallel: expected");
+	expect_error("parallel =\n", "t.plan:1: parallel: missing value");
+	expect_error("parallel = lanes serial\n",
+		     "parallel: unexpected 'serial' after the value");
+	expect_error("parallel = lanes\nparallel = serial\n",
+		     "t.plan:2: parallel: already set on line 1");
+	/* a word that merely starts with it is no directive */
+	expect_error("parallelism = lanes\n",
+		     "unknown directive 'parallelism'");
+	/* a bad plan leaves no setting behind */
+	expect_error("parallel = lanes\ncase transfer=x\n", "transfer");
+
+	assert_int_equal(hzrig_parallel_parse("lanes"), HZRIG_PARALLEL_LANES);
+	assert_int_equal(hzrig_parallel_parse("serial"), HZRIG_PARALLEL_SERIAL);
+	assert_int_equal(hzrig_parallel_parse("Lanes"), -1);
+	assert_string_equal(hzrig_parallel_name(HZRIG_PARALLEL_LANES), "lanes");
+	assert_null(hzrig_parallel_name(HZRIG_PARALLEL_COUNT));
+}
+
+/* Endpoints that share a pipe share a lane; the others have their own. */
+static void test_lanes(void **state)
+{
+	(void)state;
+	assert_int_equal(hzrig_transfer_lane(HZRIG_XFER_CTRL_IN),
+			 hzrig_transfer_lane(HZRIG_XFER_CTRL_OUT));
+	assert_int_equal(hzrig_transfer_lane(HZRIG_XFER_BULK_IN),
+			 hzrig_transfer_lane(HZRIG_XFER_BULK_IN_KILLABLE));
+	assert_int_not_equal(hzrig_transfer_lane(HZRIG_XFER_BULK_IN),
+			     hzrig_transfer_lane(HZRIG_XFER_BULK_OUT));
+	assert_int_not_equal(hzrig_transfer_lane(HZRIG_XFER_BULK_IN),
+			     hzrig_transfer_lane(HZRIG_XFER_INT_IN));
+	assert_int_not_equal(hzrig_transfer_lane(HZRIG_XFER_CTRL_IN),
+			     hzrig_transfer_lane(HZRIG_XFER_BULK_OUT));
+	assert_int_equal(hzrig_transfer_lane(HZRIG_XFER_COUNT),
+			 HZRIG_LANE_COUNT);
+	assert_string_equal(hzrig_lane_name(hzrig_transfer_lane(
+				HZRIG_XFER_CTRL_OUT)), "ep0");
+	assert_null(hzrig_lane_name(HZRIG_LANE_COUNT));
+}
+
 static void test_case_wait(void **state)
 {
 	struct hzrig_plan_case c = {
@@ -235,6 +307,8 @@ int main(void)
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_names_round_trip),
 		cmocka_unit_test(test_expected_status),
+		cmocka_unit_test(test_parallel),
+		cmocka_unit_test(test_lanes),
 		cmocka_unit_test(test_case_wait),
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_shipped_plans),

@@ -752,6 +752,59 @@ static void test_report(void **state)
 	rmtree(dir);
 }
 
+/* The end record says how the cases ran; run.json and the report carry it. */
+static void test_end_parallel(void **state)
+{
+	char *dir = tmpdir(), *text, *end, *cap, *out;
+	struct hzrig_capture c;
+	struct json_object *run, *eff, *v;
+	char path[512];
+
+	(void)state;
+	err_open();
+	assert_int_equal(parse_text(META("") NOISE
+				    "{\"type\":\"end\",\"cases\":0,\"samples\":0,"
+				    "\"failures\":0,\"parallel\":\"lanes\"}\n", &c), 0);
+	assert_string_equal(c.end.parallel, "lanes");
+	hzrig_capture_free(&c);
+	assert_int_equal(parse_text(META("") NOISE END(0), &c), 0);
+	assert_string_equal(c.end.parallel, "");
+	hzrig_capture_free(&c);
+	assert_int_equal(parse_text(META("") NOISE
+				    "{\"type\":\"end\",\"cases\":0,\"samples\":0,"
+				    "\"failures\":0,\"parallel\":\"threads\"}\n", &c), 2);
+	/* a bad end record is no end record: the capture counts as truncated */
+	assert_contains(err_text(), "t.jsonl: no end record after 3 lines");
+	assert_contains(err_text(), "t.jsonl:3: end: field \"parallel\": unknown value 'threads'");
+	hzrig_capture_free(&c);
+	err_free();
+
+	/* The good capture, run in lanes. */
+	err_open();
+	text = slurp(CAP("good-hz100.jsonl"));
+	assert_non_null(text);
+	end = strstr(text, "\"wall_ms\":1500}");
+	assert_non_null(end);
+	*end = '\0';
+	assert_true(asprintf(&cap, "%s\"wall_ms\":1500,\"parallel\":\"lanes\"}%s",
+			     text, end + strlen("\"wall_ms\":1500}")) > 0);
+	snprintf(path, sizeof(path), "%s/lanes.jsonl", dir);
+	spit(path, cap);
+	assert_int_equal(collect(dir, "hz-100", path, "ok", 0), 0);
+	run = run_json(dir, "hz-100");
+	assert_true(json_object_object_get_ex(run, "efficiency", &eff));
+	assert_true(json_object_object_get_ex(eff, "parallel", &v));
+	assert_string_equal(json_object_get_string(v), "lanes");
+	json_object_put(run);
+	assert_int_equal(report(dir, &out), 0);
+	assert_contains(out, "  efficiency: 1.2 s of requested waits in 1.5 s of measuring (0.80), parallel = lanes\n");
+	free(out);
+	free(cap);
+	free(text);
+	err_free();
+	rmtree(dir);
+}
+
 static void test_report_boot_not_ok(void **state)
 {
 	char *dir = tmpdir(), *out;
@@ -816,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_collect_failure_keeps_results),
 		cmocka_unit_test(test_collect_replaces_variant),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_end_parallel),
 		cmocka_unit_test(test_report_boot_not_ok),
 		cmocka_unit_test(test_report_bad_input),
 	};
