@@ -38,6 +38,7 @@ static const struct hzrig_cmd commands[] = {
 	{ "history", cmd_history, "list recorded runs, or one case across runs" },
 	{ "baseline", cmd_baseline, "set, show or clear the baseline run of variants" },
 	{ "check-regressions", cmd_check_regressions, "hold a run against its baselines; exit 1 on a regression" },
+	{ "dashboard", cmd_dashboard, "write the static HTML dashboard of the history database" },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))

@@ -30,4 +30,7 @@ int cmd_history(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_check_regressions(int argc, char **argv);
 
+/* rig/cmd_dashboard.c */
+int cmd_dashboard(int argc, char **argv);
+
 #endif /* HZRIG_H */
