@@ -2,9 +2,12 @@
 #
 #   make            set-up, then the HZ matrix (build, boot, collect) and report
 #   make check      set-up, then unit tests and one end-to-end guest boot
+#   make bench      turnaround figures; make regression-demo: the
+#                   pre-2.6.12 patch held against the clean kernel
 #
 # Variables: VARIANTS (default: hz-100 hz-250 hz-1000), PLAN (a name under
-# rig/plans/), ACCEL (auto|kvm|tcg), KSRC (another kernel tree), JOBS.
+# rig/plans/), ACCEL (auto|kvm|tcg), PARALLEL (serial|lanes: overrides the
+# plan's), KSRC (another kernel tree), JOBS.
 
 TOP := $(CURDIR)
 B := $(TOP)/build
@@ -26,7 +29,7 @@ setup:
 	@$(TOP)/rig/setup.sh
 
 matrix: tools ksrc
-	$(TOP)/rig/matrix.sh --plan $(PLAN) --accel $(ACCEL) $(VARIANTS)
+	$(TOP)/rig/matrix.sh --plan $(PLAN) --accel $(ACCEL) $(if $(PARALLEL),--parallel $(PARALLEL)) $(VARIANTS)
 
 tools:
 	@$(MAKE) --no-print-directory -C rig O=$(B)/rig
@@ -50,6 +53,7 @@ check-unit: tools
 	@$(MAKE) --no-print-directory -C gadget simtest O=$(B)/gadget-sim
 	@$(MAKE) --no-print-directory -C tests history HZRIG=$(HZRIG)
 	@$(TOP)/tests/kcidb/validate.sh $(HZRIG)
+	@$(MAKE) --no-print-directory -C tests browser HZRIG=$(HZRIG)
 
 # What needs the kernel tree: the config survival check and checkpatch.
 check-kernel: ksrc
@@ -68,6 +72,17 @@ bench: setup
 	@$(MAKE) --no-print-directory tools ksrc
 	$(TOP)/rig/bench.sh --plan $(BENCH_PLAN) $(if $(filter 0,$(BENCH_COLD)),--no-cold) $(VARIANTS)
 
+# The regression demo: hz-250 and the patched hz-250-legacy (timeouts taken
+# as jiffies again, kernel/patches/0001-*) in one run, the latter held
+# against the former. Exits non-zero: the regressions are the point.
+regression-demo: setup
+	@$(MAKE) --no-print-directory tools ksrc
+	-$(TOP)/rig/matrix.sh --plan quick --accel $(ACCEL) hz-250 hz-250-legacy
+	$(HZRIG) check-regressions --db $(TOP)/results/hzrig.db \
+		--run $$(basename $$(readlink -f $(TOP)/results/latest)) \
+		--variant hz-250-legacy --against hz-250 \
+		--baseline-run $$(basename $$(readlink -f $(TOP)/results/latest))
+
 checkpatch: ksrc
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
 
@@ -78,4 +93,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-unit check-kernel check-e2e checkpatch bench clean distclean
+.PHONY: all setup matrix tools ksrc check check-unit check-kernel check-e2e checkpatch bench regression-demo clean distclean

@@ -8,9 +8,13 @@
 #   warm build   kbuild again on an up-to-date tree: the price of `make`
 #                when nothing changed
 #   boot to first sample, guest time for the plan, Σwaits/wall efficiency
-#                and the noise floor, from one matrix run of the plan
+#                and the noise floor, from one matrix run of the plan per
+#                way of running it: serial, and lanes (independent
+#                endpoints at once, docs/measurement.md), so both
+#                efficiency figures and their noise stand side by side
 #
-# usage: rig/bench.sh [--plan NAME] [--no-cold] [--out FILE] VARIANT...
+# usage: rig/bench.sh [--plan NAME] [--no-cold] [--parallel serial|lanes]...
+#                     [--out FILE] VARIANT...
 # Timing goals are not asserted anywhere; these are figures to read and to
 # compare across commits and machines.
 set -u
@@ -23,11 +27,16 @@ export B KSRC JOBS
 PLAN=quick
 COLD=1
 OUT=$TOP/results/bench.jsonl
+MODES=()
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--plan) PLAN=${2:?--plan needs a name}; shift 2 ;;
 	--no-cold) COLD=0; shift ;;
+	--parallel)
+		case "${2:-}" in serial|lanes) MODES+=("$2") ;;
+		*) echo "bench: --parallel must be serial or lanes" >&2; exit 2 ;; esac
+		shift 2 ;;
 	--out) OUT=${2:?--out needs a file}; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "bench: unknown option $1" >&2; exit 2 ;;
@@ -35,6 +44,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || { echo "bench: no variants given" >&2; exit 2; }
+[ ${#MODES[@]} -gt 0 ] || MODES=(serial lanes)
 for v in "$@"; do
 	[ -f "$TOP/kernel/variants/$v.variant" ] ||
 		{ echo "bench: no variant kernel/variants/$v.variant" >&2; exit 2; }
@@ -72,10 +82,13 @@ for v in "$@"; do
 	rm -rf "$o"
 done
 
-# One matrix run: brings build/<variant> up to date and measures the guests.
-RES=$B/bench/results
-rm -rf "$RES"
-"$TOP/rig/matrix.sh" --plan "$PLAN" --out "$RES" "$@" || true
+# One matrix run per mode: brings build/<variant> up to date and measures
+# the guests.
+for m in "${MODES[@]}"; do
+	rm -rf "$B/bench/results-$m"
+	"$TOP/rig/matrix.sh" --plan "$PLAN" --parallel "$m" \
+		--out "$B/bench/results-$m" "$@" || true
+done
 
 for v in "$@"; do
 	tree=$KSRC
@@ -89,16 +102,18 @@ for v in "$@"; do
 done
 
 mkdir -p "$(dirname "$OUT")"
-printf '\n%-16s %9s %9s %12s %9s %6s %10s %10s %10s\n' variant cold_s warm_s \
-	first_smp_s guest_s eff sleep_p99 rtt_p99 allowance
+printf '\n%-16s %-7s %9s %9s %12s %9s %6s %10s %10s %10s %8s\n' variant mode cold_s warm_s \
+	first_smp_s guest_s eff sleep_p99 rtt_p99 allowance inside
+for m in "${MODES[@]}"; do
 for v in "$@"; do
-	run=$RES/latest/$v/run.json
+	run=$B/bench/results-$m/latest/$v/run.json
 	if [ ! -s "$run" ]; then
 		echo "bench: $v: no run.json (see build/$v/run/console.log)" >&2
 		continue
 	fi
 	line=$(jq -c --arg v "$v" --arg plan "$PLAN" \
 		--argjson cold "${COLD_S[$v]}" --argjson warm "${WARM_S[$v]}" \
+		--arg mode "$m" \
 		--arg at "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		--arg host "$(uname -n)" --argjson cpus "$(nproc)" \
 		--arg version "$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
@@ -109,7 +124,7 @@ for v in "$@"; do
 		  guest_s: .boot.wall_s,
 		  waits_ms: .efficiency.waits_ms, wall_ms: .efficiency.wall_ms,
 		  efficiency: .efficiency.ratio,
-		  parallel: (.efficiency.parallel // "serial"),
+		  parallel: (.efficiency.parallel // $mode),
 		  overshoot_p50_ns: .noise.overshoot_p50_ns,
 		  overshoot_p99_ns: .noise.overshoot_p99_ns,
 		  rtt_p50_ns: .noise.rtt_p50_ns, rtt_p99_ns: .noise.rtt_p99_ns,
@@ -121,8 +136,10 @@ for v in "$@"; do
 		((.efficiency // 0) * 100 | floor / 100),
 		((.overshoot_p99_ns // 0) / 1e4 | round / 100),
 		((.rtt_p99_ns // 0) / 1e4 | round / 100),
-		((.allowance_ns // 0) / 1e4 | round / 100)] | @tsv' <<< "$line" |
-		awk -F'\t' '{ printf "%-16s %9s %9s %12s %9s %6s %7s ms %7s ms %7s ms\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
+		((.allowance_ns // 0) / 1e4 | round / 100), .parallel,
+		(if (.samples // 0) > 0 then (.inside * 1000 / .samples | round / 10) else "-" end)] | @tsv' <<< "$line" |
+		awk -F'\t' '{ printf "%-16s %-7s %9s %9s %12s %9s %6s %7s ms %7s ms %7s ms %7s%%\n", $1, $10, $2, $3, $4, $5, $6, $7, $8, $9, $11 }'
+done
 done
 echo
 echo "bench: appended to $OUT"

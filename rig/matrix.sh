@@ -3,9 +3,12 @@
 # (patched copy if the variant has patches), config, kernel, module,
 # initramfs; then, with every build done so no compiler competes with the
 # guests for the CPU, boot and collect each variant in turn. A stage that fails
-# marks its variant failed and the others go on. Ends with `hzrig report`.
+# marks its variant failed and the others go on. Ends with `hzrig report`,
+# `hzrig compare`, the history (ingest, regressions against the baselines)
+# and the dashboard.
 #
-# usage: rig/matrix.sh [--plan NAME] [--accel auto|kvm|tcg] [--out DIR] VARIANT...
+# usage: rig/matrix.sh [--plan NAME] [--accel auto|kvm|tcg] [--parallel serial|lanes]
+#                      [--out DIR] VARIANT...
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +18,7 @@ JOBS=${JOBS:-$(nproc)}
 PLAN=default
 ACCEL=auto
 OUT=""
+PARALLEL=""
 HZRIG=$B/rig/hzrig
 
 while [ $# -gt 0 ]; do
@@ -22,6 +26,7 @@ while [ $# -gt 0 ]; do
 	--plan) PLAN=$2; shift 2 ;;
 	--accel) ACCEL=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
+	--parallel) PARALLEL=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "matrix: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -31,6 +36,7 @@ done
 PLAN_FILE=$TOP/rig/plans/$PLAN.plan
 [ -f "$PLAN_FILE" ] || { echo "matrix: no plan $PLAN_FILE" >&2; exit 2; }
 case "$ACCEL" in auto|kvm|tcg) ;; *) echo "matrix: --accel must be auto, kvm or tcg" >&2; exit 2 ;; esac
+case "$PARALLEL" in ""|serial|lanes) ;; *) echo "matrix: --parallel must be serial or lanes" >&2; exit 2 ;; esac
 
 log() { printf '[%s] %s\n' "$1" "$2"; }
 
@@ -138,7 +144,8 @@ stage_boot() {
 		--initrd "$B/$v/initramfs.cpio" --plan "$PLAN_FILE" \
 		--accel "$ACCEL_USED" --qemu-config "$TOP/rig/qemu/x86_64.conf" \
 		--console "$d/console.log" --samples "$d/ttyS1.jsonl" \
-		--status "$d/status.json"
+		--status "$d/status.json" \
+		${PARALLEL:+--append "hzrig.parallel=$PARALLEL"}
 }
 
 stage_collect() {
@@ -232,6 +239,36 @@ ln -sfn "runs/$RUN_ID" "$RESULTS/latest.tmp" && mv -T "$RESULTS/latest.tmp" "$RE
 echo
 "$HZRIG" report "$RESULTS/latest"
 rc=$?
+
+# Across variants, then into the history: the run is ingested, held against
+# each variant's baseline (a variant's first run becomes its baseline), and
+# the dashboard is redrawn. HZRIG_DB moves the database.
+echo
+"$HZRIG" compare "$RESULTS/latest" || rc=1
+DB=${HZRIG_DB:-$RESULTS/hzrig.db}
+if "$HZRIG" ingest --db "$DB" "$RUN_DIR"; then
+	checked=()
+	for v in "$@"; do
+		[ -z "${FAILED[$v]:-}" ] || continue
+		if [ -n "$(sqlite3 -batch "$DB" "SELECT 1 FROM baselines WHERE variant = '$v'")" ]; then
+			checked+=(--variant "$v")
+		else
+			"$HZRIG" baseline --db "$DB" set "$RUN_ID" --variant "$v"
+		fi
+	done
+	if [ ${#checked[@]} -gt 0 ]; then
+		echo
+		"$HZRIG" check-regressions --db "$DB" --run "$RUN_ID" "${checked[@]}" || rc=1
+	fi
+	if "$HZRIG" dashboard --db "$DB" --out "$RESULTS/dashboard"; then
+		echo "matrix: dashboard: $RESULTS/dashboard/index.html"
+	else
+		rc=1
+	fi
+else
+	echo "matrix: the run was not recorded in $DB" >&2
+	rc=1
+fi
 for v in "${!FAILED[@]}"; do
 	echo "matrix: $v failed at stage ${FAILED[$v]}" >&2
 	rc=1

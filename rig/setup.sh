@@ -22,7 +22,7 @@ sqlite3 libsqlite3-dev jq
 # `make check` also opens the dashboard in a real browser and validates the
 # KCIDB export against a JSON schema.
 CHECK_PKGS="
-chromium chromium-driver
+chromium chromium-driver curl
 python3-jsonschema
 "
 [ "${1:-}" = --check ] && PKGS="$PKGS $CHECK_PKGS"
