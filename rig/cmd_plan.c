@@ -51,8 +51,9 @@ int cmd_plan(int argc, char **argv)
 		}
 		for (k = 0; k < p.ncases; k++)
 			samples += p.cases[k].reps;
-		printf("%s: %zu cases, %" PRIu64 " samples, %.1f s of requested waits\n",
-		       argv[i], p.ncases, samples, hzrig_plan_wait_ms(&p, 0) / 1000.0);
+		printf("%s: %zu cases, %" PRIu64 " samples, %.1f s of requested waits, parallel = %s\n",
+		       argv[i], p.ncases, samples, hzrig_plan_wait_ms(&p, 0) / 1000.0,
+		       hzrig_parallel_name(p.parallel));
 		hzrig_plan_free(&p);
 	}
 	return bad;
