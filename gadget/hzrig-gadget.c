@@ -38,6 +38,7 @@
  *   drops whatever was queued.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -464,6 +465,7 @@ struct gadget {
 	const char		*ready_file;
 	const char		*config_file;
 	bool			with_hs;
+	bool			omit[HZG_EP_COUNT]; /* -x: not in descriptors */
 	int			fd;		/* ep0: the controller file */
 	int			tfd;		/* timerfd for a held DELAY */
 	int			speed;		/* enum usb_device_speed */
@@ -538,6 +540,50 @@ static void ep_path(const struct gadget *g, const struct hzg_ep_info *ep,
 		    char *path, size_t cap)
 {
 	snprintf(path, cap, "%s/%s", g->dir, ep->file);
+}
+
+/*
+ * Drop the endpoints given with -x from the configurations of a controller
+ * file buffer (tag, configs, device), fixing bNumEndpoints and wTotalLength:
+ * a device lacking an endpoint, for testing how the host driver's probe
+ * refuses it. Returns the new length.
+ */
+static size_t omit_endpoints(const struct gadget *g, uint8_t *buf,
+			     size_t len)
+{
+	size_t pos = sizeof(uint32_t), config = 0, intf = 0;
+
+	while (pos + 2 <= len && buf[pos] >= 2 && pos + buf[pos] <= len) {
+		uint8_t dlen = buf[pos];
+		uint16_t total;
+		bool drop = false;
+
+		switch (buf[pos + 1]) {
+		case USB_DT_CONFIG:
+			config = pos;
+			break;
+		case USB_DT_INTERFACE:
+			intf = pos;
+			break;
+		case USB_DT_ENDPOINT:
+			for (int i = 0; i < HZG_EP_COUNT; i++)
+				if (g->omit[i] &&
+				    buf[pos + 2] == hzg_eps[i].address)
+					drop = true;
+			break;
+		}
+		if (!drop) {
+			pos += dlen;
+			continue;
+		}
+		memmove(buf + pos, buf + pos + dlen, len - pos - dlen);
+		len -= dlen;
+		buf[intf + 4]--;			/* bNumEndpoints */
+		total = (buf[config + 2] | buf[config + 3] << 8) - dlen;
+		buf[config + 2] = total & 0xff;		/* wTotalLength */
+		buf[config + 3] = total >> 8;
+	}
+	return len;
 }
 
 /* Open an endpoint file and enable it with our descriptors. */
@@ -621,8 +667,11 @@ static int endpoints_up(struct gadget *g)
 	endpoints_down(g);
 	for (int i = 0; i < HZG_EP_COUNT; i++) {
 		struct worker *w = &g->w[i];
-		int fd = ep_open(g, i);
+		int fd;
 
+		if (g->omit[i])
+			continue;	/* not in the descriptors: not enabled */
+		fd = ep_open(g, i);
 		if (fd < 0)
 			return -1;
 		pthread_mutex_lock(&w->lock);
@@ -650,7 +699,7 @@ static int endpoint_restart(struct gadget *g, enum hzg_ep idx)
 	w->fd = -1;
 	w->fifo_dirty = false;
 	pthread_mutex_unlock(&w->lock);
-	if (!g->configured)
+	if (!g->configured || g->omit[idx])
 		return 0;
 	fd = ep_open(g, idx);
 	if (fd < 0)
@@ -837,7 +886,10 @@ static void arm_apply(struct gadget *g, const struct hzg_arm *a)
 
 	g->last_arm_seq = arm.seq;
 	ep = hzg_ep_for_target(arm.target);
-	if (ep)
+	if (ep && g->omit[ep - hzg_eps])
+		warn("ARM of %s, an endpoint omitted with -x: ignored",
+		     ep->name);
+	else if (ep)
 		worker_post(g, &g->w[ep - hzg_eps], &arm);
 	else
 		hzg_slot_arm(&g->slot[arm.target], &arm);
@@ -1642,6 +1694,8 @@ static int check_ep_files(struct gadget *g)
 	char path[PATH_MAX];
 
 	for (int i = 0; i < HZG_EP_COUNT; i++) {
+		if (g->omit[i])
+			continue;
 		ep_path(g, &hzg_eps[i], path, sizeof(path));
 		if (access(path, F_OK) < 0) {
 			error(errno, "endpoint file %s", path);
@@ -1669,6 +1723,7 @@ static int device_open(struct gadget *g)
 		return -1;
 	}
 	len = hzg_build_dev_config(desc, sizeof(desc), g->with_hs);
+	len = omit_endpoints(g, desc, len);
 	r = write(g->fd, desc, len);
 	if (r != (ssize_t)len) {
 		error(r < 0 ? errno : EIO,
@@ -1677,6 +1732,10 @@ static int device_open(struct gadget *g)
 	}
 	info("descriptors written to %s (%s speed capable)", path,
 	     g->with_hs ? "high" : "full");
+	for (int i = 0; i < HZG_EP_COUNT; i++)
+		if (g->omit[i])
+			note("endpoint 0x%02x (%s) omitted from the descriptors "
+			     "(-x)", hzg_eps[i].address, hzg_eps[i].name);
 
 	/*
 	 * A first read makes gadgetfs hand control requests to us
@@ -1696,12 +1755,44 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " [-v] [-f] [-d DIR] [-r READY_FILE] "
-		"[-c CONFIGURED_FILE]\n"
+		"[-c CONFIGURED_FILE] [-x EPADDR]...\n"
 		"  -d DIR   gadgetfs mount point (default /dev/gadget)\n"
 		"  -r FILE  create FILE once the device is on the bus\n"
 		"  -c FILE  create FILE each time the host configured it\n"
 		"  -f       full speed only (no high-speed descriptors)\n"
+		"  -x ADDR  leave endpoint ADDR (0x81 bulk IN, 0x02 bulk OUT,\n"
+		"           0x85 interrupt IN) out of the descriptors, to test\n"
+		"           the host driver against a device lacking it;\n"
+		"           repeatable\n"
 		"  -v       log every event to stderr\n");
+}
+
+/* -x EPADDR: an endpoint address of ours, in C notation (0x81, 129). */
+static int parse_omit(struct gadget *g, const char *arg)
+{
+	unsigned long addr;
+	char *end;
+
+	errno = 0;
+	addr = strtoul(arg, &end, 0);
+	if (!isdigit((unsigned char)*arg) || *end || errno) {
+		fprintf(stderr, PROG ": -x '%s': not an endpoint address "
+			"(e.g. 0x02)\n", arg);
+		return -1;
+	}
+	for (int i = 0; i < HZG_EP_COUNT; i++) {
+		if (hzg_eps[i].address == addr) {
+			g->omit[i] = true;
+			return 0;
+		}
+	}
+	fprintf(stderr, PROG ": -x %s: the device has no endpoint 0x%02lx; "
+		"it has", arg, addr);
+	for (int i = 0; i < HZG_EP_COUNT; i++)
+		fprintf(stderr, " 0x%02x (%s)", hzg_eps[i].address,
+			hzg_eps[i].name);
+	fputc('\n', stderr);
+	return -1;
 }
 
 static int parse_args(struct gadget *g, int argc, char **argv)
@@ -1710,7 +1801,7 @@ static int parse_args(struct gadget *g, int argc, char **argv)
 
 	g->dir = "/dev/gadget";
 	g->with_hs = true;
-	while ((c = getopt(argc, argv, "vfd:r:c:h")) != -1) {
+	while ((c = getopt(argc, argv, "vfd:r:c:x:h")) != -1) {
 		switch (c) {
 		case 'v':
 			verbose = true;
@@ -1726,6 +1817,12 @@ static int parse_args(struct gadget *g, int argc, char **argv)
 			break;
 		case 'c':
 			g->config_file = optarg;
+			break;
+		case 'x':
+			if (parse_omit(g, optarg) < 0) {
+				usage(stderr);
+				return -1;
+			}
 			break;
 		case 'h':
 			usage(stdout);

@@ -8,7 +8,7 @@
 # and the dashboard.
 #
 # usage: rig/matrix.sh [--plan NAME] [--accel auto|kvm|tcg] [--parallel serial|lanes]
-#                      [--out DIR] VARIANT...
+#                      [--out DIR] [--build-only] VARIANT...
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +19,7 @@ PLAN=default
 ACCEL=auto
 OUT=""
 PARALLEL=""
+BUILD_ONLY=0
 HZRIG=$B/rig/hzrig
 
 while [ $# -gt 0 ]; do
@@ -27,6 +28,7 @@ while [ $# -gt 0 ]; do
 	--accel) ACCEL=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--parallel) PARALLEL=$2; shift 2 ;;
+	--build-only) BUILD_ONLY=1; shift ;;
 	--) shift; break ;;
 	-*) echo "matrix: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -198,7 +200,8 @@ write_build_json() {
 }
 
 declare -A FAILED
-fail() { FAILED[$1]="$2"; log "$1" "FAILED at $2"; }
+NFAILED=0
+fail() { FAILED[$1]="$2"; NFAILED=$((NFAILED + 1)); log "$1" "FAILED at $2"; }
 
 for v in "$@"; do
 	[ -f "$TOP/kernel/variants/$v.variant" ] || { fail "$v" "variant (no kernel/variants/$v.variant)"; continue; }
@@ -207,6 +210,14 @@ for v in "$@"; do
 		"stage_$s" "$v" || { fail "$v" "$s"; break; }
 	done
 done
+
+if [ "$BUILD_ONLY" = 1 ]; then
+	for v in "$@"; do
+		[ -z "${FAILED[$v]:-}" ] || echo "matrix: $v failed at stage ${FAILED[$v]}" >&2
+	done
+	[ "$NFAILED" -eq 0 ]
+	exit
+fi
 
 # One accelerator decision for the whole matrix.
 ACCEL_USED=$ACCEL
