@@ -29,6 +29,7 @@
 #include "db.h"
 #include "hzrig.h"
 #include "stats.h"
+#include "testutil.h"
 
 #define QUICK	DATA_DIR "/history/20261203T102031Z"
 #define DEFLT	DATA_DIR "/history/20261203T094306Z"
@@ -36,55 +37,12 @@
 /* ---------------------------------------------------------------------- */
 /* Helpers */
 
-static char *errbuf;
-static size_t errlen;
-static FILE *errf;
-
-static FILE *err_open(void)
-{
-	errf = open_memstream(&errbuf, &errlen);
-	assert_non_null(errf);
-	return errf;
-}
-
-static const char *err_text(void)
-{
-	if (errf) {
-		fclose(errf);
-		errf = NULL;
-	}
-	return errbuf ? errbuf : "";
-}
-
-static void err_free(void)
-{
-	err_text();
-	free(errbuf);
-	errbuf = NULL;
-	errlen = 0;
-}
-
 static FILE *null_out(void)
 {
 	FILE *f = fopen("/dev/null", "w");
 
 	assert_non_null(f);
 	return f;
-}
-
-static void assert_contains(const char *hay, const char *needle)
-{
-	if (!strstr(hay, needle))
-		fail_msg("'%s' not found in:\n%s", needle, hay);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 /* A scratch directory per test, removed after it. */
@@ -100,7 +58,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rm_rf(scratch);
 	return 0;
 }
 
@@ -112,37 +70,6 @@ static char *path_in(const char *name)
 	return p;
 }
 
-static void copy_file(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "r"), *out;
-	char buf[65536];
-	size_t n;
-
-	assert_non_null(in);
-	out = fopen(to, "w");
-	assert_non_null(out);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		assert_int_equal(fwrite(buf, 1, n, out), n);
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
-}
-
-static const char *copy_root;
-static char copy_base[PATH_MAX];
-
-static int copy_entry(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	char dst[PATH_MAX + 64];
-
-	(void)ftw;
-	snprintf(dst, sizeof(dst), "%s%s", copy_base, path + strlen(copy_root));
-	if (flag == FTW_D)
-		return mkdir(dst, st->st_mode & 0777) && errno != EEXIST;
-	copy_file(path, dst);
-	return 0;
-}
-
 /* Copy fixture run @src to scratch/@sub/@id; returns the new path. */
 static char *copy_run(const char *src, const char *sub, const char *id)
 {
@@ -151,9 +78,7 @@ static char *copy_run(const char *src, const char *sub, const char *id)
 	mkdir(parent, 0755);
 	assert_true(asprintf(&dst, "%s/%s", parent, id) > 0);
 	free(parent);
-	copy_root = src;
-	snprintf(copy_base, sizeof(copy_base), "%s", dst);
-	assert_int_equal(nftw(src, copy_entry, 16, FTW_PHYS), 0);
+	copy_tree(src, dst);
 	return dst;
 }
 

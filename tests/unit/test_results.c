@@ -35,52 +35,12 @@
 #include <json-c/json.h>
 
 #include "results.h"
+#include "testutil.h"
 
 #define CAP(name)	DATA_DIR "/captures/" name
 
-/* Messages of the code under test, collected per test. */
-static char *errbuf;
-static size_t errlen;
+/* The stream err_open() made for the test under way (testutil.h). */
 static FILE *errf;
-
-static void err_open(void)
-{
-	errf = open_memstream(&errbuf, &errlen);
-	assert_non_null(errf);
-}
-
-/* Closes the stream and returns what was written (freed by err_free). */
-static const char *err_text(void)
-{
-	if (errf) {
-		fclose(errf);
-		errf = NULL;
-	}
-	return errbuf ? errbuf : "";
-}
-
-static void err_free(void)
-{
-	err_text();
-	free(errbuf);
-	errbuf = NULL;
-	errlen = 0;
-}
-
-static void assert_contains(const char *hay, const char *needle)
-{
-	if (!strstr(hay, needle))
-		fail_msg("'%s' not found in:\n%s", needle, hay);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static char *tmpdir(void)
 {
@@ -93,7 +53,7 @@ static char *tmpdir(void)
 
 static void rmtree(char *d)
 {
-	nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rm_rf(d);
 	free(d);
 }
 
@@ -231,7 +191,7 @@ static void test_parse_good(void **state)
 	struct hzrig_capture c;
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(hzrig_capture_load(CAP("good.jsonl"), &c, errf), 0);
 	assert_string_equal(err_text(), "");
 	assert_true(c.have_meta);
@@ -264,7 +224,7 @@ static void test_parse_truncated(void **state)
 	const char *e;
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	/* A line cut off mid-object, and then nothing: 2 errors. */
 	assert_int_equal(hzrig_capture_load(CAP("truncated.jsonl"), &c, errf), 2);
 	e = err_text();
@@ -284,7 +244,7 @@ static void test_parse_garbage(void **state)
 	const char *e;
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	/* 4 lines that are not objects, and an end record counting 2 samples of which 1 survived. */
 	assert_int_equal(hzrig_capture_load(CAP("garbage.jsonl"), &c, errf), 5);
 	e = err_text();
@@ -311,7 +271,7 @@ static void test_parse_bad_types(void **state)
 	const char *e;
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(hzrig_capture_load(CAP("badtypes.jsonl"), &c, errf), 7);
 	e = err_text();
 	assert_contains(e, "badtypes.jsonl:3: sample: field \"elapsed_ns\": expected an integer, got string");
@@ -343,7 +303,7 @@ static void test_parse_meta_errors(void **state)
 
 	(void)state;
 	/* A newer ABI: no usable meta, nothing to collect. */
-	err_open();
+	errf = err_open();
 	assert_int_equal(parse_text("{\"type\":\"meta\",\"variant\":\"v\",\"hz\":250,"
 				    "\"release\":\"r\",\"clocksource\":\"tsc\","
 				    "\"jiffy_rate_mhz\":250000,\"abi\":2,\"plan\":\"p\","
@@ -354,7 +314,7 @@ static void test_parse_meta_errors(void **state)
 	err_free();
 
 	/* HZ the model does not cover. */
-	err_open();
+	errf = err_open();
 	assert_int_equal(parse_text("{\"type\":\"meta\",\"variant\":\"v\",\"hz\":1024,"
 				    "\"release\":\"r\",\"clocksource\":\"tsc\","
 				    "\"jiffy_rate_mhz\":1024000,\"abi\":1,\"plan\":\"p\","
@@ -364,7 +324,7 @@ static void test_parse_meta_errors(void **state)
 	err_free();
 
 	/* Second meta, record after end, a kernel with another clamp, a wrong jiffy rate. */
-	err_open();
+	errf = err_open();
 	assert_int_equal(parse_text(META(",\"usb_max_sync_timeout_ms\":30000")
 				    META("") NOISE END(0) NOISE, &c), 3);
 	assert_contains(err_text(), "t.jsonl:2: meta: a second meta record (first on line 1)");
@@ -373,7 +333,7 @@ static void test_parse_meta_errors(void **state)
 	hzrig_capture_free(&c);
 	err_free();
 
-	err_open();
+	errf = err_open();
 	assert_int_equal(parse_text("{\"type\":\"meta\",\"variant\":\"v\",\"hz\":250,"
 				    "\"release\":\"r\",\"clocksource\":\"tsc\","
 				    "\"jiffy_rate_mhz\":100000,\"abi\":1,\"plan\":\"p\","
@@ -383,7 +343,7 @@ static void test_parse_meta_errors(void **state)
 	err_free();
 
 	/* No type, and no noise record on a usable clocksource. */
-	err_open();
+	errf = err_open();
 	assert_int_equal(parse_text(META("") "{\"kind\":\"sample\"}\n" END(0), &c), 2);
 	assert_contains(err_text(), "t.jsonl:2: record: field \"type\": missing");
 	assert_contains(err_text(), "no noise record");
@@ -421,7 +381,7 @@ static void test_collect_verdicts(void **state)
 	size_t n, i;
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0),
 			 HZRIG_COLLECT_OK);
 	n = load_lines(dir, l, 16);
@@ -485,7 +445,7 @@ static void test_collect_noise_floor(void **state)
 	size_t n;
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok",
 				 2000000), HZRIG_COLLECT_OK);
 	n = load_lines(dir, l, 16);
@@ -510,7 +470,7 @@ static void test_collect_refused(void **state)
 	size_t n, i;
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(collect(dir, "hz-250", CAP("refused.jsonl"), "ok", 0),
 			 HZRIG_COLLECT_PROBLEMS);
 	assert_contains(err_text(), "refined-jiffies has jiffy resolution");
@@ -535,7 +495,7 @@ static void test_collect_truncated(void **state)
 	char *dir = tmpdir();
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(collect(dir, "hz-1000", CAP("truncated.jsonl"),
 				 "crashed", 0), HZRIG_COLLECT_PROBLEMS);
 	run = run_json(dir, "hz-1000");
@@ -562,7 +522,7 @@ static void test_collect_boot_status_file(void **state)
 	char *dir = tmpdir();
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	o.out_dir = dir;
 	o.err = errf;
 	assert_int_equal(hzrig_collect(&o), HZRIG_COLLECT_OK);
@@ -577,7 +537,7 @@ static void test_collect_boot_status_file(void **state)
 	assert_int_equal(hzrig_collect(&o), HZRIG_COLLECT_FAILED);
 	assert_contains(err_text(), "status-bad.json: field \"status\"");
 	err_free();
-	err_open();
+	errf = err_open();
 	o.err = errf;
 	o.boot_status = "sideways";
 	assert_int_equal(hzrig_collect(&o), HZRIG_COLLECT_FAILED);
@@ -602,7 +562,7 @@ static void test_collect_failure_keeps_results(void **state)
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	spit(path, before);
 
-	err_open();
+	errf = err_open();
 	/* No meta record. */
 	assert_int_equal(collect(dir, "hz-1000", CAP("nometa.jsonl"), "ok", 0),
 			 HZRIG_COLLECT_FAILED);
@@ -670,7 +630,7 @@ static void test_collect_replaces_variant(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	spit(path, "{\"variant\":\"hz-42\",\"note\":\"from elsewhere\"}\n");
-	err_open();
+	errf = err_open();
 	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0), 0);
 	assert_int_equal(collect(dir, "hz-100", CAP("good-hz100.jsonl"), "ok", 0), 0);
 	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0), 0);
@@ -711,7 +671,7 @@ static void test_report(void **state)
 	struct json_object *run;
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(collect(dir, "hz-100", CAP("good-hz100.jsonl"), "ok", 0), 0);
 	assert_int_equal(report(dir, &out), 0);
 	assert_contains(out, "hz-100: HZ=100");
@@ -761,7 +721,7 @@ static void test_end_parallel(void **state)
 	char path[512];
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(parse_text(META("") NOISE
 				    "{\"type\":\"end\",\"cases\":0,\"samples\":0,"
 				    "\"failures\":0,\"parallel\":\"lanes\"}\n", &c), 0);
@@ -780,7 +740,7 @@ static void test_end_parallel(void **state)
 	err_free();
 
 	/* The good capture, run in lanes. */
-	err_open();
+	errf = err_open();
 	text = slurp(CAP("good-hz100.jsonl"));
 	assert_non_null(text);
 	end = strstr(text, "\"wall_ms\":1500}");
@@ -810,7 +770,7 @@ static void test_report_boot_not_ok(void **state)
 	char *dir = tmpdir(), *out;
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(collect(dir, "hz-100", CAP("good-hz100.jsonl"),
 				 "hung", 0), 0);
 	assert_int_equal(report(dir, &out), 1);
@@ -825,7 +785,7 @@ static void test_report_bad_input(void **state)
 	char *dir = tmpdir(), *out, path[512];
 
 	(void)state;
-	err_open();
+	errf = err_open();
 	assert_int_equal(report("/nonexistent/hzrig", &out), 2);
 	free(out);
 	assert_int_equal(report(dir, &out), 2);
@@ -833,7 +793,7 @@ static void test_report_bad_input(void **state)
 	assert_contains(err_text(), "no results");
 	err_free();
 
-	err_open();
+	errf = err_open();
 	assert_int_equal(collect(dir, "hz-100", CAP("good-hz100.jsonl"), "ok", 0), 0);
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	{
