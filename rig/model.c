@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <hzrig/ioctl.h>
+#include <hzrig/wire.h>
 
 #include "model.h"
 
@@ -288,6 +289,35 @@ enum hzrig_verdict hzrig_verdict_stall(int hz, uint64_t allowance_ns,
 	limit = HZRIG_STALL_TICKS * hzrig_tick_ns(hz) + allowance_ns;
 	return elapsed_ns > 0 && (uint64_t)elapsed_ns > limit ?
 	       HZRIG_LATE : HZRIG_INSIDE;
+}
+
+enum hzrig_verdict hzrig_verdict_sample(const struct hzrig_window *w,
+					unsigned int behaviour,
+					uint64_t delay_ns,
+					uint64_t allowance_ns,
+					int expected_status, int status,
+					int64_t elapsed_ns, bool refused)
+{
+	enum hzrig_verdict v;
+
+	if (refused)
+		return HZRIG_REFUSED;
+	v = hzrig_verdict(w, allowance_ns, expected_status, status,
+			  elapsed_ns);
+	if (v != HZRIG_INSIDE)
+		return v;
+	switch (behaviour) {
+	case HZRIG_BEH_DELAY:
+		/* An answer after a delay must come when the delay says. */
+		return status == 0 ?
+		       hzrig_verdict_delay(delay_ns, allowance_ns, elapsed_ns) :
+		       v;
+	case HZRIG_BEH_STALL:
+		/* A halt is reported at once, not when the timer fires. */
+		return hzrig_verdict_stall(w->hz, allowance_ns, elapsed_ns);
+	default:
+		return v;
+	}
 }
 
 static const char *const verdict_names[HZRIG_VERDICT_COUNT] = {

@@ -83,8 +83,9 @@ int hzrig_model_window(int hz, int timeout_arg, bool killable,
 		       struct hzrig_window *w);
 
 /*
- * The verdict on one sample. A status other than @expected_status is
- * WRONG_STATUS. A sample expected to time out must satisfy
+ * The window part of the verdict on one sample (hzrig_verdict_sample() is
+ * the whole rule). A status other than @expected_status is WRONG_STATUS. A
+ * sample expected to time out must satisfy
  * lo - allowance <= elapsed <= hi + allowance; one expected to complete
  * (answer, short, stall, early enough delay) ends before the timer would
  * have fired, so only the upper edge applies to it.
@@ -111,6 +112,32 @@ enum hzrig_verdict hzrig_verdict_delay(uint64_t delay_ns, uint64_t allowance_ns,
 #define HZRIG_STALL_TICKS	2
 enum hzrig_verdict hzrig_verdict_stall(int hz, uint64_t allowance_ns,
 				       int64_t elapsed_ns);
+
+/*
+ * The whole verdict on one sample of a call with window @w, the one rule
+ * hzrig collect applies (the three functions above are its parts):
+ *
+ *  - @refused (the capture's clock has jiffy resolution): REFUSED, nothing
+ *    is judged;
+ *  - otherwise hzrig_verdict(): WRONG_STATUS unless @status is
+ *    @expected_status (the caller's: hzrig_rec_expected_status()), then the
+ *    window widened by @allowance_ns, both edges for an expected timeout,
+ *    only the upper one for a call expected to complete;
+ *  - if that says INSIDE, @behaviour (enum hzrig_behaviour,
+ *    include/hzrig/wire.h) may hold the sample tighter: an answered
+ *    (@status 0) HZRIG_BEH_DELAY must end within @allowance_ns of @delay_ns
+ *    (hzrig_verdict_delay()), a HZRIG_BEH_STALL within HZRIG_STALL_TICKS
+ *    jiffies of w->hz plus @allowance_ns (hzrig_verdict_stall());
+ *  - nak, answer, short and a delay that timed out: the window alone.
+ *
+ * @delay_ns is only read for HZRIG_BEH_DELAY.
+ */
+enum hzrig_verdict hzrig_verdict_sample(const struct hzrig_window *w,
+					unsigned int behaviour,
+					uint64_t delay_ns,
+					uint64_t allowance_ns,
+					int expected_status, int status,
+					int64_t elapsed_ns, bool refused);
 
 /* "inside", "early", "late", "wrong-status", "refused"; NULL if unknown. */
 const char *hzrig_verdict_name(enum hzrig_verdict v);

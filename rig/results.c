@@ -596,6 +596,12 @@ int hzrig_ktap_parse(FILE *f, struct hzrig_ktap *k)
 /* Collect                                                                  */
 /* ---------------------------------------------------------------------- */
 
+/* The delay the gadget answers after, in ns; 0 when the record has none. */
+static uint64_t rec_delay_ns(const struct hzrig_rec *r)
+{
+	return r->delay_us > 0 ? (uint64_t)r->delay_us * 1000 : 0;
+}
+
 int hzrig_rec_expected_status(const struct hzrig_rec *r,
 			      const struct hzrig_window *w,
 			      uint64_t allowance_ns)
@@ -610,7 +616,7 @@ int hzrig_rec_expected_status(const struct hzrig_rec *r,
 	 * window. Clearly before it: an answer. Clearly after: a timeout.
 	 * In between the race is the kernel's to decide.
 	 */
-	delay_ns = (uint64_t)r->delay_us * 1000;
+	delay_ns = rec_delay_ns(r);
 	if (w->forever || (delay_ns < w->lo_ns &&
 			   w->lo_ns - delay_ns > allowance_ns))
 		return 0;
@@ -751,16 +757,9 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	/* meta.hz was range-checked against the model when parsed. */
 	hzrig_model_window(c->meta.hz, (int)r->timeout_arg, killable, &w);
 	expected = hzrig_rec_expected_status(r, &w, allowance);
-	v = refused ? HZRIG_REFUSED :
-	    hzrig_verdict(&w, allowance, expected, (int)r->status, r->elapsed_ns);
-	/* An answer after a delay must come when the delay says. */
-	if (v == HZRIG_INSIDE && r->behaviour == HZRIG_BEH_DELAY &&
-	    r->status == 0)
-		v = hzrig_verdict_delay((uint64_t)r->delay_us * 1000, allowance,
-					r->elapsed_ns);
-	/* A halt is reported at once, not when the timer fires. */
-	if (v == HZRIG_INSIDE && r->behaviour == HZRIG_BEH_STALL)
-		v = hzrig_verdict_stall(c->meta.hz, allowance, r->elapsed_ns);
+	v = hzrig_verdict_sample(&w, r->behaviour, rec_delay_ns(r), allowance,
+				 expected, (int)r->status, r->elapsed_ns,
+				 refused);
 	vc->n[v]++;
 	vc->samples++;
 

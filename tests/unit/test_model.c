@@ -33,6 +33,7 @@
 #include <cmocka.h>
 
 #include <hzrig/ioctl.h>
+#include <hzrig/wire.h>
 
 #include "model.h"
 
@@ -495,6 +496,189 @@ static void test_verdict_stall(void **state)
 	assert_int_equal(hzrig_verdict_stall(2000, MS, MS), HZRIG_LATE);
 }
 
+/* hzrig_verdict_sample() on a sample whose timings count. */
+static enum hzrig_verdict judge(const struct hzrig_window *w,
+				unsigned int behaviour, uint64_t delay_ns,
+				uint64_t a, int expected, int status,
+				uint64_t elapsed)
+{
+	return hzrig_verdict_sample(w, behaviour, delay_ns, a, expected, status,
+				    (int64_t)elapsed, false);
+}
+
+/*
+ * The whole per-sample rule, behaviour by behaviour, on the window the
+ * model gives (@hz, @t) and allowance @a. Every edge is computed from the
+ * window: inside is [lo - a, hi + a] for a timeout, [0, hi + a] for a call
+ * that completes, [delay - a, delay + a] for an answered delay and
+ * [0, HZRIG_STALL_TICKS * tau + a] for a stall. The window must be wider
+ * than the allowance, a stall's limit and a delay of lo / 2.
+ */
+static void check_sample_rule(int hz, int t, uint64_t a)
+{
+	struct hzrig_window w;
+	uint64_t lo, hi, mid, stall, d;
+
+	assert_int_equal(hzrig_model_window(hz, t, false, &w), 0);
+	lo = w.lo_ns - a;
+	hi = w.hi_ns + a;
+	mid = (w.lo_ns + w.hi_ns) / 2;
+	stall = HZRIG_STALL_TICKS * w.tick_ns + a;
+	assert_true(w.lo_ns > a && stall < lo && w.lo_ns / 2 + a < lo);
+
+	/* nak: a timeout, held to both edges. */
+	assert_int_equal(judge(&w, HZRIG_BEH_NAK, 0, a, -ETIMEDOUT, -ETIMEDOUT,
+			       mid), HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_NAK, 0, a, -ETIMEDOUT, -ETIMEDOUT,
+			       lo), HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_NAK, 0, a, -ETIMEDOUT, -ETIMEDOUT,
+			       hi), HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_NAK, 0, a, -ETIMEDOUT, -ETIMEDOUT,
+			       lo - 1), HZRIG_EARLY);
+	assert_int_equal(judge(&w, HZRIG_BEH_NAK, 0, a, -ETIMEDOUT, -ETIMEDOUT,
+			       hi + 1), HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_NAK, 0, a, -ETIMEDOUT, 0, mid),
+			 HZRIG_WRONG_STATUS);
+	assert_int_equal(judge(&w, HZRIG_BEH_NAK, 0, a, -ETIMEDOUT, -EPIPE,
+			       mid), HZRIG_WRONG_STATUS);
+
+	/*
+	 * answer and short: only the upper edge, never early; a delay given
+	 * with them is not looked at.
+	 */
+	assert_int_equal(judge(&w, HZRIG_BEH_ANSWER, 0, a, 0, 0, 0),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_ANSWER, mid, a, 0, 0, 1),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_ANSWER, 0, a, 0, 0, hi),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_ANSWER, 0, a, 0, 0, hi + 1),
+			 HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_ANSWER, 0, a, 0, -ETIMEDOUT, mid),
+			 HZRIG_WRONG_STATUS);
+	assert_int_equal(judge(&w, HZRIG_BEH_SHORT, 0, a, 0, 0, 0),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_SHORT, mid, a, 0, 0, hi),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_SHORT, 0, a, 0, 0, hi + 1),
+			 HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_SHORT, 0, a, 0, -EPIPE, 0),
+			 HZRIG_WRONG_STATUS);
+
+	/*
+	 * delay shorter than the timeout, answered: held to the delay, which
+	 * is tighter than the window on both sides.
+	 */
+	d = w.lo_ns / 2;
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, 0, d),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, 0, d - a),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, 0, d + a),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, 0, d - a - 1),
+			 HZRIG_EARLY);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, 0, d + a + 1),
+			 HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, 0, hi + 1),
+			 HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, -ETIMEDOUT, mid),
+			 HZRIG_WRONG_STATUS);
+
+	/* delay longer than the timeout: a timeout, the delay plays no part. */
+	d = hi + 10 * MS;
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, -ETIMEDOUT,
+			       -ETIMEDOUT, mid), HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, -ETIMEDOUT,
+			       -ETIMEDOUT, lo), HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, -ETIMEDOUT,
+			       -ETIMEDOUT, hi), HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, -ETIMEDOUT,
+			       -ETIMEDOUT, lo - 1), HZRIG_EARLY);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, -ETIMEDOUT,
+			       -ETIMEDOUT, hi + 1), HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, -ETIMEDOUT, 0, d),
+			 HZRIG_WRONG_STATUS);
+
+	/*
+	 * delay inside the window: the caller takes the status seen as
+	 * expected. Answered, it is held to the delay; timed out, to the
+	 * window.
+	 */
+	d = w.lo_ns;
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, 0, d),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, 0, d + a + 1),
+			 HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, 0, 0, d - a - 1),
+			 HZRIG_EARLY);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, -ETIMEDOUT,
+			       -ETIMEDOUT, hi), HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, d, a, -ETIMEDOUT,
+			       -ETIMEDOUT, lo - 1), HZRIG_EARLY);
+
+	/* stall: -EPIPE within a few ticks, whatever the timeout. */
+	assert_int_equal(judge(&w, HZRIG_BEH_STALL, 0, a, -EPIPE, -EPIPE, 0),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_STALL, 0, a, -EPIPE, -EPIPE,
+			       w.tick_ns), HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_STALL, 0, a, -EPIPE, -EPIPE,
+			       stall), HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_STALL, 0, a, -EPIPE, -EPIPE,
+			       stall + 1), HZRIG_LATE);
+	/* As slow as the timeout: inside the window, but late for a stall. */
+	assert_int_equal(judge(&w, HZRIG_BEH_STALL, 0, a, -EPIPE, -EPIPE,
+			       mid), HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_STALL, 0, a, -EPIPE, -EPIPE,
+			       hi + 1), HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_STALL, 0, a, -EPIPE, -ETIMEDOUT,
+			       mid), HZRIG_WRONG_STATUS);
+	assert_int_equal(judge(&w, HZRIG_BEH_STALL, 0, a, -EPIPE, 0, 0),
+			 HZRIG_WRONG_STATUS);
+
+	/* A refused capture: nothing is judged, not even the status. */
+	assert_int_equal(hzrig_verdict_sample(&w, HZRIG_BEH_NAK, 0, a,
+					      -ETIMEDOUT, -ETIMEDOUT,
+					      (int64_t)mid, true),
+			 HZRIG_REFUSED);
+	assert_int_equal(hzrig_verdict_sample(&w, HZRIG_BEH_STALL, 0, a,
+					      -EPIPE, 0, (int64_t)(hi + 1),
+					      true), HZRIG_REFUSED);
+	assert_int_equal(hzrig_verdict_sample(&w, HZRIG_BEH_DELAY, w.lo_ns / 2,
+					      a, 0, 0, 0, true),
+			 HZRIG_REFUSED);
+}
+
+/*
+ * Level 0 at HZ=250, level 1 at HZ=1000 and HZ=100 (granule 8 jiffies), a
+ * rounded-up n at HZ=300; the allowances like those the noise records give.
+ */
+static void test_verdict_sample(void **state)
+{
+	struct hzrig_window w;
+
+	(void)state;
+	check_sample_rule(250, 100, 1680234);
+	check_sample_rule(1000, 100, 500000);
+	check_sample_rule(100, 1000, 2 * MS);
+	check_sample_rule(300, 101, 0);
+	/*
+	 * A killable call without timeout has no upper edge: an answer is
+	 * inside whenever it comes, a stall still only within its ticks.
+	 */
+	assert_int_equal(hzrig_model_window(250, 0, true, &w), 0);
+	assert_true(w.forever);
+	assert_int_equal(judge(&w, HZRIG_BEH_ANSWER, 0, MS, 0, 0, INT64_MAX),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, 50 * MS, MS, 0, 0, 50 * MS),
+			 HZRIG_INSIDE);
+	assert_int_equal(judge(&w, HZRIG_BEH_DELAY, 50 * MS, MS, 0, 0, 60 * MS),
+			 HZRIG_LATE);
+	assert_int_equal(judge(&w, HZRIG_BEH_STALL, 0, MS, -EPIPE, -EPIPE,
+			       HZRIG_STALL_TICKS * w.tick_ns + MS + 1),
+			 HZRIG_LATE);
+}
+
 static void test_legacy_consequences(void **state)
 {
 	struct hzrig_window w;
@@ -529,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_consequences),
 		cmocka_unit_test(test_verdict_delay),
 		cmocka_unit_test(test_verdict_stall),
+		cmocka_unit_test(test_verdict_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
