@@ -18,22 +18,6 @@
 
 #define DEFAULT_RUN_DIR	"results/latest"
 
-/* json-c's names are long; these keep the object builders readable. */
-static void put(struct json_object *o, const char *key, struct json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
-
-static struct json_object *jstr(const char *s)
-{
-	return json_object_new_string(s);
-}
-
-static struct json_object *ji64(int64_t v)
-{
-	return json_object_new_int64(v);
-}
-
 static void compare_usage(FILE *f)
 {
 	fputs("usage: hzrig compare [--format table|csv|json] [RUN_DIR]\n"
@@ -272,17 +256,6 @@ static struct json_object *jint_opt(int64_t v)
 	return v == HZRIG_ABSENT ? NULL : ji64(v);
 }
 
-/* ms as a number with exactly the ns digits, not 13.742356000000001. */
-static struct json_object *jms(int64_t ns)
-{
-	char b[32];
-
-	if (ns == HZRIG_ABSENT)
-		return NULL;
-	ms(b, sizeof(b), ns, 6);
-	return json_object_new_double_s(ns / 1e6, b);
-}
-
 static int print_json(const struct hzrig_run *run, const struct key_pos *k,
 		      size_t nk, FILE *out)
 {
@@ -342,9 +315,7 @@ static int print_json(const struct hzrig_run *run, const struct key_pos *k,
 			json_object_array_add(arr, o);
 		}
 	}
-	fprintf(out, "%s\n", json_object_to_json_string_ext(arr,
-		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-		JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_print(arr, out);
 	json_object_put(arr);
 	return 0;
 }

@@ -24,22 +24,6 @@
 
 #define MAX_VARIANT_ARGS	32
 
-/* json-c's names are long; these keep the object builders readable. */
-static void put(struct json_object *o, const char *key, struct json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
-
-static struct json_object *jstr(const char *s)
-{
-	return json_object_new_string(s);
-}
-
-static struct json_object *ji64(int64_t v)
-{
-	return json_object_new_int64(v);
-}
-
 /* --variant V, repeatable. */
 struct variant_args {
 	const char *v[MAX_VARIANT_ARGS];
@@ -109,26 +93,9 @@ static int64_t col_ns(sqlite3_stmt *st, int i)
 	       sqlite3_column_int64(st, i);
 }
 
-static struct json_object *jms(int64_t ns)
-{
-	char b[32];
-
-	if (ns == HZRIG_ABSENT)
-		return NULL;
-	snprintf(b, sizeof(b), "%.6f", ns / 1e6);
-	return json_object_new_double_s(ns / 1e6, b);
-}
-
 static struct json_object *jstr_opt(const char *s)
 {
 	return s && s[0] ? jstr(s) : NULL;
-}
-
-static void json_print(struct json_object *o, FILE *out)
-{
-	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
-		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-		JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 /* ---------------------------------------------------------------------- */

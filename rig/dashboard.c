@@ -407,6 +407,13 @@ static void dberr(struct dash *d, const char *what)
 	d->failed = true;
 }
 
+/* Out of memory half-way: say so, and no page. */
+static void out_of_memory(struct dash *d)
+{
+	fprintf(d->err, "hzrig dashboard: out of memory\n");
+	d->failed = true;
+}
+
 static sqlite3_stmt *prep(struct dash *d, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
@@ -455,8 +462,7 @@ static size_t col_intern(struct dash *d, sqlite3_stmt *st, int c)
 	size_t i = intern(&d->st, col_str(st, c));
 
 	if (i == (size_t)-1) {
-		fprintf(d->err, "hzrig dashboard: out of memory\n");
-		d->failed = true;
+		out_of_memory(d);
 		return NO_STR;
 	}
 	return i;
@@ -526,8 +532,7 @@ static int load_variants(struct dash *d)
 			struct dvar *n = realloc(d->v, (cap * 2 + 4) * sizeof(*n));
 
 			if (!n) {
-				fprintf(d->err, "hzrig dashboard: out of memory\n");
-				d->failed = true;
+				out_of_memory(d);
 				break;
 			}
 			d->v = n;
@@ -573,8 +578,7 @@ static int load_samples(struct dash *d)
 		if (d->ns == cap) {
 			x = realloc(d->s, (cap * 2 + 256) * sizeof(*x));
 			if (!x) {
-				fprintf(d->err, "hzrig dashboard: out of memory\n");
-				d->failed = true;
+				out_of_memory(d);
 				break;
 			}
 			d->s = x;
@@ -1736,8 +1740,7 @@ static void section_error(struct dash *d)
 	    " on a higher wheel level: T=600 ms is level 2 at HZ=1000 (64 ms"
 	    " granule) but level 0 at HZ=100 (10 ms).</p>\n<div class=\"legend\">");
 	if (error_groups(d, &g, &ng)) {
-		fprintf(d->err, "hzrig dashboard: out of memory\n");
-		d->failed = true;
+		out_of_memory(d);
 		return;
 	}
 	for (v = 0; v < d->nv; v++)
@@ -1995,8 +1998,7 @@ static void section_legacy(struct dash *d)
 	    " legacy-jiffies, dashed: hz-constant; grey: the T that was"
 	    " meant.</p>\n");
 	if (legacy_groups(d, &g, &ng)) {
-		fprintf(d->err, "hzrig dashboard: out of memory\n");
-		d->failed = true;
+		out_of_memory(d);
 		return;
 	}
 	if (!ng) {
@@ -2126,8 +2128,7 @@ static int hist_vars(struct dash *d, struct hist *h,
 	return d->failed ? -1 : 0;
 oom:
 	sqlite3_finalize(st);
-	fprintf(d->err, "hzrig dashboard: out of memory\n");
-	d->failed = true;
+	out_of_memory(d);
 	return -1;
 }
 
@@ -2232,8 +2233,7 @@ static int hist_points(struct dash *d, struct hist *h,
 oom:
 	sqlite3_finalize(st);
 	free(e);
-	fprintf(d->err, "hzrig dashboard: out of memory\n");
-	d->failed = true;
+	out_of_memory(d);
 	return -1;
 }
 
@@ -2392,8 +2392,7 @@ static int hist_load(struct dash *d, struct hist *h)
 	rc = 0;
 out:
 	if (rc && !d->failed) {
-		fprintf(d->err, "hzrig dashboard: out of memory\n");
-		d->failed = true;
+		out_of_memory(d);
 	}
 	free(runs);
 	return rc;
@@ -2435,8 +2434,7 @@ static void sparkline(struct dash *d, const struct hist *h,
 
 	pt = calloc(k->end - k->first + 1, sizeof(*pt));
 	if (!pt) {
-		fprintf(d->err, "hzrig dashboard: out of memory\n");
-		d->failed = true;
+		out_of_memory(d);
 		return;
 	}
 	for (i = k->first; i < k->end; i++) {

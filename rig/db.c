@@ -115,6 +115,38 @@ static void rollback(sqlite3 *db)
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/* COMMIT, rolling back when that fails; -1 then. */
+static int commit(sqlite3 *db, FILE *err)
+{
+	if (exec(db, "COMMIT", err)) {
+		rollback(db);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Step @sql once with ?1 bound to @arg (NULL: left null): 1 when it gives
+ * a row, and that row's first column in @buf unless @buf is NULL; 0 when it
+ * gives none; -1 on error.
+ */
+static int query_row(sqlite3 *db, const char *sql, const char *arg,
+		     char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return -1;
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && buf)
+		snprintf(buf, len, "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 int hzrig_db_user_version(sqlite3 *db)
 {
 	sqlite3_stmt *st;
@@ -166,7 +198,7 @@ int hzrig_db_migrate(sqlite3 *db, const char *path, FILE *err)
 			return -1;
 		}
 	}
-	return exec(db, "COMMIT", err) ? (rollback(db), -1) : 0;
+	return commit(db, err);
 }
 
 sqlite3 *hzrig_db_open(const char *path, bool create, FILE *err)
@@ -258,18 +290,21 @@ static int step_done(sqlite3 *db, sqlite3_stmt *st, FILE *err)
 	return 0;
 }
 
+/* Finalize @st, last stepped to @rc; -1 (after a message) unless done. */
+static int finalize_done(sqlite3 *db, sqlite3_stmt *st, int rc, FILE *err)
+{
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
 int hzrig_db_has_run(sqlite3 *db, const char *run_id)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE run_id = ?", -1,
-			       &st, NULL))
-		return -1;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+	return query_row(db, "SELECT 1 FROM runs WHERE run_id = ?", run_id,
+			 NULL, 0);
 }
 
 /* Distinct non-empty values of the variants' @field, space-separated. */
@@ -331,11 +366,8 @@ static int same_as_db(sqlite3 *db, const struct hzrig_run *run, char *why,
 		if (dsum != sum)
 			same = false;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+	if (finalize_done(db, st, rc, err))
 		return -1;
-	}
 	for (i = 0; i < run->nv; i++)
 		dirs += run->v[i].nsamples;
 	if (seen != run->nv)
@@ -556,24 +588,13 @@ out:
 int hzrig_db_newest_run(sqlite3 *db, const char *variant, char *buf,
 			size_t len)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	/* started_at is NULL for ids without a time: then ingestion time. */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT run_id FROM runs r WHERE ?1 IS NULL OR EXISTS"
-			       " (SELECT 1 FROM variant_runs v WHERE v.run_id = r.run_id"
-			       " AND v.variant = ?1)"
-			       " ORDER BY coalesce(started_at, ingested_at) DESC,"
-			       " run_id DESC LIMIT 1", -1, &st, NULL))
-		return -1;
-	if (variant)
-		sqlite3_bind_text(st, 1, variant, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		snprintf(buf, len, "%s", sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+	return query_row(db,
+			 "SELECT run_id FROM runs r WHERE ?1 IS NULL OR EXISTS"
+			 " (SELECT 1 FROM variant_runs v"
+			 " WHERE v.run_id = r.run_id AND v.variant = ?1)"
+			 " ORDER BY coalesce(started_at, ingested_at) DESC,"
+			 " run_id DESC LIMIT 1", variant, buf, len);
 }
 
 static int64_t col_opt_int(sqlite3_stmt *st, int i)
@@ -644,12 +665,7 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 		s->level = col_opt_int(st, 22);
 		s->granule = col_opt_int(st, 23);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
-		return -1;
-	}
-	return 0;
+	return finalize_done(db, st, rc, err);
 }
 
 int hzrig_db_load_run(sqlite3 *db, const char *run_id, struct hzrig_run *run,
@@ -702,11 +718,8 @@ int hzrig_db_load_run(sqlite3 *db, const char *run_id, struct hzrig_run *run,
 			return -1;
 		}
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+	if (finalize_done(db, st, rc, err))
 		return -1;
-	}
 	if (!run->nv) {
 		fprintf(err, "hzrig: run '%s' is not in the database\n", run_id);
 		return -1;
@@ -725,18 +738,8 @@ oom_quiet:
 
 int hzrig_db_baseline(sqlite3 *db, const char *variant, char *buf, size_t len)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT run_id FROM baselines WHERE variant = ?",
-			       -1, &st, NULL))
-		return -1;
-	sqlite3_bind_text(st, 1, variant, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		snprintf(buf, len, "%s", sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+	return query_row(db, "SELECT run_id FROM baselines WHERE variant = ?",
+			 variant, buf, len);
 }
 
 int hzrig_db_baseline_set(sqlite3 *db, const char *run_id,
@@ -797,10 +800,8 @@ int hzrig_db_baseline_set(sqlite3 *db, const char *run_id,
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(ins);
-	if (exec(db, "COMMIT", err)) {
-		rollback(db);
+	if (commit(db, err))
 		return -1;
-	}
 	return (int)set;
 fail:
 	sqlite3_finalize(st);
@@ -837,11 +838,20 @@ int hzrig_db_baseline_clear(sqlite3 *db, const char *const *variants,
 		cleared += sqlite3_changes(db);
 	}
 	sqlite3_finalize(st);
-	if (exec(db, "COMMIT", err)) {
-		rollback(db);
+	if (commit(db, err))
 		return -1;
-	}
 	return cleared;
+}
+
+/* ?1 to ?4 of a check's rows: the run and variant held against a baseline. */
+static void bind_check(sqlite3_stmt *st, const char *run_id,
+		       const char *variant, const char *base_run,
+		       const char *base_variant)
+{
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, base_run, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, base_variant, -1, SQLITE_STATIC);
 }
 
 int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
@@ -865,10 +875,7 @@ int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
 	for (i = 0; i < 2; i++) {
 		if (prep(db, del[i], &st, err))
 			goto fail;
-		sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, base_run, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, base_variant, -1, SQLITE_STATIC);
+		bind_check(st, run_id, variant, base_run, base_variant);
 		if (step_done(db, st, err))
 			goto fail;
 		sqlite3_finalize(st);
@@ -882,10 +889,7 @@ int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
 	for (i = 0; i < res->n; i++) {
 		const struct hzrig_regression *r = &res->r[i];
 
-		sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, base_run, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, base_variant, -1, SQLITE_STATIC);
+		bind_check(st, run_id, variant, base_run, base_variant);
 		sqlite3_bind_text(st, 5, r->case_key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 6, hzrig_regression_kind_name(r->kind),
 				  -1, SQLITE_STATIC);
@@ -908,10 +912,7 @@ int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
 		 " threshold_ms, checked_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
 		 &st, err))
 		goto fail;
-	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, base_run, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, base_variant, -1, SQLITE_STATIC);
+	bind_check(st, run_id, variant, base_run, base_variant);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)res->compared);
 	sqlite3_bind_int64(st, 6, (sqlite3_int64)res->n);
 	bind_opt_real(st, 7, threshold_ms);
@@ -919,11 +920,7 @@ int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
 	if (step_done(db, st, err))
 		goto fail;
 	sqlite3_finalize(st);
-	if (exec(db, "COMMIT", err)) {
-		rollback(db);
-		return -1;
-	}
-	return 0;
+	return commit(db, err);
 fail:
 	sqlite3_finalize(st);
 	rollback(db);

@@ -99,20 +99,43 @@ int hzrig_run_id_time(const char *id, char *buf, size_t len)
 /* ---------------------------------------------------------------------- */
 /* Building a run */
 
+/*
+ * Room for element @n of the array @p of *@cap elements of @size bytes: @p
+ * itself while there is, else @p grown to @first elements, then to twice as
+ * many each time (*@cap updated). NULL when out of memory, @p untouched.
+ */
+static void *grow(void *p, size_t n, size_t *cap, size_t first, size_t size)
+{
+	size_t c;
+
+	if (n < *cap)
+		return p;
+	c = *cap ? *cap * 2 : first;
+	p = realloc(p, c * size);
+	if (p)
+		*cap = c;
+	return p;
+}
+
+/* A sample with every optional field absent. */
+static void sample_init(struct hzrig_run_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->delay_us = s->length = s->expected_status = HZRIG_ABSENT;
+	s->actual_length = s->phase_ns = s->seq = HZRIG_ABSENT;
+	s->start_jiffies = s->jiffies = s->level = s->granule = HZRIG_ABSENT;
+	s->window_lo_ns = s->window_hi_ns = s->allowance_ns = HZRIG_ABSENT;
+}
+
 struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
 					    const char *name, int hz)
 {
 	struct hzrig_variant *v;
 
-	if (run->nv == run->vcap) {
-		size_t cap = run->vcap ? run->vcap * 2 : 4;
-
-		v = realloc(run->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		run->v = v;
-		run->vcap = cap;
-	}
+	v = grow(run->v, run->nv, &run->vcap, 4, sizeof(*v));
+	if (!v)
+		return NULL;
+	run->v = v;
 	v = &run->v[run->nv++];
 	memset(v, 0, sizeof(*v));
 	snprintf(v->name, sizeof(v->name), "%s", name);
@@ -129,21 +152,12 @@ struct hzrig_run_sample *hzrig_run_add_sample(struct hzrig_run *run)
 {
 	struct hzrig_run_sample *s;
 
-	if (run->ns == run->scap) {
-		size_t cap = run->scap ? run->scap * 2 : 256;
-
-		s = realloc(run->s, cap * sizeof(*s));
-		if (!s)
-			return NULL;
-		run->s = s;
-		run->scap = cap;
-	}
+	s = grow(run->s, run->ns, &run->scap, 256, sizeof(*s));
+	if (!s)
+		return NULL;
+	run->s = s;
 	s = &run->s[run->ns++];
-	memset(s, 0, sizeof(*s));
-	s->delay_us = s->length = s->expected_status = HZRIG_ABSENT;
-	s->actual_length = s->phase_ns = s->seq = HZRIG_ABSENT;
-	s->start_jiffies = s->jiffies = s->level = s->granule = HZRIG_ABSENT;
-	s->window_lo_ns = s->window_hi_ns = s->allowance_ns = HZRIG_ABSENT;
+	sample_init(s);
 	return s;
 }
 
@@ -232,6 +246,30 @@ static const char *jtype(struct json_object *o)
 enum { OPTIONAL, REQUIRED };
 
 /*
+ * Member @key of @o, which must be of JSON type @type (@what in messages):
+ * 1 and the member in @out, 0 when it is optional and absent or null, -1
+ * after an error.
+ */
+static int get_member(struct loader *l, struct json_object *o,
+		      const char *pfx, const char *key, int need,
+		      enum json_type type, const char *what,
+		      struct json_object **out)
+{
+	if (!json_object_object_get_ex(o, key, out) || !*out) {
+		if (need == OPTIONAL)
+			return 0;
+		lerr(l, "field \"%s%s\": missing", pfx, key);
+		return -1;
+	}
+	if (!json_object_is_type(*out, type)) {
+		lerr(l, "field \"%s%s\": is %s, expected %s", pfx, key,
+		     jtype(*out), what);
+		return -1;
+	}
+	return 1;
+}
+
+/*
  * Integer field @key of @o: 0 and the value in @out, or @out untouched
  * (callers preset HZRIG_ABSENT) when it is optional and absent or null;
  * -1 after an error.
@@ -242,18 +280,11 @@ static int get_int(struct loader *l, struct json_object *o, const char *pfx,
 {
 	struct json_object *v;
 	int64_t x;
+	int r;
 
-	if (!json_object_object_get_ex(o, key, &v) || !v) {
-		if (need == OPTIONAL)
-			return 0;
-		lerr(l, "field \"%s%s\": missing", pfx, key);
-		return -1;
-	}
-	if (!json_object_is_type(v, json_type_int)) {
-		lerr(l, "field \"%s%s\": is %s, expected an integer", pfx, key,
-		     jtype(v));
-		return -1;
-	}
+	r = get_member(l, o, pfx, key, need, json_type_int, "an integer", &v);
+	if (r <= 0)
+		return r;
 	errno = 0;
 	x = json_object_get_int64(v);
 	if (errno || x < min || x > max) {
@@ -292,18 +323,11 @@ static int get_str(struct loader *l, struct json_object *o, const char *pfx,
 {
 	struct json_object *v;
 	const char *s;
+	int r;
 
-	if (!json_object_object_get_ex(o, key, &v) || !v) {
-		if (need == OPTIONAL)
-			return 0;
-		lerr(l, "field \"%s%s\": missing", pfx, key);
-		return -1;
-	}
-	if (!json_object_is_type(v, json_type_string)) {
-		lerr(l, "field \"%s%s\": is %s, expected a string", pfx, key,
-		     jtype(v));
-		return -1;
-	}
+	r = get_member(l, o, pfx, key, need, json_type_string, "a string", &v);
+	if (r <= 0)
+		return r;
 	s = json_object_get_string(v);
 	if (strlen(s) >= len) {
 		lerr(l, "field \"%s%s\": longer than %zu characters", pfx, key,
@@ -355,14 +379,12 @@ static int get_str_list(struct loader *l, struct json_object *o,
 	struct json_object *v;
 	size_t i, n, len = 1;
 	char *s;
+	int r;
 
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return 0;
-	if (!json_object_is_type(v, json_type_array)) {
-		lerr(l, "field \"%s\": is %s, expected an array of strings",
-		     key, jtype(v));
-		return -1;
-	}
+	r = get_member(l, o, "", key, OPTIONAL, json_type_array,
+		       "an array of strings", &v);
+	if (r <= 0)
+		return r;
 	n = json_object_array_length(v);
 	for (i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(v, i);
@@ -484,17 +506,25 @@ static void check_schema(struct loader *l, struct json_object *o)
 		     schema, HZRIG_RESULTS_SCHEMA);
 }
 
+/* An optional object member @key; NULL when absent, null or mistyped. */
+static struct json_object *get_obj(struct loader *l, struct json_object *o,
+				   const char *key)
+{
+	struct json_object *x;
+
+	if (get_member(l, o, "", key, OPTIONAL, json_type_object, "an object",
+		       &x) <= 0)
+		return NULL;
+	return x;
+}
+
 static void load_noise(struct loader *l, struct hzrig_variant *v,
 		       struct json_object *o)
 {
-	struct json_object *n;
+	struct json_object *n = get_obj(l, o, "noise");
 
-	if (!json_object_object_get_ex(o, "noise", &n) || !n)
+	if (!n)
 		return;
-	if (!json_object_is_type(n, json_type_object)) {
-		lerr(l, "field \"noise\": is %s, expected an object", jtype(n));
-		return;
-	}
 	get_int(l, n, "noise.", "overshoot_p50_ns", OPTIONAL, 0, INT64_MAX,
 		&v->overshoot_p50_ns);
 	get_int(l, n, "noise.", "overshoot_p99_ns", OPTIONAL, 0, INT64_MAX,
@@ -505,19 +535,37 @@ static void load_noise(struct loader *l, struct hzrig_variant *v,
 		&v->rtt_p99_ns);
 }
 
-/* An optional object member @key; NULL when absent, null or mistyped. */
-static struct json_object *get_obj(struct loader *l, struct json_object *o,
-				   const char *key)
+/*
+ * The JSON object in file @path, its schema checked, and the file's text in
+ * @text (for the caller to keep or free); NULL, with nothing to free, after
+ * an error counted in @l.
+ */
+static struct json_object *load_object(struct loader *l, const char *path,
+				       char **text)
 {
-	struct json_object *x;
+	struct json_object *o;
+	size_t len;
 
-	if (!json_object_object_get_ex(o, key, &x) || !x)
-		return NULL;
-	if (!json_object_is_type(x, json_type_object)) {
-		lerr(l, "field \"%s\": is %s, expected an object", key, jtype(x));
+	l->file = path;
+	l->line = 0;
+	*text = slurp(path, &len);
+	if (!*text) {
+		lerr(l, "%s", strerror(errno));
 		return NULL;
 	}
-	return x;
+	o = parse_doc(l, *text, len);
+	if (o && !json_object_is_type(o, json_type_object)) {
+		lerr(l, "is %s, expected an object", jtype(o));
+		json_object_put(o);
+		o = NULL;
+	}
+	if (!o) {
+		free(*text);
+		*text = NULL;
+		return NULL;
+	}
+	check_schema(l, o);
+	return o;
 }
 
 static void load_run_json(struct loader *l, struct hzrig_run *run,
@@ -526,27 +574,12 @@ static void load_run_json(struct loader *l, struct hzrig_run *run,
 	char name[HZRIG_VARIANT_MAX] = "";
 	struct hzrig_variant *v;
 	struct json_object *o, *x;
-	size_t len;
 	int64_t hz = 0;
 	char *text;
 
-	l->file = path;
-	l->line = 0;
-	text = slurp(path, &len);
-	if (!text) {
-		lerr(l, "%s", strerror(errno));
+	o = load_object(l, path, &text);
+	if (!o)
 		return;
-	}
-	o = parse_doc(l, text, len);
-	if (!o) {
-		free(text);
-		return;
-	}
-	if (!json_object_is_type(o, json_type_object)) {
-		lerr(l, "is %s, expected an object", jtype(o));
-		goto out;
-	}
-	check_schema(l, o);
 	if (get_str(l, o, "", "variant", REQUIRED, name, sizeof(name)) |
 	    get_int(l, o, "", "hz", REQUIRED, 1, 100000, &hz))
 		goto out;
@@ -592,26 +625,11 @@ static void load_build_json(struct loader *l, struct hzrig_variant *v,
 {
 	char name[HZRIG_VARIANT_MAX] = "";
 	struct json_object *o;
-	size_t len;
 	char *text;
 
-	l->file = path;
-	l->line = 0;
-	text = slurp(path, &len);
-	if (!text) {
-		lerr(l, "%s", strerror(errno));
+	o = load_object(l, path, &text);
+	if (!o)
 		return;
-	}
-	o = parse_doc(l, text, len);
-	if (!o) {
-		free(text);
-		return;
-	}
-	if (!json_object_is_type(o, json_type_object)) {
-		lerr(l, "is %s, expected an object", jtype(o));
-		goto out;
-	}
-	check_schema(l, o);
 	if (!get_str(l, o, "", "variant", OPTIONAL, name, sizeof(name)) &&
 	    name[0] && strcmp(name, v->name))
 		lerr(l, "field \"variant\": '%s' in directory '%s'", name,
@@ -627,10 +645,7 @@ static void load_build_json(struct loader *l, struct hzrig_variant *v,
 	get_num(l, o, "kernel_build_s", &v->kernel_build_s);
 	get_num(l, o, "module_build_s", &v->module_build_s);
 	v->build_json = text;
-	text = NULL;
-out:
 	json_object_put(o);
-	free(text);
 }
 
 /* One samples.jsonl object into a new sample; errors counted in @l. */
@@ -643,11 +658,7 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 	int64_t hz = 0;
 	size_t vi;
 
-	memset(&s, 0, sizeof(s));
-	s.delay_us = s.length = s.expected_status = HZRIG_ABSENT;
-	s.actual_length = s.phase_ns = s.seq = HZRIG_ABSENT;
-	s.start_jiffies = s.jiffies = s.level = s.granule = HZRIG_ABSENT;
-	s.window_lo_ns = s.window_hi_ns = s.allowance_ns = HZRIG_ABSENT;
+	sample_init(&s);
 	s.line = l->line;
 
 	check_schema(l, o);
@@ -1090,15 +1101,12 @@ static int variant_stats(struct hzrig_run *run, size_t vi)
 			if (!strcmp(keys[c], key))
 				break;
 		if (c == (size_t)-1) {
-			if (v->ncases == ncap) {
-				size_t cap = ncap ? ncap * 2 : 32;
-				void *nk = realloc(keys, cap * sizeof(*keys));
+			void *nk = grow(keys, v->ncases, &ncap, 32,
+					sizeof(*keys));
 
-				if (!nk)
-					goto out;
-				keys = nk;
-				ncap = cap;
-			}
+			if (!nk)
+				goto out;
+			keys = nk;
 			c = v->ncases++;
 			snprintf(keys[c], sizeof(keys[c]), "%s", key);
 		}
@@ -1241,15 +1249,10 @@ static struct hzrig_regression *reg_add(struct hzrig_regress_result *res,
 {
 	struct hzrig_regression *r;
 
-	if (res->n == res->cap) {
-		size_t cap = res->cap ? res->cap * 2 : 16;
-
-		r = realloc(res->r, cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		res->r = r;
-		res->cap = cap;
-	}
+	r = grow(res->r, res->n, &res->cap, 16, sizeof(*r));
+	if (!r)
+		return NULL;
+	res->r = r;
 	r = &res->r[res->n++];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Output helpers shared by the history commands: an aligned text table
- * (text columns left, numbers right, two spaces apart) and CSV fields
- * quoted as RFC 4180 wants.
+ * (text columns left, numbers right, two spaces apart), CSV fields quoted
+ * as RFC 4180 wants, and the short names their JSON output is built with.
  */
 #ifndef HZRIG_TABLE_H
 #define HZRIG_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "stats.h"	/* HZRIG_ABSENT */
 
 struct hzrig_table {
 	size_t ncols;
@@ -42,5 +47,44 @@ int hzrig_format_parse(const char *s, unsigned int allowed,
 
 #define HZRIG_FMT_ALL	((1u << HZRIG_FMT_TABLE) | (1u << HZRIG_FMT_CSV) | \
 			 (1u << HZRIG_FMT_JSON))
+
+/* json-c's names are long; these keep the object builders readable. */
+static inline void put(struct json_object *o, const char *key,
+		       struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static inline struct json_object *jstr(const char *s)
+{
+	return json_object_new_string(s);
+}
+
+static inline struct json_object *ji64(int64_t v)
+{
+	return json_object_new_int64(v);
+}
+
+/*
+ * @ns as a number of ms written with exactly the ns digits (not
+ * 13.742356000000001); NULL, a JSON null, for HZRIG_ABSENT.
+ */
+static inline struct json_object *jms(int64_t ns)
+{
+	char b[32];
+
+	if (ns == HZRIG_ABSENT)
+		return NULL;
+	snprintf(b, sizeof(b), "%.6f", ns / 1e6);
+	return json_object_new_double_s(ns / 1e6, b);
+}
+
+/* @o pretty-printed on a line of its own. */
+static inline void json_print(struct json_object *o, FILE *out)
+{
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+		JSON_C_TO_STRING_NOSLASHESCAPE));
+}
 
 #endif /* HZRIG_TABLE_H */
