@@ -25,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "dashboard.h"
+#include "testutil.h"
 
 /* ---------------------------------------------------------------- scales */
 
@@ -140,37 +141,33 @@ static void test_nice_step(void **state)
 
 static void test_nice_domain(void **state)
 {
+	static const struct {
+		double lo, hi;			/* given */
+		double want_lo, want_hi;	/* made of them */
+	} cases[] = {
+		{ 0.3, 9.8, 0, 10 },
+		{ -3.2, 7.1, -5, 10 },
+		/* Already nice: unchanged, no step added by rounding. */
+		{ 0.2, 0.6, 0.2, 0.6 },
+		/* Reversed bounds are swapped. */
+		{ 9.8, 0.3, 0, 10 },
+		/* One value: widened around it; zero around zero. */
+		{ 5, 5, 2, 8 },
+		{ 0, 0, -1, 1 },
+	};
 	double lo, hi;
+	size_t i;
 
 	(void)state;
-	lo = 0.3, hi = 9.8;
-	hzrig_dash_nice_domain(&lo, &hi, 5);
-	assert_float_equal(lo, 0, 1e-12);
-	assert_float_equal(hi, 10, 1e-12);
-	lo = -3.2, hi = 7.1;
-	hzrig_dash_nice_domain(&lo, &hi, 5);
-	assert_float_equal(lo, -5, 1e-12);
-	assert_float_equal(hi, 10, 1e-12);
-	/* Already nice: unchanged, no step added by rounding. */
-	lo = 0.2, hi = 0.6;
-	hzrig_dash_nice_domain(&lo, &hi, 5);
-	assert_float_equal(lo, 0.2, 1e-12);
-	assert_float_equal(hi, 0.6, 1e-12);
-	/* Reversed bounds are swapped. */
-	lo = 9.8, hi = 0.3;
-	hzrig_dash_nice_domain(&lo, &hi, 5);
-	assert_float_equal(lo, 0, 1e-12);
-	assert_float_equal(hi, 10, 1e-12);
-	/* One value: widened around it; zero around zero. */
-	lo = hi = 5;
-	hzrig_dash_nice_domain(&lo, &hi, 5);
-	assert_true(lo < 5 && hi > 5);
-	assert_float_equal(lo, 2, 1e-12);
-	assert_float_equal(hi, 8, 1e-12);
-	lo = hi = 0;
-	hzrig_dash_nice_domain(&lo, &hi, 5);
-	assert_float_equal(lo, -1, 1e-12);
-	assert_float_equal(hi, 1, 1e-12);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		lo = cases[i].lo;
+		hi = cases[i].hi;
+		hzrig_dash_nice_domain(&lo, &hi, 5);
+		if (cases[i].lo == cases[i].hi)
+			assert_true(lo < cases[i].lo && hi > cases[i].hi);
+		assert_float_equal(lo, cases[i].want_lo, 1e-12);
+		assert_float_equal(hi, cases[i].want_hi, 1e-12);
+	}
 	lo = -0.4, hi = -0.0;
 	hzrig_dash_nice_domain(&lo, &hi, 5);
 	assert_false(signbit(hi));
@@ -226,26 +223,28 @@ static void test_ticks_linear(void **state)
 
 static void test_log_domain(void **state)
 {
+	static const struct {
+		double lo, hi;			/* given */
+		double want_lo, want_hi;	/* made of them */
+		double lo_eps, hi_eps;
+	} cases[] = {
+		{ 3, 70, 2, 100, 1e-12, 1e-9 },
+		/* Values on the 1-2-5 sequence stay. */
+		{ 0.001, 50000, 0.001, 50000, 1e-15, 1e-6 },
+		{ 0.67, 1100, 0.5, 2000, 1e-12, 1e-9 },
+		/* One value: a step either side. */
+		{ 1, 1, 0.5, 2, 1e-12, 1e-12 },
+		{ 0.7, 0.7, 0.5, 1, 1e-12, 1e-12 },
+	};
 	double lo, hi;
+	size_t i;
 
 	(void)state;
-	hzrig_dash_log_domain(3, 70, &lo, &hi);
-	assert_float_equal(lo, 2, 1e-12);
-	assert_float_equal(hi, 100, 1e-9);
-	/* Values on the 1-2-5 sequence stay. */
-	hzrig_dash_log_domain(0.001, 50000, &lo, &hi);
-	assert_float_equal(lo, 0.001, 1e-15);
-	assert_float_equal(hi, 50000, 1e-6);
-	hzrig_dash_log_domain(0.67, 1100, &lo, &hi);
-	assert_float_equal(lo, 0.5, 1e-12);
-	assert_float_equal(hi, 2000, 1e-9);
-	/* One value: a step either side. */
-	hzrig_dash_log_domain(1, 1, &lo, &hi);
-	assert_float_equal(lo, 0.5, 1e-12);
-	assert_float_equal(hi, 2, 1e-12);
-	hzrig_dash_log_domain(0.7, 0.7, &lo, &hi);
-	assert_float_equal(lo, 0.5, 1e-12);
-	assert_float_equal(hi, 1, 1e-12);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		hzrig_dash_log_domain(cases[i].lo, cases[i].hi, &lo, &hi);
+		assert_float_equal(lo, cases[i].want_lo, cases[i].lo_eps);
+		assert_float_equal(hi, cases[i].want_hi, cases[i].hi_eps);
+	}
 	/* A zero or negative end cannot be on a log axis. */
 	hzrig_dash_log_domain(0, 100, &lo, &hi);
 	assert_true(lo > 0 && lo <= 10 && hi >= 100);
@@ -422,9 +421,7 @@ static int setup(void **state)
 
 	if (!t)
 		return -1;
-	strcpy(t->dir, "/tmp/hzrig-dash-XXXXXX");
-	if (!mkdtemp(t->dir))
-		return -1;
+	make_tmpdir(t->dir, sizeof(t->dir), "dash");
 	snprintf(t->db, sizeof(t->db), "%s/h.db", t->dir);
 	snprintf(t->out, sizeof(t->out), "%s/out", t->dir);
 	snprintf(t->page, sizeof(t->page), "%s/out/index.html", t->dir);
@@ -435,11 +432,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct tmp *t = *state;
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	if (system(cmd))
-		return -1;
+	rm_rf(t->dir);
 	free(t);
 	return 0;
 }
@@ -455,22 +449,11 @@ static void make_db(const char *path, const char *sql)
 	sqlite3_close(db);
 }
 
-static char *slurp(const char *path)
+/* The history of two runs above as t->db. */
+static void make_history(struct tmp *t)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	return buf;
+	make_db(t->db, schema_v1);
+	make_db(t->db, data);
 }
 
 static size_t occurrences(const char *hay, const char *needle)
@@ -498,34 +481,45 @@ static bool bad_number(const char *page)
 	return false;
 }
 
-/* Run hzrig_dashboard(); its messages in @err (caller frees). */
-static int dashboard(struct tmp *t, const char *db, const char *run,
-		     char **err)
+/* Run hzrig_dashboard(); what it says is in err_text() until err_free(). */
+static int dashboard(struct tmp *t, const char *db, const char *run)
 {
-	struct hzrig_dash_opts o = { db, t->out, run, NULL, NULL };
-	size_t len = 0;
-	int rc;
+	struct hzrig_dash_opts o = {
+		.db_path = db, .out_dir = t->out, .run_id = run,
+		.err = err_open(),
+	};
 
-	*err = NULL;
-	o.err = open_memstream(err, &len);
-	assert_non_null(o.err);
-	rc = hzrig_dashboard(&o);
-	fclose(o.err);
-	return rc;
+	return hzrig_dashboard(&o);
+}
+
+/* The page of @run (NULL: the newest), which must work; @quiet: silently. */
+static char *page_of(struct tmp *t, const char *run, bool quiet)
+{
+	assert_int_equal(dashboard(t, t->db, run), HZRIG_DASH_OK);
+	if (quiet)
+		assert_string_equal(err_text(), "");
+	err_free();
+	return read_file(t->page, NULL);
+}
+
+/* The dashboard of @db must fail saying @msg and, unless NULL, @also. */
+static void dashboard_fails(struct tmp *t, const char *db, const char *run,
+			    const char *msg, const char *also)
+{
+	assert_int_equal(dashboard(t, db, run), HZRIG_DASH_FAILED);
+	assert_contains(err_text(), msg);
+	if (also)
+		assert_contains(err_text(), also);
+	err_free();
 }
 
 static void test_page(void **state)
 {
 	struct tmp *t = *state;
-	char *page, *err;
+	char *page;
 
-	make_db(t->db, schema_v1);
-	make_db(t->db, data);
-	assert_int_equal(dashboard(t, t->db, NULL, &err), HZRIG_DASH_OK);
-	assert_string_equal(err, "");
-	free(err);
-	page = slurp(t->page);
-	assert_non_null(page);
+	make_history(t);
+	page = page_of(t, NULL, true);
 	/* The newest run by default. */
 	assert_non_null(strstr(page, "id=\"run-id\">20261202T000000Z<"));
 	/* Every string from the DB is text, never markup. */
@@ -562,9 +556,7 @@ static void test_page(void **state)
 	free(page);
 
 	/* --run: the older one; no late sample there. */
-	assert_int_equal(dashboard(t, t->db, "20261201T000000Z", &err), HZRIG_DASH_OK);
-	free(err);
-	page = slurp(t->page);
+	page = page_of(t, "20261201T000000Z", false);
 	assert_non_null(strstr(page, "id=\"run-id\">20261201T000000Z<"));
 	assert_int_equal(occurrences(page, "<tr class=\"sample\">"), 0);
 	assert_non_null(strstr(page, "All 2 calls are inside"));
@@ -574,19 +566,14 @@ static void test_page(void **state)
 static void test_unknown_run_keeps_page(void **state)
 {
 	struct tmp *t = *state;
-	char *before, *after, *err;
+	char *before, *after;
 
-	make_db(t->db, schema_v1);
-	make_db(t->db, data);
-	assert_int_equal(dashboard(t, t->db, NULL, &err), HZRIG_DASH_OK);
-	free(err);
-	before = slurp(t->page);
-	assert_int_equal(dashboard(t, t->db, "nope", &err), HZRIG_DASH_FAILED);
-	assert_non_null(strstr(err, "no run 'nope'"));
+	make_history(t);
+	before = page_of(t, NULL, false);
 	/* The newest are listed, to pick from. */
-	assert_non_null(strstr(err, "20261202T000000Z 20261201T000000Z"));
-	free(err);
-	after = slurp(t->page);
+	dashboard_fails(t, t->db, "nope", "no run 'nope'",
+			"20261202T000000Z 20261201T000000Z");
+	after = read_file(t->page, NULL);
 	assert_string_equal(before, after);
 	free(before);
 	free(after);
@@ -595,94 +582,67 @@ static void test_unknown_run_keeps_page(void **state)
 static void test_empty(void **state)
 {
 	struct tmp *t = *state;
-	char *page, *err;
-	FILE *f;
+	char *page;
 
 	/* An empty file: SQLite's empty database. */
-	f = fopen(t->db, "w");
-	assert_non_null(f);
-	fclose(f);
-	assert_int_equal(dashboard(t, t->db, NULL, &err), HZRIG_DASH_OK);
-	free(err);
-	page = slurp(t->page);
+	write_file(t->db, "");
+	page = page_of(t, NULL, false);
 	assert_non_null(strstr(page, "id=\"empty\""));
 	assert_null(strstr(page, "id=\"history\""));
 	free(page);
 	/* The schema without runs: the same page. */
 	unlink(t->db);
 	make_db(t->db, schema_v1);
-	assert_int_equal(dashboard(t, t->db, NULL, &err), HZRIG_DASH_OK);
-	free(err);
-	page = slurp(t->page);
+	page = page_of(t, NULL, false);
 	assert_non_null(strstr(page, "id=\"empty\""));
 	free(page);
 	/* But no run to pick. */
-	assert_int_equal(dashboard(t, t->db, "x", &err), HZRIG_DASH_FAILED);
-	assert_non_null(strstr(err, "no run 'x'"));
-	free(err);
+	dashboard_fails(t, t->db, "x", "no run 'x'", NULL);
 }
 
 static void test_not_a_history(void **state)
 {
 	struct tmp *t = *state;
 	struct stat sb;
-	char *err, path[160];
-	FILE *f;
+	char path[160];
 
 	/* Missing: not created, named, nothing written. */
-	assert_int_equal(dashboard(t, t->db, NULL, &err), HZRIG_DASH_FAILED);
-	assert_non_null(strstr(err, "No such file"));
-	assert_non_null(strstr(err, "hzrig ingest"));
-	free(err);
+	dashboard_fails(t, t->db, NULL, "No such file", "hzrig ingest");
 	assert_int_equal(stat(t->db, &sb), -1);
 	assert_int_equal(stat(t->out, &sb), -1);
 
 	/* Text. */
-	f = fopen(t->db, "w");
-	assert_non_null(f);
-	fputs("samples.jsonl is not a database, and neither is this\n", f);
-	fclose(f);
-	assert_int_equal(dashboard(t, t->db, NULL, &err), HZRIG_DASH_FAILED);
-	assert_non_null(strstr(err, "cannot read it as a history database"));
-	assert_non_null(strstr(err, "not a database"));
-	free(err);
+	write_file(t->db, "samples.jsonl is not a database, and neither is this\n");
+	dashboard_fails(t, t->db, NULL, "cannot read it as a history database",
+			"not a database");
 	unlink(t->db);
 
 	/* Another program's SQLite database (user_version 0, tables). */
 	make_db(t->db, "CREATE TABLE t(x);");
-	assert_int_equal(dashboard(t, t->db, NULL, &err), HZRIG_DASH_FAILED);
-	assert_non_null(strstr(err, "schema version 0"));
-	free(err);
+	dashboard_fails(t, t->db, NULL, "schema version 0", NULL);
 	unlink(t->db);
 
 	/* A version that claims the contract but lacks a table. */
 	make_db(t->db, "CREATE TABLE runs(run_id TEXT); PRAGMA user_version = 1;");
-	assert_int_equal(dashboard(t, t->db, NULL, &err), HZRIG_DASH_FAILED);
-	assert_non_null(strstr(err, "no table variant_runs"));
-	free(err);
+	dashboard_fails(t, t->db, NULL, "no table variant_runs", NULL);
 	assert_int_equal(stat(t->out, &sb), -1);
 
 	/* A directory. */
 	snprintf(path, sizeof(path), "%s/dir.db", t->dir);
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(dashboard(t, path, NULL, &err), HZRIG_DASH_FAILED);
-	assert_non_null(strstr(err, "not a file"));
-	free(err);
+	dashboard_fails(t, path, NULL, "not a file", NULL);
 }
 
 static void test_later_schema(void **state)
 {
 	struct tmp *t = *state;
-	char *err, *page;
+	char *page;
 
 	/* Later versions only add: version 2 with an extra column reads. */
-	make_db(t->db, schema_v1);
-	make_db(t->db, data);
+	make_history(t);
 	make_db(t->db, "ALTER TABLE samples ADD COLUMN seq INTEGER;"
 		       "CREATE TABLE regression_checks(x); PRAGMA user_version = 2;");
-	assert_int_equal(dashboard(t, t->db, NULL, &err), HZRIG_DASH_OK);
-	free(err);
-	page = slurp(t->page);
+	page = page_of(t, NULL, false);
 	assert_int_equal(occurrences(page, "<tr class=\"sample\">"), 2);
 	free(page);
 }
@@ -690,26 +650,21 @@ static void test_later_schema(void **state)
 static void test_unwritable(void **state)
 {
 	struct tmp *t = *state;
-	struct hzrig_dash_opts o = { t->db, NULL, NULL, NULL, NULL };
-	char out[160], *err = NULL;
-	size_t len = 0;
 	FILE *f;
 
-	make_db(t->db, schema_v1);
-	make_db(t->db, data);
+	make_history(t);
 	/* The output "directory" is under a file. */
-	snprintf(out, sizeof(out), "%s/h.db/out", t->dir);
-	o.out_dir = out;
-	o.err = open_memstream(&err, &len);
-	assert_int_equal(hzrig_dashboard(&o), HZRIG_DASH_FAILED);
-	fclose(o.err);
-	assert_non_null(strstr(err, "Not a directory"));
-	free(err);
+	snprintf(t->out, sizeof(t->out), "%s/h.db/out", t->dir);
+	dashboard_fails(t, t->db, NULL, "Not a directory", NULL);
 	/* The database is untouched (opened read-only). */
 	f = fopen(t->db, "r");
 	assert_non_null(f);
 	fclose(f);
 }
+
+/* Every test in a scratch directory of its own. */
+#define SCRATCH_TEST(f) \
+	cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
 {
@@ -724,12 +679,12 @@ int main(void)
 		cmocka_unit_test(test_ticks_log),
 		cmocka_unit_test(test_fmt),
 		cmocka_unit_test(test_escape),
-		cmocka_unit_test_setup_teardown(test_page, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_run_keeps_page, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_not_a_history, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_later_schema, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
+		SCRATCH_TEST(test_page),
+		SCRATCH_TEST(test_unknown_run_keeps_page),
+		SCRATCH_TEST(test_empty),
+		SCRATCH_TEST(test_not_a_history),
+		SCRATCH_TEST(test_later_schema),
+		SCRATCH_TEST(test_unwritable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
@@ -51,8 +52,8 @@ static char scratch[64];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(scratch, sizeof(scratch), "/tmp/hzrig-db-XXXXXX");
-	return mkdtemp(scratch) ? 0 : -1;
+	make_tmpdir(scratch, sizeof(scratch), "db");
+	return 0;
 }
 
 static int teardown(void **state)
@@ -82,58 +83,20 @@ static char *copy_run(const char *src, const char *sub, const char *id)
 	return dst;
 }
 
-/* Keep only the lines of samples.jsonl for which @keep says so. */
-static void filter_samples(const char *dir,
-			   const char *(*fn)(unsigned int, char *))
+/* Rewrite @dir/samples.jsonl with @fn (rewrite_lines(), newlines and all). */
+static void filter_samples(const char *dir, line_fn fn)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	FILE *in, *out;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned int n = 0;
+	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	in = fopen(path, "r");
-	out = fopen(tmp, "w");
-	assert_non_null(in);
-	assert_non_null(out);
-	while (getline(&line, &cap, in) >= 0) {
-		const char *r = fn(++n, line);
-
-		if (r)
-			fputs(r, out);
-	}
-	free(line);
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
-	assert_int_equal(rename(tmp, path), 0);
-}
-
-/* The whole file, to prove it did not change. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	rewrite_lines(path, false, fn, NULL);
 }
 
 static void assert_same_file(const char *path, const char *before,
 			     size_t blen)
 {
 	size_t alen;
-	char *after = slurp(path, &alen);
+	char *after = read_file(path, &alen);
 
 	assert_int_equal(alen, blen);
 	assert_memory_equal(after, before, blen);
@@ -159,6 +122,14 @@ static int64_t q_int(sqlite3 *db, const char *sql)
 	    sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+static void assert_q_int(sqlite3 *db, const char *sql, int64_t want)
+{
+	int64_t got = q_int(db, sql);
+
+	if (got != want)
+		fail_msg("%s: %" PRId64 ", expected %" PRId64, sql, got, want);
 }
 
 static int q_rows(sqlite3 *db, const char *sql)
@@ -199,6 +170,23 @@ static void assert_q_text(sqlite3 *db, const char *sql, const char *want)
 	free(got);
 }
 
+/* A query and the text it gives or, without one, the integer. */
+struct q_want {
+	const char *sql;
+	const char *text;
+	int64_t num;
+};
+
+static void assert_q_all(sqlite3 *db, const struct q_want *w, size_t n)
+{
+	for (; n; n--, w++) {
+		if (w->text)
+			assert_q_text(db, w->sql, w->text);
+		else
+			assert_q_int(db, w->sql, w->num);
+	}
+}
+
 static sqlite3 *open_db(const char *path)
 {
 	sqlite3 *db = hzrig_db_open(path, true, err_open());
@@ -232,7 +220,6 @@ static int run_cmd(int (*fn)(int, char **), char **argv, char **out,
 {
 	char *po = path_in("cmd.out"), *pe = path_in("cmd.err");
 	int so = dup(1), se = dup(2), fo, fe, argc = 0, rc;
-	size_t n;
 
 	while (argv[argc])
 		argc++;
@@ -252,10 +239,8 @@ static int run_cmd(int (*fn)(int, char **), char **argv, char **out,
 	close(se);
 	close(fo);
 	close(fe);
-	*out = slurp(po, &n);
-	(*out)[n] = '\0';
-	*err = slurp(pe, &n);
-	(*err)[n] = '\0';
+	*out = read_file(po, NULL);
+	*err = read_file(pe, NULL);
 	free(po);
 	free(pe);
 	return rc;
@@ -310,8 +295,8 @@ static void assert_v1_contract(sqlite3 *db)
 			fail_msg("%s: no column '%s'", v1_columns[t][0],
 				 v1_columns[t][c]);
 	}
-	assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_master WHERE"
-			       " type = 'index' AND name = 'samples_case'"), 1);
+	assert_q_int(db, "SELECT count(*) FROM sqlite_master WHERE"
+		     " type = 'index' AND name = 'samples_case'", 1);
 }
 
 static void test_create(void **state)
@@ -331,7 +316,7 @@ static void test_create(void **state)
 	assert_true(hzrig_db_version >= 2);
 	assert_v1_contract(db);
 	assert_q_text(db, "PRAGMA journal_mode", "wal");
-	assert_int_equal(q_int(db, "PRAGMA foreign_keys"), 1);
+	assert_q_int(db, "PRAGMA foreign_keys", 1);
 	sqlite3_close(db);
 	/* Opening again changes nothing. */
 	db = open_db(path);
@@ -376,11 +361,11 @@ static void test_migrate_v1(void **state)
 	assert_int_equal(hzrig_db_user_version(db), hzrig_db_version);
 	/* The data survived, the contract holds, the additions are there. */
 	assert_v1_contract(db);
-	assert_int_equal(q_int(db, "SELECT elapsed_ns FROM samples"), 5000000);
+	assert_q_int(db, "SELECT elapsed_ns FROM samples", 5000000);
 	assert_q_text(db, "SELECT run_id FROM baselines WHERE variant = 'hz-250'", "r1");
-	assert_int_equal(q_int(db, "SELECT count(fragments) FROM variant_runs"), 0);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM regression_checks"), 0);
-	assert_int_equal(q_int(db, "SELECT count(granule) FROM samples"), 0);
+	assert_q_int(db, "SELECT count(fragments) FROM variant_runs", 0);
+	assert_q_int(db, "SELECT count(*) FROM regression_checks", 0);
+	assert_q_int(db, "SELECT count(granule) FROM samples", 0);
 	sqlite3_close(db);
 	free(path);
 }
@@ -395,7 +380,7 @@ static void test_migrate_fails(void **state)
 	(void)state;
 	/* Someone made a table migration 2 wants to create. */
 	make_v1(path, "CREATE TABLE regression_checks(x);");
-	before = slurp(path, &blen);
+	before = read_file(path, &blen);
 	assert_null(hzrig_db_open(path, true, err_open()));
 	assert_contains(err_text(), "table regression_checks already exists");
 	assert_contains(err_text(), "migration to schema version 2 failed; the database is unchanged");
@@ -419,7 +404,7 @@ static void test_newer_refused(void **state)
 	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	before = slurp(path, &blen);
+	before = read_file(path, &blen);
 	assert_null(hzrig_db_open(path, true, err_open()));
 	snprintf(want, sizeof(want),
 		 "schema version 99 is newer than this hzrig knows (%d): use a newer hzrig",
@@ -430,13 +415,7 @@ static void test_newer_refused(void **state)
 	free(before);
 
 	/* Not a database at all. */
-	{
-		FILE *f = fopen(path, "w");
-
-		assert_non_null(f);
-		fputs("hello, world\n", f);
-		assert_int_equal(fclose(f), 0);
-	}
+	write_file(path, "hello, world\n");
 	assert_null(hzrig_db_open(path, true, err_open()));
 	assert_contains(err_text(), "file is not a database");
 	err_free();
@@ -447,60 +426,60 @@ static void test_newer_refused(void **state)
 
 static void test_ingest(void **state)
 {
-	char *path = path_in("h.db");
+	static const struct q_want want[] = {
+		{ "SELECT count(*) FROM runs", .num = 2 },
+		{ "SELECT started_at FROM runs WHERE run_id = '20261203T102031Z'",
+		  .text = "2026-12-03T10:20:31Z" },
+		{ "SELECT plan FROM runs WHERE run_id = '20261203T102031Z'",
+		  .text = "quick.plan" },
+		{ "SELECT hzrig_version FROM runs WHERE run_id = '20261203T102031Z'",
+		  .text = "97f5d3a-dirty" },
+		{ "SELECT hzrig_version FROM runs WHERE run_id = '20261203T094306Z'",
+		  .text = "NULL" },
+		{ "SELECT count(*) FROM variant_runs", .num = 3 },
+		{ "SELECT count(*) FROM samples", .num = 436 },
+		{ "SELECT inside FROM variant_runs WHERE variant = 'hz-1000'", .num = 147 },
+		{ "SELECT samples FROM variant_runs WHERE variant = 'hz-250'", .num = 148 },
+		{ "SELECT rtt_p99_ns FROM variant_runs WHERE variant = 'hz-250'", .num = 2828015 },
+		{ "SELECT waits_ms FROM variant_runs WHERE variant = 'hz-250'", .num = 19020 },
+		/* The old run has no efficiency figures. */
+		{ "SELECT waits_ms FROM variant_runs WHERE variant = 'hz-100'", .num = -999999 },
+		/* build.json of hz-250; none for hz-1000. */
+		{ "SELECT patches FROM variant_runs WHERE variant = 'hz-250'",
+		  .text = "0001-example-one.patch 0002-example-two.patch" },
+		{ "SELECT fragments FROM variant_runs WHERE variant = 'hz-250'",
+		  .text = "base usb clock hz-250" },
+		{ "SELECT tree_describe FROM variant_runs WHERE variant = 'hz-250'",
+		  .text = "6.1.192-1" },
+		{ "SELECT substr(config_hash, 1, 10) FROM variant_runs WHERE variant = 'hz-250'",
+		  .text = "sha256:3f1" },
+		{ "SELECT kernel_build_s FROM variant_runs WHERE variant = 'hz-250'", .num = 291 },
+		{ "SELECT patches FROM variant_runs WHERE variant = 'hz-1000'", .text = "NULL" },
+		{ "SELECT json_extract(run_json, '$.noise.rtt_n') FROM variant_runs WHERE variant = 'hz-250'",
+		  .text = "200" },
+		/* Samples: the key, optional fields as NULL when the file had none. */
+		{ "SELECT case_key FROM samples s JOIN variant_runs v ON s.variant_run = v.id"
+		  " WHERE v.variant = 'hz-250' AND case_idx = 30 AND rep = 2",
+		  .text = "bulk-in answer ms T=100" },
+		{ "SELECT elapsed_ns FROM samples s JOIN variant_runs v ON s.variant_run = v.id"
+		  " WHERE v.variant = 'hz-250' AND case_idx = 30 AND rep = 2", .num = 320642 },
+		{ "SELECT count(length) FROM samples s JOIN variant_runs v ON s.variant_run = v.id"
+		  " WHERE v.variant = 'hz-100'", .num = 0 },
+		{ "SELECT count(*) FROM samples WHERE case_key = 'bulk-in delay ms T=50 D=5000us'", .num = 4 },
+		{ "SELECT count(*) FROM samples WHERE verdict = 'late'", .num = 2 },
+		{ "SELECT count(granule) FROM samples", .num = 436 },
+	};
+	char *path = path_in("h.db"), *src;
 	sqlite3 *db = open_db(path);
 
 	(void)state;
 	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
 	ingest(db, DEFLT, false, HZRIG_INGEST_DONE);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM runs"), 2);
-	assert_q_text(db, "SELECT started_at FROM runs WHERE run_id = '20261203T102031Z'",
-		      "2026-12-03T10:20:31Z");
-	assert_q_text(db, "SELECT plan FROM runs WHERE run_id = '20261203T102031Z'",
-		      "quick.plan");
-	assert_q_text(db, "SELECT hzrig_version FROM runs WHERE run_id = '20261203T102031Z'",
-		      "97f5d3a-dirty");
-	assert_q_text(db, "SELECT hzrig_version FROM runs WHERE run_id = '20261203T094306Z'",
-		      "NULL");
-	{
-		char *src = q_text(db, "SELECT source FROM runs WHERE run_id = '20261203T102031Z'");
-
-		assert_non_null(strstr(src, "/tests/data/history/20261203T102031Z"));
-		assert_true(src[0] == '/');
-		free(src);
-	}
-	assert_int_equal(q_int(db, "SELECT count(*) FROM variant_runs"), 3);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), 436);
-	assert_int_equal(q_int(db, "SELECT inside FROM variant_runs WHERE variant = 'hz-1000'"), 147);
-	assert_int_equal(q_int(db, "SELECT samples FROM variant_runs WHERE variant = 'hz-250'"), 148);
-	assert_int_equal(q_int(db, "SELECT rtt_p99_ns FROM variant_runs WHERE variant = 'hz-250'"), 2828015);
-	assert_int_equal(q_int(db, "SELECT waits_ms FROM variant_runs WHERE variant = 'hz-250'"), 19020);
-	/* The old run has no efficiency figures. */
-	assert_int_equal(q_int(db, "SELECT waits_ms FROM variant_runs WHERE variant = 'hz-100'"), -999999);
-	/* build.json of hz-250; none for hz-1000. */
-	assert_q_text(db, "SELECT patches FROM variant_runs WHERE variant = 'hz-250'",
-		      "0001-example-one.patch 0002-example-two.patch");
-	assert_q_text(db, "SELECT fragments FROM variant_runs WHERE variant = 'hz-250'",
-		      "base usb clock hz-250");
-	assert_q_text(db, "SELECT tree_describe FROM variant_runs WHERE variant = 'hz-250'",
-		      "6.1.192-1");
-	assert_q_text(db, "SELECT substr(config_hash, 1, 10) FROM variant_runs WHERE variant = 'hz-250'",
-		      "sha256:3f1");
-	assert_int_equal(q_int(db, "SELECT kernel_build_s FROM variant_runs WHERE variant = 'hz-250'"), 291);
-	assert_q_text(db, "SELECT patches FROM variant_runs WHERE variant = 'hz-1000'", "NULL");
-	assert_q_text(db, "SELECT json_extract(run_json, '$.noise.rtt_n') FROM variant_runs WHERE variant = 'hz-250'",
-		      "200");
-	/* Samples: the key, optional fields as NULL when the file had none. */
-	assert_q_text(db, "SELECT case_key FROM samples s JOIN variant_runs v ON s.variant_run = v.id"
-		      " WHERE v.variant = 'hz-250' AND case_idx = 30 AND rep = 2",
-		      "bulk-in answer ms T=100");
-	assert_int_equal(q_int(db, "SELECT elapsed_ns FROM samples s JOIN variant_runs v ON s.variant_run = v.id"
-			       " WHERE v.variant = 'hz-250' AND case_idx = 30 AND rep = 2"), 320642);
-	assert_int_equal(q_int(db, "SELECT count(length) FROM samples s JOIN variant_runs v ON s.variant_run = v.id"
-			       " WHERE v.variant = 'hz-100'"), 0);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM samples WHERE case_key = 'bulk-in delay ms T=50 D=5000us'"), 4);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM samples WHERE verdict = 'late'"), 2);
-	assert_int_equal(q_int(db, "SELECT count(granule) FROM samples"), 436);
+	assert_q_all(db, want, sizeof(want) / sizeof(want[0]));
+	src = q_text(db, "SELECT source FROM runs WHERE run_id = '20261203T102031Z'");
+	assert_non_null(strstr(src, "/tests/data/history/20261203T102031Z"));
+	assert_true(src[0] == '/');
+	free(src);
 	sqlite3_close(db);
 	free(path);
 }
@@ -570,7 +549,7 @@ static void test_ingest_idempotent(void **state)
 	(void)state;
 	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
 	sqlite3_close(db);
-	before = slurp(path, &blen);
+	before = read_file(path, &blen);
 	db = open_db(path);
 	ingest(db, QUICK, false, HZRIG_INGEST_SAME);
 	sqlite3_close(db);
@@ -579,8 +558,9 @@ static void test_ingest_idempotent(void **state)
 	free(path);
 }
 
-static const char *cut_line_150(unsigned int n, char *line)
+static const char *cut_line_150(unsigned int n, char *line, void *arg)
 {
+	(void)arg;
 	if (n == 150)
 		line[strlen(line) / 2] = '\0';	/* no newline: the next joins */
 	return line;
@@ -605,7 +585,7 @@ static void test_ingest_corrupt(void **state)
 	db = open_db(path);
 	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
 	sqlite3_close(db);
-	before = slurp(path, &blen);
+	before = read_file(path, &blen);
 
 	/* The good run is already there; the bad one must not get in. */
 	argv[3] = (char *)QUICK;
@@ -649,7 +629,7 @@ static void test_ingest_abort(void **state)
 		" WHEN NEW.case_idx = 40 BEGIN SELECT RAISE(ABORT, 'boom'); END",
 		NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	before = slurp(path, &blen);
+	before = read_file(path, &blen);
 
 	db = open_db(path);
 	assert_int_equal(hzrig_run_load(QUICK, &run, err_open()), 0);
@@ -659,7 +639,7 @@ static void test_ingest_abort(void **state)
 	assert_contains(err_text(), "boom");
 	assert_contains(err_text(), "nothing written");
 	err_free();
-	assert_int_equal(q_int(db, "SELECT count(*) FROM runs"), 1);
+	assert_q_int(db, "SELECT count(*) FROM runs", 1);
 	sqlite3_close(db);
 	assert_same_file(path, before, blen);
 	hzrig_run_free(&run);
@@ -668,17 +648,31 @@ static void test_ingest_abort(void **state)
 	free(path);
 }
 
-static const char *drop_hz1000(unsigned int n, char *line)
+static const char *drop_hz1000(unsigned int n, char *line, void *arg)
 {
 	(void)n;
+	(void)arg;
 	return strstr(line, "\"variant\":\"hz-1000\"") ? NULL : line;
 }
 
-static const char *slower(unsigned int n, char *line)
+/* Run @dir as it was while hz-1000 was still being collected. */
+static void without_hz1000(const char *dir)
+{
+	char p[PATH_MAX];
+
+	filter_samples(dir, drop_hz1000);
+	snprintf(p, sizeof(p), "%s/hz-1000/run.json", dir);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/hz-1000", dir);
+	assert_int_equal(rmdir(p), 0);
+}
+
+static const char *slower(unsigned int n, char *line, void *arg)
 {
 	static char buf[4096];
 	char *p = strstr(line, "\"elapsed_ns\":");
 
+	(void)arg;
 	if (n != 3 || !p)
 		return line;
 	/* A 9 in front of the number: far longer. */
@@ -700,15 +694,7 @@ static void test_ingest_differs_replace(void **state)
 
 	(void)state;
 	/* Ingested while hz-1000 was still being collected. */
-	filter_samples(part, drop_hz1000);
-	{
-		char p[PATH_MAX];
-
-		snprintf(p, sizeof(p), "%s/hz-1000/run.json", part);
-		assert_int_equal(unlink(p), 0);
-		snprintf(p, sizeof(p), "%s/hz-1000", part);
-		assert_int_equal(rmdir(p), 0);
-	}
+	without_hz1000(part);
 	db = open_db(path);
 	ingest(db, part, false, HZRIG_INGEST_DONE);
 	{
@@ -722,7 +708,7 @@ static void test_ingest_differs_replace(void **state)
 					      "20261203T102031Z", "hz-250",
 					      &res, -1, stderr), 0);
 	sqlite3_close(db);
-	before = slurp(path, &blen);
+	before = read_file(path, &blen);
 
 	/* The whole run now: exit 1, told to --replace, nothing changed. */
 	rc = run_cmd(cmd_ingest, argv, &out, &err);
@@ -735,15 +721,7 @@ static void test_ingest_differs_replace(void **state)
 	free(before);
 
 	/* Same counts, other timings: differs too. */
-	filter_samples(edit, drop_hz1000);
-	{
-		char p[PATH_MAX];
-
-		snprintf(p, sizeof(p), "%s/hz-1000/run.json", edit);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/hz-1000", edit);
-		rmdir(p);
-	}
+	without_hz1000(edit);
 	filter_samples(edit, slower);
 	argv[3] = edit;
 	rc = run_cmd(cmd_ingest, argv, &out, &err);
@@ -765,11 +743,11 @@ static void test_ingest_differs_replace(void **state)
 	free(out);
 	free(err);
 	db = open_db(path);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), 296);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM variant_runs"), 2);
+	assert_q_int(db, "SELECT count(*) FROM samples", 296);
+	assert_q_int(db, "SELECT count(*) FROM variant_runs", 2);
 	assert_q_text(db, "SELECT run_id FROM baselines WHERE variant = 'hz-250'",
 		      "20261203T102031Z");
-	assert_int_equal(q_int(db, "SELECT count(*) FROM regression_checks"), 0);
+	assert_q_int(db, "SELECT count(*) FROM regression_checks", 0);
 	assert_int_equal(q_rows(db, "PRAGMA foreign_key_check"), 0);
 	sqlite3_close(db);
 	free(part);
@@ -801,7 +779,7 @@ static void test_baseline(void **state)
 					       out, err_open()), -1);
 	assert_contains(err_text(), "run '20261203T102031Z' has no variant 'hz-300'");
 	err_free();
-	assert_int_equal(q_int(db, "SELECT count(*) FROM baselines"), 0);
+	assert_q_int(db, "SELECT count(*) FROM baselines", 0);
 
 	assert_int_equal(hzrig_db_baseline_set(db, "20261203T102031Z", NULL, 0,
 					       out, stderr), 2);
@@ -814,13 +792,13 @@ static void test_baseline(void **state)
 	/* Set again: replaced, not duplicated. */
 	assert_int_equal(hzrig_db_baseline_set(db, "20261203T102031Z", some, 1,
 					       out, stderr), 1);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM baselines"), 3);
+	assert_q_int(db, "SELECT count(*) FROM baselines", 3);
 
 	assert_int_equal(hzrig_db_baseline_clear(db, one, 1, stderr), 1);
 	assert_int_equal(hzrig_db_baseline_clear(db, one, 1, stderr), 0);
 	assert_int_equal(hzrig_db_baseline(db, "hz-1000", buf, sizeof(buf)), 0);
 	assert_int_equal(hzrig_db_baseline_clear(db, NULL, 0, stderr), 2);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM baselines"), 0);
+	assert_q_int(db, "SELECT count(*) FROM baselines", 0);
 	fclose(out);
 	sqlite3_close(db);
 	free(path);
@@ -845,6 +823,15 @@ static void test_newest(void **state)
 	free(path);
 }
 
+/* Store @res as the check of run R's @variant against B's hz-250. */
+static void store_check(sqlite3 *db, const char *variant,
+			const struct hzrig_regress_result *res,
+			double threshold_ms)
+{
+	assert_int_equal(hzrig_db_store_check(db, "R", variant, "B", "hz-250",
+					      res, threshold_ms, stderr), 0);
+}
+
 static void test_store_check(void **state)
 {
 	char *path = path_in("h.db");
@@ -865,48 +852,48 @@ static void test_store_check(void **state)
 
 	(void)state;
 	ingest(db, QUICK, false, HZRIG_INGEST_DONE);
-	assert_int_equal(hzrig_db_store_check(db, "R", "hz-250", "B", "hz-250",
-					      &two, -1, stderr), 0);
-	assert_int_equal(hzrig_db_store_check(db, "R", "hz-250-legacy", "B",
-					      "hz-250", &two, 5, stderr), 0);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM regressions"), 4);
+	store_check(db, "hz-250", &two, -1);
+	store_check(db, "hz-250-legacy", &two, 5);
+	assert_q_int(db, "SELECT count(*) FROM regressions", 4);
 	assert_q_text(db, "SELECT threshold FROM regressions WHERE kind = 'status' LIMIT 1", "NULL");
 	assert_q_text(db, "SELECT window_lo_ns FROM regressions WHERE kind = 'status' LIMIT 1", "NULL");
-	assert_int_equal(q_int(db, "SELECT window_hi_ns FROM regressions WHERE kind = 'median' LIMIT 1"),
-			 104000000);
+	assert_q_int(db, "SELECT window_hi_ns FROM regressions WHERE kind = 'median' LIMIT 1",
+		     104000000);
 	/* Checked again: that check's rows are replaced, the other's kept. */
-	assert_int_equal(hzrig_db_store_check(db, "R", "hz-250", "B", "hz-250",
-					      &one, -1, stderr), 0);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM regressions WHERE variant = 'hz-250'"), 1);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM regressions WHERE variant = 'hz-250-legacy'"), 2);
-	assert_int_equal(q_int(db, "SELECT regressions FROM regression_checks WHERE variant = 'hz-250'"), 1);
-	assert_int_equal(q_int(db, "SELECT threshold_ms FROM regression_checks WHERE variant = 'hz-250-legacy'"), 5);
+	store_check(db, "hz-250", &one, -1);
+	assert_q_int(db, "SELECT count(*) FROM regressions WHERE variant = 'hz-250'", 1);
+	assert_q_int(db, "SELECT count(*) FROM regressions WHERE variant = 'hz-250-legacy'", 2);
+	assert_q_int(db, "SELECT regressions FROM regression_checks WHERE variant = 'hz-250'", 1);
+	assert_q_int(db, "SELECT threshold_ms FROM regression_checks WHERE variant = 'hz-250-legacy'", 5);
 	/* Clean: no rows, but the check is recorded. */
-	assert_int_equal(hzrig_db_store_check(db, "R", "hz-250", "B", "hz-250",
-					      &none, -1, stderr), 0);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM regressions WHERE variant = 'hz-250'"), 0);
-	assert_int_equal(q_int(db, "SELECT cases FROM regression_checks WHERE variant = 'hz-250'"), 66);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM regression_checks"), 2);
+	store_check(db, "hz-250", &none, -1);
+	assert_q_int(db, "SELECT count(*) FROM regressions WHERE variant = 'hz-250'", 0);
+	assert_q_int(db, "SELECT cases FROM regression_checks WHERE variant = 'hz-250'", 66);
+	assert_q_int(db, "SELECT count(*) FROM regression_checks", 2);
 	sqlite3_close(db);
 	free(path);
 }
 
+/* Every test in a scratch directory of its own. */
+#define SCRATCH_TEST(f) \
+	cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_create, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_fails, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_newer_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ingest, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ingest_idempotent, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ingest_corrupt, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ingest_abort, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ingest_differs_replace, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_newest, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_store_check, setup, teardown),
+		SCRATCH_TEST(test_create),
+		SCRATCH_TEST(test_migrate_v1),
+		SCRATCH_TEST(test_migrate_fails),
+		SCRATCH_TEST(test_newer_refused),
+		SCRATCH_TEST(test_ingest),
+		SCRATCH_TEST(test_round_trip),
+		SCRATCH_TEST(test_ingest_idempotent),
+		SCRATCH_TEST(test_ingest_corrupt),
+		SCRATCH_TEST(test_ingest_abort),
+		SCRATCH_TEST(test_ingest_differs_replace),
+		SCRATCH_TEST(test_baseline),
+		SCRATCH_TEST(test_newest),
+		SCRATCH_TEST(test_store_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -239,6 +239,13 @@ static struct hzrig_arm raw_arm(void)
 	return a;
 }
 
+/* Parse the whole of @a. */
+static enum hzg_arm_err parse_arm(const struct hzrig_arm *a,
+				  struct hzg_arm *out)
+{
+	return hzg_arm_parse(a, sizeof(*a), out);
+}
+
 static void test_arm_parse_valid(void **state)
 {
 	struct hzrig_arm a = raw_arm();
@@ -255,7 +262,7 @@ static void test_arm_parse_valid(void **state)
 	assert_int_equal(b[7], 0x12);
 	assert_int_equal(b[16], 0xef);
 	assert_int_equal(b[23], 0x01);
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out), HZG_ARM_OK);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_OK);
 	assert_int_equal(out.target, HZRIG_TARGET_EP0_IN);
 	assert_int_equal(out.behaviour, HZRIG_BEH_DELAY);
 	assert_int_equal(out.seq, 0x12345678);
@@ -263,18 +270,17 @@ static void test_arm_parse_valid(void **state)
 	assert_int_equal(out.length, 100);
 	assert_true(out.start_ns == 0x0123456789abcdefull);
 	a.start_ns = 0;
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out), HZG_ARM_OK);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_OK);
 	assert_true(out.start_ns == 0);
 	a = raw_arm();
 
 	a.length = htole32(HZRIG_MAX_XFER);
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out), HZG_ARM_OK);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_OK);
 	for (int t = 0; t < HZRIG_TARGET_COUNT; t++)
 		for (int be = 0; be < HZRIG_BEH_COUNT; be++) {
 			a.target = t;
 			a.behaviour = be;
-			assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
-					 HZG_ARM_OK);
+			assert_int_equal(parse_arm(&a, &out), HZG_ARM_OK);
 			assert_int_equal(out.target, t);
 			assert_int_equal(out.behaviour, be);
 		}
@@ -298,38 +304,30 @@ static void test_arm_parse_rejects(void **state)
 	/* a version 1 host: 16 bytes, version 1 - refused by size */
 	a.version = 1;
 	assert_int_equal(hzg_arm_parse(&a, 16, &out), HZG_ARM_ESIZE);
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
-			 HZG_ARM_EVERSION);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_EVERSION);
 
 	a.version = 0;
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
-			 HZG_ARM_EVERSION);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_EVERSION);
 	a.version = HZRIG_WIRE_VERSION + 1;
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
-			 HZG_ARM_EVERSION);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_EVERSION);
 
 	a = raw_arm();
 	a.target = HZRIG_TARGET_COUNT;
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
-			 HZG_ARM_ETARGET);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_ETARGET);
 	a.target = 0xff;
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
-			 HZG_ARM_ETARGET);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_ETARGET);
 
 	a = raw_arm();
 	a.behaviour = HZRIG_BEH_COUNT;
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
-			 HZG_ARM_EBEHAVIOUR);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_EBEHAVIOUR);
 
 	a = raw_arm();
 	a.reserved = 1;
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
-			 HZG_ARM_ERESERVED);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_ERESERVED);
 
 	a = raw_arm();
 	a.length = htole32(HZRIG_MAX_XFER + 1);
-	assert_int_equal(hzg_arm_parse(&a, sizeof(a), &out),
-			 HZG_ARM_ELENGTH);
+	assert_int_equal(parse_arm(&a, &out), HZG_ARM_ELENGTH);
 
 	/* a rejected arm leaves the output alone */
 	assert_int_equal(out.seq, 77);
@@ -526,6 +524,28 @@ static void test_payload_short(void **state)
 
 /* ---- plans ---- */
 
+enum plan_for { EP_IN, EP_OUT, EP0_IN, EP0_OUT };
+
+/*
+ * The plan of @a as @beh for a transfer on @ep (@size: the endpoint's
+ * maxpacket, or ep0's wLength); its action must be @action.
+ */
+static struct hzg_plan plan(struct hzg_arm *a, enum plan_for ep,
+			    unsigned int beh, unsigned int size,
+			    enum hzg_action action)
+{
+	bool in = ep == EP_IN || ep == EP0_IN;
+	struct hzg_plan p;
+
+	a->behaviour = beh;
+	if (ep == EP_IN || ep == EP_OUT)
+		p = hzg_plan_ep(a, in, size);
+	else
+		p = hzg_plan_ep0(a, in, size);
+	assert_int_equal(p.action, action);
+	return p;
+}
+
 static void test_plan_ep_in(void **state)
 {
 	struct hzg_arm a = mk_arm(HZRIG_BEH_ANSWER, 1);
@@ -533,37 +553,27 @@ static void test_plan_ep_in(void **state)
 
 	(void)state;
 	a.length = 0;
-	p = hzg_plan_ep(&a, true, 64);
-	assert_int_equal(p.action, HZG_ACT_WRITE);
+	p = plan(&a, EP_IN, HZRIG_BEH_ANSWER, 64, HZG_ACT_WRITE);
 	assert_int_equal(p.len, HZG_PAYLOAD_HDR_SIZE);
 	assert_false(p.zlp);
 	assert_int_equal(p.delay_ns, 0);
 
 	a.length = 512;
-	p = hzg_plan_ep(&a, true, 512);
-	assert_int_equal(p.action, HZG_ACT_WRITE);
+	p = plan(&a, EP_IN, HZRIG_BEH_ANSWER, 512, HZG_ACT_WRITE);
 	assert_int_equal(p.len, 512);
 	assert_false(p.zlp);	/* full length: the host's buffer ends it */
 
-	a.behaviour = HZRIG_BEH_NAK;
-	p = hzg_plan_ep(&a, true, 512);
-	assert_int_equal(p.action, HZG_ACT_NONE);
+	plan(&a, EP_IN, HZRIG_BEH_NAK, 512, HZG_ACT_NONE);
 
-	a.behaviour = HZRIG_BEH_DELAY;
 	a.delay_us = 1500;
-	p = hzg_plan_ep(&a, true, 512);
-	assert_int_equal(p.action, HZG_ACT_WRITE);
+	p = plan(&a, EP_IN, HZRIG_BEH_DELAY, 512, HZG_ACT_WRITE);
 	assert_int_equal(p.delay_ns, 1500000);
 	assert_int_equal(p.len, 512);
 
-	a.behaviour = HZRIG_BEH_STALL;
-	p = hzg_plan_ep(&a, true, 512);
-	assert_int_equal(p.action, HZG_ACT_HALT);
+	plan(&a, EP_IN, HZRIG_BEH_STALL, 512, HZG_ACT_HALT);
 
-	a.behaviour = HZRIG_BEH_SHORT;
 	a.length = 128;
-	p = hzg_plan_ep(&a, true, 64);
-	assert_int_equal(p.action, HZG_ACT_WRITE);
+	p = plan(&a, EP_IN, HZRIG_BEH_SHORT, 64, HZG_ACT_WRITE);
 	assert_int_equal(p.len, 128);
 	assert_true(p.zlp);
 	p = hzg_plan_ep(&a, true, 512);
@@ -581,25 +591,20 @@ static void test_plan_ep_out(void **state)
 
 	(void)state;
 	a.length = 0;
-	p = hzg_plan_ep(&a, false, 64);
-	assert_int_equal(p.action, HZG_ACT_READ);
+	p = plan(&a, EP_OUT, HZRIG_BEH_ANSWER, 64, HZG_ACT_READ);
 	assert_int_equal(p.len, HZRIG_MAX_XFER);
 
 	a.length = 100;
 	p = hzg_plan_ep(&a, false, 64);
 	assert_int_equal(p.len, 100);
 
-	a.behaviour = HZRIG_BEH_SHORT;
 	a.length = 128;
-	p = hzg_plan_ep(&a, false, 64);
-	assert_int_equal(p.action, HZG_ACT_READ);
+	p = plan(&a, EP_OUT, HZRIG_BEH_SHORT, 64, HZG_ACT_READ);
 	assert_int_equal(p.len, 128);
 	assert_false(p.zlp);
 
-	a.behaviour = HZRIG_BEH_STALL;
-	assert_int_equal(hzg_plan_ep(&a, false, 64).action, HZG_ACT_HALT);
-	a.behaviour = HZRIG_BEH_NAK;
-	assert_int_equal(hzg_plan_ep(&a, false, 64).action, HZG_ACT_NONE);
+	plan(&a, EP_OUT, HZRIG_BEH_STALL, 64, HZG_ACT_HALT);
+	plan(&a, EP_OUT, HZRIG_BEH_NAK, 64, HZG_ACT_NONE);
 }
 
 static void test_plan_ep0_in(void **state)
@@ -608,40 +613,30 @@ static void test_plan_ep0_in(void **state)
 	struct hzg_plan p;
 
 	(void)state;
-	p = hzg_plan_ep0(&a, true, 64);
-	assert_int_equal(p.action, HZG_ACT_WRITE);
+	p = plan(&a, EP0_IN, HZRIG_BEH_ANSWER, 64, HZG_ACT_WRITE);
 	assert_int_equal(p.len, 64);
 	assert_false(p.hold);
 
-	a.behaviour = HZRIG_BEH_NAK;
-	p = hzg_plan_ep0(&a, true, 64);
+	p = plan(&a, EP0_IN, HZRIG_BEH_NAK, 64, HZG_ACT_NONE);
 	assert_true(p.hold);
 	assert_int_equal(p.delay_ns, 0);
-	assert_int_equal(p.action, HZG_ACT_NONE);
 
-	a.behaviour = HZRIG_BEH_DELAY;
 	a.delay_us = 20;
-	p = hzg_plan_ep0(&a, true, 64);
+	p = plan(&a, EP0_IN, HZRIG_BEH_DELAY, 64, HZG_ACT_WRITE);
 	assert_true(p.hold);
 	assert_int_equal(p.delay_ns, 20000);
-	assert_int_equal(p.action, HZG_ACT_WRITE);
 	assert_int_equal(p.len, 64);
 
 	/* no delay: no hold, which a disarmed timerfd would make a NAK */
 	a.delay_us = 0;
-	p = hzg_plan_ep0(&a, true, 64);
-	assert_false(p.hold);
-	assert_int_equal(p.action, HZG_ACT_WRITE);
-
-	a.behaviour = HZRIG_BEH_STALL;
-	p = hzg_plan_ep0(&a, true, 64);
-	assert_int_equal(p.action, HZG_ACT_HALT);
+	p = plan(&a, EP0_IN, HZRIG_BEH_DELAY, 64, HZG_ACT_WRITE);
 	assert_false(p.hold);
 
-	a.behaviour = HZRIG_BEH_SHORT;
+	p = plan(&a, EP0_IN, HZRIG_BEH_STALL, 64, HZG_ACT_HALT);
+	assert_false(p.hold);
+
 	a.length = 10;
-	p = hzg_plan_ep0(&a, true, 64);
-	assert_int_equal(p.action, HZG_ACT_WRITE);
+	p = plan(&a, EP0_IN, HZRIG_BEH_SHORT, 64, HZG_ACT_WRITE);
 	assert_int_equal(p.len, 10);
 	a.length = 100;
 	p = hzg_plan_ep0(&a, true, 64);
@@ -655,29 +650,21 @@ static void test_plan_ep0_out(void **state)
 	struct hzg_plan p;
 
 	(void)state;
-	p = hzg_plan_ep0(&a, false, 0);
-	assert_int_equal(p.action, HZG_ACT_ACK);
+	p = plan(&a, EP0_OUT, HZRIG_BEH_ANSWER, 0, HZG_ACT_ACK);
 	assert_false(p.hold);
 
-	a.behaviour = HZRIG_BEH_NAK;
-	p = hzg_plan_ep0(&a, false, 0);
+	p = plan(&a, EP0_OUT, HZRIG_BEH_NAK, 0, HZG_ACT_NONE);
 	assert_true(p.hold);
-	assert_int_equal(p.action, HZG_ACT_NONE);
 
-	a.behaviour = HZRIG_BEH_DELAY;
-	p = hzg_plan_ep0(&a, false, 0);
+	p = plan(&a, EP0_OUT, HZRIG_BEH_DELAY, 0, HZG_ACT_ACK);
 	assert_true(p.hold);
-	assert_int_equal(p.action, HZG_ACT_ACK);
 	assert_int_equal(p.delay_ns, 1000000);
 
-	a.behaviour = HZRIG_BEH_STALL;
-	assert_int_equal(hzg_plan_ep0(&a, false, 0).action, HZG_ACT_HALT);
+	plan(&a, EP0_OUT, HZRIG_BEH_STALL, 0, HZG_ACT_HALT);
 
 	/* with a data stage the kernel has answered already */
 	for (int be = 0; be < HZRIG_BEH_COUNT; be++) {
-		a.behaviour = be;
-		p = hzg_plan_ep0(&a, false, 16);
-		assert_int_equal(p.action, HZG_ACT_READ);
+		p = plan(&a, EP0_OUT, be, 16, HZG_ACT_READ);
 		assert_int_equal(p.len, 16);
 		assert_false(p.hold);
 		assert_int_equal(p.unsupported, be != HZRIG_BEH_ANSWER);
@@ -685,6 +672,9 @@ static void test_plan_ep0_out(void **state)
 }
 
 /* ---- requests ---- */
+
+#define VENDOR_OUT	(USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_DEVICE)
+#define VENDOR_IN	(USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_DEVICE)
 
 static struct usb_ctrlrequest ctrl(uint8_t type, uint8_t req, uint16_t value,
 				   uint16_t length)
@@ -702,98 +692,112 @@ static struct usb_ctrlrequest ctrl(uint8_t type, uint8_t req, uint16_t value,
 
 static void test_classify(void **state)
 {
-	const uint8_t vout = USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_DEVICE;
-	const uint8_t vin = USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_DEVICE;
-	struct usb_ctrlrequest c;
+	static const struct {
+		uint8_t type, req;
+		uint16_t value, length;
+		enum hzg_req want;
+	} cases[] = {
+		{ VENDOR_OUT, HZRIG_REQ_ARM, 0, 16, HZG_REQ_ARM },
+		{ VENDOR_OUT, HZRIG_REQ_RESET, 0, 0, HZG_REQ_RESET },
+		{ VENDOR_IN, HZRIG_REQ_SYNC, 0, 4, HZG_REQ_SYNC },
+		{ VENDOR_OUT, HZRIG_REQ_SYNC, 0, 0, HZG_REQ_UNKNOWN },
+		{ VENDOR_IN, HZRIG_REQ_TEST_IN, 7, 64, HZG_REQ_TEST_IN },
+		{ VENDOR_OUT, HZRIG_REQ_TEST_OUT, 7, 0, HZG_REQ_TEST_OUT },
+
+		/* the right request in the wrong direction or recipient */
+		{ VENDOR_IN, HZRIG_REQ_ARM, 0, 16, HZG_REQ_UNKNOWN },
+		{ VENDOR_OUT, HZRIG_REQ_TEST_IN, 7, 0, HZG_REQ_UNKNOWN },
+		{ VENDOR_IN, HZRIG_REQ_TEST_OUT, 7, 8, HZG_REQ_UNKNOWN },
+		{ USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_INTERFACE,
+		  HZRIG_REQ_RESET, 0, 0, HZG_REQ_UNKNOWN },
+		{ USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_DEVICE,
+		  HZRIG_REQ_ARM, 0, 16, HZG_REQ_UNKNOWN },
+		{ VENDOR_OUT, 0x55, 0, 0, HZG_REQ_UNKNOWN },
+
+		{ 0x00, USB_REQ_SET_CONFIGURATION, 1, 0,
+		  HZG_REQ_SET_CONFIGURATION },
+		{ 0x01, USB_REQ_SET_INTERFACE, 0, 0, HZG_REQ_SET_INTERFACE },
+		{ 0x81, USB_REQ_GET_INTERFACE, 0, 1, HZG_REQ_GET_INTERFACE },
+		{ 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_STRING << 8 | 2, 255,
+		  HZG_REQ_GET_STRING },
+		{ 0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_BOS << 8, 5,
+		  HZG_REQ_UNKNOWN },
+		{ 0x80, USB_REQ_GET_STATUS, 0, 2, HZG_REQ_UNKNOWN },
+	};
 
 	(void)state;
-	c = ctrl(vout, HZRIG_REQ_ARM, 0, 16);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_ARM);
-	c = ctrl(vout, HZRIG_REQ_RESET, 0, 0);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_RESET);
-	c = ctrl(vin, HZRIG_REQ_SYNC, 0, 4);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_SYNC);
-	c = ctrl(vout, HZRIG_REQ_SYNC, 0, 0);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_UNKNOWN);
-	c = ctrl(vin, HZRIG_REQ_TEST_IN, 7, 64);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_TEST_IN);
-	c = ctrl(vout, HZRIG_REQ_TEST_OUT, 7, 0);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_TEST_OUT);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct usb_ctrlrequest c = ctrl(cases[i].type, cases[i].req,
+						cases[i].value,
+						cases[i].length);
+		enum hzg_req got = hzg_classify(&c);
 
-	/* the right request in the wrong direction or recipient */
-	c = ctrl(vin, HZRIG_REQ_ARM, 0, 16);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_UNKNOWN);
-	c = ctrl(vout, HZRIG_REQ_TEST_IN, 7, 0);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_UNKNOWN);
-	c = ctrl(vin, HZRIG_REQ_TEST_OUT, 7, 8);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_UNKNOWN);
-	c = ctrl(USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_INTERFACE,
-		 HZRIG_REQ_RESET, 0, 0);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_UNKNOWN);
-	c = ctrl(USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_DEVICE,
-		 HZRIG_REQ_ARM, 0, 16);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_UNKNOWN);
-	c = ctrl(vout, 0x55, 0, 0);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_UNKNOWN);
-
-	c = ctrl(0x00, USB_REQ_SET_CONFIGURATION, 1, 0);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_SET_CONFIGURATION);
-	c = ctrl(0x01, USB_REQ_SET_INTERFACE, 0, 0);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_SET_INTERFACE);
-	c = ctrl(0x81, USB_REQ_GET_INTERFACE, 0, 1);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_GET_INTERFACE);
-	c = ctrl(0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_STRING << 8 | 2, 255);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_GET_STRING);
-	c = ctrl(0x80, USB_REQ_GET_DESCRIPTOR, USB_DT_BOS << 8, 5);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_UNKNOWN);
-	c = ctrl(0x80, USB_REQ_GET_STATUS, 0, 2);
-	assert_int_equal(hzg_classify(&c), HZG_REQ_UNKNOWN);
+		if (got != cases[i].want)
+			fail_msg("case %zu: type 0x%02x request 0x%02x: %s, expected %s",
+				 i, cases[i].type, cases[i].req,
+				 hzg_req_name(got),
+				 hzg_req_name(cases[i].want));
+	}
 }
 
 static void test_orphan_fits(void **state)
 {
-	const uint8_t vout = USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_DEVICE;
-	const uint8_t vin = USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_DEVICE;
-	struct usb_ctrlrequest reset = ctrl(vout, HZRIG_REQ_RESET, 0, 0);
-	struct usb_ctrlrequest arm = ctrl(vout, HZRIG_REQ_ARM, 0, 16);
-	struct usb_ctrlrequest tin = ctrl(vin, HZRIG_REQ_TEST_IN, 3, 64);
+	struct usb_ctrlrequest reset = ctrl(VENDOR_OUT, HZRIG_REQ_RESET, 0, 0);
+	struct usb_ctrlrequest arm = ctrl(VENDOR_OUT, HZRIG_REQ_ARM, 0, 16);
+	struct usb_ctrlrequest tin = ctrl(VENDOR_IN, HZRIG_REQ_TEST_IN, 3, 64);
+	const struct {
+		enum hzg_orphan kind;
+		const struct usb_ctrlrequest *req;
+		size_t len;
+		bool fits;
+	} cases[] = {
+		{ HZG_ORPHAN_ACKED, &reset, 0, true },
+		{ HZG_ORPHAN_ACKED, &arm, 0, false },
+		{ HZG_ORPHAN_ACKED, &tin, 0, false },
+
+		{ HZG_ORPHAN_STALLED, &tin, 0, true },
+		{ HZG_ORPHAN_STALLED, &reset, 0, false },
+
+		{ HZG_ORPHAN_DATA, &arm, 16, true },
+		{ HZG_ORPHAN_DATA, &arm, 3, true },
+		{ HZG_ORPHAN_DATA, &arm, 17, false },
+		{ HZG_ORPHAN_DATA, &reset, 0, false },
+		{ HZG_ORPHAN_DATA, &tin, 16, false },
+		{ HZG_ORPHAN_DATA_ERROR, &arm, 0, true },
+
+		{ HZG_ORPHAN_NONE, &arm, 16, false },
+		{ HZG_ORPHAN_NONE, &reset, 0, false },
+	};
 
 	(void)state;
-	assert_true(hzg_orphan_fits(HZG_ORPHAN_ACKED, &reset, 0));
-	assert_false(hzg_orphan_fits(HZG_ORPHAN_ACKED, &arm, 0));
-	assert_false(hzg_orphan_fits(HZG_ORPHAN_ACKED, &tin, 0));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool fits = hzg_orphan_fits(cases[i].kind, cases[i].req,
+					    cases[i].len);
 
-	assert_true(hzg_orphan_fits(HZG_ORPHAN_STALLED, &tin, 0));
-	assert_false(hzg_orphan_fits(HZG_ORPHAN_STALLED, &reset, 0));
+		if (fits != cases[i].fits)
+			fail_msg("case %zu: %s orphan, %s of %zu bytes: fits %d, expected %d",
+				 i, hzg_orphan_name(cases[i].kind),
+				 hzg_req_name(hzg_classify(cases[i].req)),
+				 cases[i].len, fits, cases[i].fits);
+	}
+}
 
-	assert_true(hzg_orphan_fits(HZG_ORPHAN_DATA, &arm, 16));
-	assert_true(hzg_orphan_fits(HZG_ORPHAN_DATA, &arm, 3));
-	assert_false(hzg_orphan_fits(HZG_ORPHAN_DATA, &arm, 17));
-	assert_false(hzg_orphan_fits(HZG_ORPHAN_DATA, &reset, 0));
-	assert_false(hzg_orphan_fits(HZG_ORPHAN_DATA, &tin, 16));
-	assert_true(hzg_orphan_fits(HZG_ORPHAN_DATA_ERROR, &arm, 0));
-
-	assert_false(hzg_orphan_fits(HZG_ORPHAN_NONE, &arm, 16));
-	assert_false(hzg_orphan_fits(HZG_ORPHAN_NONE, &reset, 0));
+/* Names @name gives 0 to @n - 1: none "?", no two alike; "?" for @n. */
+static void check_names(const char *(*name)(unsigned int), unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		assert_string_not_equal(name(i), "?");
+		for (unsigned int j = 0; j < i; j++)
+			assert_string_not_equal(name(i), name(j));
+	}
+	assert_string_equal(name(n), "?");
 }
 
 static void test_names(void **state)
 {
 	(void)state;
-	for (int i = 0; i < HZRIG_TARGET_COUNT; i++) {
-		assert_string_not_equal(hzg_target_name(i), "?");
-		for (int j = 0; j < i; j++)
-			assert_string_not_equal(hzg_target_name(i),
-						hzg_target_name(j));
-	}
-	for (int i = 0; i < HZRIG_BEH_COUNT; i++) {
-		assert_string_not_equal(hzg_beh_name(i), "?");
-		for (int j = 0; j < i; j++)
-			assert_string_not_equal(hzg_beh_name(i),
-						hzg_beh_name(j));
-	}
-	assert_string_equal(hzg_target_name(HZRIG_TARGET_COUNT), "?");
-	assert_string_equal(hzg_beh_name(HZRIG_BEH_COUNT), "?");
+	check_names(hzg_target_name, HZRIG_TARGET_COUNT);
+	check_names(hzg_beh_name, HZRIG_BEH_COUNT);
 	assert_string_equal(hzg_req_name(HZG_REQ_ARM), "ARM");
 	assert_string_equal(hzg_orphan_name(HZG_ORPHAN_STALLED), "stalled");
 }

@@ -27,13 +27,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
 
 #include "hzrig.h"
 #include "kcidb.h"
+#include "testutil.h"
 
 #define FIXTURE_ID	"20261203T102031Z"
 #define FIXTURE		DATA_DIR "/kcidb/" FIXTURE_ID
@@ -43,158 +43,79 @@
 /* Files and temporary run directories                                      */
 /* ---------------------------------------------------------------------- */
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = strdup("");
-	}
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void copy_file(const char *from, const char *to)
-{
-	char *t = slurp(from);
-
-	assert_non_null(t);
-	spit(to, t);
-	free(t);
-}
-
-/* A copy of the fixture as <tmp>/<parent>/<FIXTURE_ID>; returns the run dir. */
+/* A copy of the fixture as <tmp>/runs/<FIXTURE_ID>, for a test to change. */
 struct tmprun {
 	char top[256];
 	char dir[512];
 };
 
-/* Copies not yet removed: a failing test leaves through longjmp. */
-static char live[4][256];
-
-static void tmprun_make(struct tmprun *r, const char *parent)
+static int tmprun_setup(void **state)
 {
-	static const char *const files[] = {
-		"samples.jsonl", "hz-100/run.json", "hz-1000/run.json",
-		"hz-1000/build.json",
-	};
-	char from[1024], to[1024];
-	size_t i;
+	struct tmprun *r = calloc(1, sizeof(*r));
+	char runs[300];
 
-	snprintf(r->top, sizeof(r->top), "/tmp/hzrig-kcidb-XXXXXX");
-	assert_non_null(mkdtemp(r->top));
-	for (i = 0; i < 4 && live[i][0]; i++)
-		;
-	assert_true(i < 4);
-	snprintf(live[i], sizeof(live[i]), "%s", r->top);
-	snprintf(to, sizeof(to), "%s/%.100s", r->top, parent);
-	assert_int_equal(mkdir(to, 0755), 0);
-	snprintf(r->dir, sizeof(r->dir), "%s/%.100s/%s", r->top, parent,
-		 FIXTURE_ID);
-	assert_int_equal(mkdir(r->dir, 0755), 0);
-	snprintf(to, sizeof(to), "%s/hz-100", r->dir);
-	assert_int_equal(mkdir(to, 0755), 0);
-	snprintf(to, sizeof(to), "%s/hz-1000", r->dir);
-	assert_int_equal(mkdir(to, 0755), 0);
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(from, sizeof(from), "%s/%s", FIXTURE, files[i]);
-		snprintf(to, sizeof(to), "%s/%s", r->dir, files[i]);
-		copy_file(from, to);
-	}
+	assert_non_null(r);
+	*state = r;
+	make_tmpdir(r->top, sizeof(r->top), "kcidb");
+	snprintf(runs, sizeof(runs), "%s/runs", r->top);
+	assert_int_equal(mkdir(runs, 0755), 0);
+	snprintf(r->dir, sizeof(r->dir), "%s/%s", runs, FIXTURE_ID);
+	copy_tree(FIXTURE, r->dir);
+	return 0;
 }
 
-static void rm_rf(const char *path)
+static int tmprun_teardown(void **state)
 {
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	char sub[1024];
-
-	if (lstat(path, &st))
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		d = opendir(path);
-		while (d && (de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-			rm_rf(sub);
-		}
-		if (d)
-			closedir(d);
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
-
-static void tmprun_free(struct tmprun *r)
-{
-	size_t i;
+	struct tmprun *r = *state;
 
 	rm_rf(r->top);
-	for (i = 0; i < 4; i++)
-		if (!strcmp(live[i], r->top))
-			live[i][0] = '\0';
+	free(r);
+	return 0;
 }
 
-static int teardown(void **state)
+/* A fresh copy again, for the test's next case. */
+static void tmprun_renew(struct tmprun *r)
 {
-	size_t i;
+	rm_rf(r->dir);
+	copy_tree(FIXTURE, r->dir);
+}
 
-	(void)state;
-	for (i = 0; i < 4; i++) {
-		if (live[i][0])
-			rm_rf(live[i]);
-		live[i][0] = '\0';
-	}
-	return 0;
+/* Write @t (freed) to @path with @text in place of its part @from to @end. */
+static void put_spliced(const char *path, char *t, const char *from,
+			const char *end, const char *text)
+{
+	char *n;
+
+	assert_true(asprintf(&n, "%.*s%s%s", (int)(from - t), t, text,
+			     end) >= 0);
+	write_file(path, n);
+	free(n);
+	free(t);
 }
 
 /* Replace the first @from in file @rel of run @r with @to. */
 static void edit(struct tmprun *r, const char *rel, const char *from,
 		 const char *to)
 {
-	char path[1024], *t, *p, *n;
+	char path[1024], *t, *p;
 
 	snprintf(path, sizeof(path), "%s/%s", r->dir, rel);
-	t = slurp(path);
-	assert_non_null(t);
+	t = read_file(path, NULL);
 	p = strstr(t, from);
 	if (!p)
 		fail_msg("%s: no '%s' to replace", rel, from);
-	n = malloc(strlen(t) - strlen(from) + strlen(to) + 1);
-	assert_non_null(n);
-	sprintf(n, "%.*s%s%s", (int)(p - t), t, to, p + strlen(from));
-	spit(path, n);
-	free(n);
-	free(t);
+	put_spliced(path, t, p, p + strlen(from), to);
 }
 
 /* Replace line @lineno (1-based) of file @rel with @text. */
 static void edit_line(struct tmprun *r, const char *rel, unsigned int lineno,
 		      const char *text)
 {
-	char path[1024], *t, *p, *e, *n;
+	char path[1024], *t, *p, *e;
 	unsigned int i;
 
 	snprintf(path, sizeof(path), "%s/%s", r->dir, rel);
-	t = slurp(path);
-	assert_non_null(t);
+	t = read_file(path, NULL);
 	for (p = t, i = 1; i < lineno; i++) {
 		p = strchr(p, '\n');
 		assert_non_null(p);
@@ -202,32 +123,45 @@ static void edit_line(struct tmprun *r, const char *rel, unsigned int lineno,
 	}
 	e = strchr(p, '\n');
 	assert_non_null(e);
-	n = malloc(strlen(t) + strlen(text) + 2);
-	assert_non_null(n);
-	sprintf(n, "%.*s%s%s", (int)(p - t), t, text, e);
-	spit(path, n);
-	free(n);
-	free(t);
+	put_spliced(path, t, p, e, text);
 }
 
-/* Export @dir; errors are captured in *@errtext (caller frees). */
+/* Export @dir; what it says is in err_text() until err_free(). */
 static struct json_object *export(const char *dir, const char *origin,
-				  const char *patch_dir, char **errtext)
+				  const char *patch_dir)
 {
 	struct hzrig_kcidb_opts o = {
 		.run_dir = dir, .origin = origin, .patch_dir = patch_dir,
+		.err = err_open(),
 	};
-	struct json_object *doc;
-	size_t len;
-	FILE *err;
 
-	*errtext = NULL;
-	err = open_memstream(errtext, &len);
-	assert_non_null(err);
-	o.err = err;
-	doc = hzrig_kcidb_document(&o);
-	fclose(err);
+	return hzrig_kcidb_document(&o);
+}
+
+/* Export @dir, which must work; with @quiet, without a word. */
+static struct json_object *export_ok(const char *dir, const char *origin,
+				     const char *patch_dir, bool quiet)
+{
+	struct json_object *doc = export(dir, origin, patch_dir);
+
+	if (!doc)
+		fail_msg("export of %s failed: %s", dir, err_text());
+	if (quiet)
+		assert_string_equal(err_text(), "");
+	err_free();
 	return doc;
+}
+
+/* Export @dir, which must fail saying @msg and, unless NULL, @also. */
+static void export_fails(const char *dir, const char *origin,
+			 const char *patch_dir, const char *msg,
+			 const char *also)
+{
+	assert_null(export(dir, origin, patch_dir));
+	assert_contains(err_text(), msg);
+	if (also)
+		assert_contains(err_text(), also);
+	err_free();
 }
 
 /* ---------------------------------------------------------------------- */
@@ -703,12 +637,9 @@ static struct json_object *case_test(struct json_object *doc,
 static void test_validator_rejects(void **state)
 {
 	struct json_object *schema = load_schema(), *doc, *t, *b, *c;
-	char *err;
 
 	(void)state;
-	doc = export(FIXTURE, NULL, NULL, &err);
-	assert_non_null(doc);
-	free(err);
+	doc = export_ok(FIXTURE, NULL, NULL, false);
 	assert_int_equal(schema_errors(schema, doc, true), 0);
 
 	t = json_object_array_get_idx(arr(doc, "tests"), 0);
@@ -761,14 +692,9 @@ static void test_validator_rejects(void **state)
 static void test_fixture_valid(void **state)
 {
 	struct json_object *schema = load_schema(), *doc, *v;
-	char *err;
 
 	(void)state;
-	doc = export(FIXTURE, NULL, NULL, &err);
-	if (!doc)
-		fail_msg("export failed: %s", err);
-	assert_string_equal(err, "");
-	free(err);
+	doc = export_ok(FIXTURE, NULL, NULL, true);
 	assert_int_equal(schema_errors(schema, doc, true), 0);
 	check_structure(doc, HZRIG_KCIDB_ORIGIN);
 	v = oget(doc, "version");
@@ -785,14 +711,11 @@ static void test_fixture_cases(void **state)
 	struct json_object *doc, *builds, *co;
 	size_t n, i, per_variant[2] = { 0 };
 	bool saw_fail = false;
-	char *err;
 
 	(void)state;
 	n = expected_cases(FIXTURE "/samples.jsonl", cs, 64);
 	assert_true(n > 4);
-	doc = export(FIXTURE, NULL, NULL, &err);
-	assert_non_null(doc);
-	free(err);
+	doc = export_ok(FIXTURE, NULL, NULL, false);
 	for (i = 0; i < n; i++) {
 		struct json_object *t = case_test(doc, cs[i].variant, cs[i].key);
 		struct json_object *num = oget(t, "number"), *misc = oget(t, "misc");
@@ -857,30 +780,20 @@ static void test_fixture_cases(void **state)
 static void test_stable(void **state)
 {
 	struct json_object *a, *b;
-	struct tmprun r;
-	char *err, link[600], *ta;
+	struct tmprun *r = *state;
+	char link[600], *ta;
 
-	(void)state;
-	a = export(FIXTURE, NULL, NULL, &err);
-	assert_non_null(a);
-	free(err);
+	a = export_ok(FIXTURE, NULL, NULL, false);
 	ta = strdup(json_object_to_json_string(a));
-	b = export(FIXTURE, NULL, NULL, &err);
-	assert_non_null(b);
-	free(err);
+	b = export_ok(FIXTURE, NULL, NULL, false);
 	assert_string_equal(ta, json_object_to_json_string(b));
 	json_object_put(b);
 
-	tmprun_make(&r, "runs");
-	snprintf(link, sizeof(link), "%s/latest", r.top);
-	assert_int_equal(symlink(r.dir, link), 0);
-	b = export(link, NULL, NULL, &err);
-	if (!b)
-		fail_msg("%s", err);
-	free(err);
+	snprintf(link, sizeof(link), "%s/latest", r->top);
+	assert_int_equal(symlink(r->dir, link), 0);
+	b = export_ok(link, NULL, NULL, false);
 	assert_string_equal(ta, json_object_to_json_string(b));
 	json_object_put(b);
-	tmprun_free(&r);
 	free(ta);
 	json_object_put(a);
 }
@@ -888,104 +801,64 @@ static void test_stable(void **state)
 static void test_origin(void **state)
 {
 	struct json_object *schema = load_schema(), *doc;
-	char *err;
 
 	(void)state;
-	doc = export(FIXTURE, "lab_7", NULL, &err);
-	assert_non_null(doc);
-	free(err);
+	doc = export_ok(FIXTURE, "lab_7", NULL, false);
 	check_structure(doc, "lab_7");
 	assert_int_equal(schema_errors(schema, doc, true), 0);
 	json_object_put(doc);
 
 	assert_false(hzrig_kcidb_origin_ok("Lab-7"));
 	assert_false(hzrig_kcidb_origin_ok(""));
-	doc = export(FIXTURE, "lab 7", NULL, &err);
-	assert_null(doc);
-	assert_non_null(strstr(err, "origin 'lab 7'"));
-	free(err);
+	export_fails(FIXTURE, "lab 7", NULL, "origin 'lab 7'", NULL);
 	json_object_put(schema);
 }
 
 /* A broken line anywhere: nothing exported, the error names file:line. */
 static void test_corrupt_samples(void **state)
 {
-	struct json_object *doc;
-	struct tmprun r;
-	char *err;
+	struct tmprun *r = *state;
 
-	(void)state;
-	tmprun_make(&r, "runs");
-	edit_line(&r, "samples.jsonl", 5, "{\"schema\":1,\"variant\":\"hz-100\",");
-	doc = export(r.dir, NULL, NULL, &err);
-	assert_null(doc);
-	if (!strstr(err, "samples.jsonl:5: "))
-		fail_msg("no samples.jsonl:5 in: %s", err);
-	assert_non_null(strstr(err, "nothing written"));
-	free(err);
-	tmprun_free(&r);
+	edit_line(r, "samples.jsonl", 5, "{\"schema\":1,\"variant\":\"hz-100\",");
+	export_fails(r->dir, NULL, NULL, "samples.jsonl:5: ", "nothing written");
 
-	tmprun_make(&r, "runs");
-	edit_line(&r, "samples.jsonl", 9,
+	tmprun_renew(r);
+	edit_line(r, "samples.jsonl", 9,
 		  "{\"schema\":1,\"variant\":\"hz-100\",\"hz\":100,\"transfer\":\"bulk-in\","
 		  "\"behaviour\":\"nak\",\"mode\":\"ms\",\"timeout_ms\":\"100\","
 		  "\"timeout_arg\":100,\"status\":-110,\"elapsed_ns\":1,\"case\":99,"
 		  "\"rep\":0,\"verdict\":\"inside\"}");
-	doc = export(r.dir, NULL, NULL, &err);
-	assert_null(doc);
-	if (!strstr(err, "samples.jsonl:9: ") || !strstr(err, "timeout_ms"))
-		fail_msg("no samples.jsonl:9 timeout_ms in: %s", err);
-	free(err);
-	tmprun_free(&r);
+	export_fails(r->dir, NULL, NULL, "samples.jsonl:9: ", "timeout_ms");
 }
 
 static void test_corrupt_run_json(void **state)
 {
-	struct json_object *doc;
-	struct tmprun r;
-	char *err;
+	struct tmprun *r = *state;
 
-	(void)state;
-	tmprun_make(&r, "runs");
 	/* Line 4 of the pretty-printed file is "hz": a second comma there. */
-	edit(&r, "hz-100/run.json", "\"hz\": 100,", "\"hz\": 100,,");
-	doc = export(r.dir, NULL, NULL, &err);
-	assert_null(doc);
-	if (!strstr(err, "hz-100/run.json:4: "))
-		fail_msg("no hz-100/run.json:4 in: %s", err);
-	free(err);
-	tmprun_free(&r);
+	edit(r, "hz-100/run.json", "\"hz\": 100,", "\"hz\": 100,,");
+	export_fails(r->dir, NULL, NULL, "hz-100/run.json:4: ", NULL);
 
 	/* Valid JSON, a field of the wrong type that only the export reads. */
-	tmprun_make(&r, "runs");
-	edit(&r, "hz-1000/run.json", "\"collected_at\": \"2026-12-03T",
+	tmprun_renew(r);
+	edit(r, "hz-1000/run.json", "\"collected_at\": \"2026-12-03T",
 	     "\"collected_at\": \"yesterday ");
-	doc = export(r.dir, NULL, NULL, &err);
-	assert_null(doc);
-	if (!strstr(err, "hz-1000/run.json: field \"collected_at\""))
-		fail_msg("no collected_at error in: %s", err);
-	free(err);
-	tmprun_free(&r);
+	export_fails(r->dir, NULL, NULL,
+		     "hz-1000/run.json: field \"collected_at\"", NULL);
 }
 
 /* A crashed boot: its cases ERROR, the boot FAIL, the other variant as is. */
 static void test_boot_crashed(void **state)
 {
 	struct json_object *schema = load_schema(), *doc, *t;
-	struct tmprun r;
+	struct tmprun *r = *state;
 	size_t i;
-	char *err;
 
-	(void)state;
-	tmprun_make(&r, "runs");
-	edit(&r, "hz-100/run.json", "\"boot_status\": \"ok\"",
+	edit(r, "hz-100/run.json", "\"boot_status\": \"ok\"",
 	     "\"boot_status\": \"crashed\"");
-	edit(&r, "hz-100/run.json", "\"crash\": \"\"",
+	edit(r, "hz-100/run.json", "\"crash\": \"\"",
 	     "\"crash\": \"Kernel panic - not syncing: Fatal exception\"");
-	doc = export(r.dir, NULL, NULL, &err);
-	if (!doc)
-		fail_msg("%s", err);
-	free(err);
+	doc = export_ok(r->dir, NULL, NULL, false);
 	assert_int_equal(schema_errors(schema, doc, true), 0);
 	t = find_test(doc, "hzrig.hz-100.boot");
 	assert_string_equal(sget(t, "status"), "FAIL");
@@ -1002,7 +875,6 @@ static void test_boot_crashed(void **state)
 			assert_string_equal(sget(o, "status"), "ERROR");
 	}
 	json_object_put(doc);
-	tmprun_free(&r);
 	json_object_put(schema);
 }
 
@@ -1010,17 +882,11 @@ static void test_boot_crashed(void **state)
 static void test_refused(void **state)
 {
 	struct json_object *doc, *t;
-	struct tmprun r;
-	char *err;
+	struct tmprun *r = *state;
 
-	(void)state;
-	tmprun_make(&r, "runs");
-	edit(&r, "hz-1000/run.json", "\"refused\": null",
+	edit(r, "hz-1000/run.json", "\"refused\": null",
 	     "\"refused\": \"clocksource refined-jiffies has jiffy resolution\"");
-	doc = export(r.dir, NULL, NULL, &err);
-	if (!doc)
-		fail_msg("%s", err);
-	free(err);
+	doc = export_ok(r->dir, NULL, NULL, false);
 	t = find_test(doc, "hzrig.hz-1000.clocksource");
 	assert_string_equal(sget(t, "status"), "ERROR");
 	t = find_test(doc, "hzrig.hz-1000.bulk-in.nak.ms.T100");
@@ -1030,23 +896,19 @@ static void test_refused(void **state)
 	assert_string_equal(sget(t, "status"), "PASS");
 	assert_non_null(oget(t, "number"));
 	json_object_put(doc);
-	tmprun_free(&r);
 }
 
 /* Delay and length are part of the case, in the key and in the path. */
 static void test_case_key_parts(void **state)
 {
 	struct json_object *doc, *t;
-	struct tmprun r;
-	char *err, *text, path[1024], *p, *line, *end;
+	struct tmprun *r = *state;
+	char *text, path[1024], *p, *line, *end;
 	int changed = 0;
 
-	(void)state;
-	tmprun_make(&r, "runs");
 	/* Give the hz-100 samples of case 46 a 77-byte transfer. */
-	snprintf(path, sizeof(path), "%s/samples.jsonl", r.dir);
-	text = slurp(path);
-	assert_non_null(text);
+	snprintf(path, sizeof(path), "%s/samples.jsonl", r->dir);
+	text = read_file(path, NULL);
 	for (line = text; *line; line = end + 1) {
 		end = strchr(line, '\n');
 		assert_non_null(end);
@@ -1060,12 +922,9 @@ static void test_case_key_parts(void **state)
 		*end = '\n';
 	}
 	assert_true(changed > 0);
-	spit(path, text);
+	write_file(path, text);
 	free(text);
-	doc = export(r.dir, NULL, NULL, &err);
-	if (!doc)
-		fail_msg("%s", err);
-	free(err);
+	doc = export_ok(r->dir, NULL, NULL, false);
 	t = find_test(doc, "hzrig.hz-100.bulk-in.delay.ms.T50.D5000us.len77");
 	assert_string_equal(sget(oget(t, "misc"), "case_key"),
 			    "bulk-in delay ms T=50 D=5000us len=77");
@@ -1073,7 +932,6 @@ static void test_case_key_parts(void **state)
 			    "hzrig:" FIXTURE_ID "/hz-100/bulk-in.delay.ms.T50.D5000us.len77");
 	find_test(doc, "hzrig.hz-1000.bulk-in.delay.ms.T50.D5000us");
 	json_object_put(doc);
-	tmprun_free(&r);
 }
 
 /*
@@ -1088,26 +946,20 @@ static void test_case_key_parts(void **state)
 static void test_patches(void **state)
 {
 	struct json_object *schema = load_schema(), *doc, *co, *b;
-	char pdir[600], p[700], *err;
-	struct tmprun r;
+	char pdir[600], p[700];
+	struct tmprun *r = *state;
 	size_t i;
 
-	(void)state;
-	tmprun_make(&r, "runs");
-	edit(&r, "hz-1000/build.json", "\"patches\": []",
+	edit(r, "hz-1000/build.json", "\"patches\": []",
 	     "\"patches\": [\"0001-a.patch\", \"0002-b.patch\"]");
-	snprintf(pdir, sizeof(pdir), "%s/patches", r.top);
+	snprintf(pdir, sizeof(pdir), "%s/patches", r->top);
 	assert_int_equal(mkdir(pdir, 0755), 0);
 	snprintf(p, sizeof(p), "%s/0001-a.patch", pdir);
-	spit(p, "abc");
+	write_file(p, "abc");
 	snprintf(p, sizeof(p), "%s/0002-b.patch", pdir);
-	spit(p, "");
+	write_file(p, "");
 
-	doc = export(r.dir, NULL, pdir, &err);
-	if (!doc)
-		fail_msg("%s", err);
-	assert_string_equal(err, "");
-	free(err);
+	doc = export_ok(r->dir, NULL, pdir, true);
 	assert_int_equal(schema_errors(schema, doc, true), 0);
 	check_structure(doc, "hzrig");
 	assert_int_equal(json_object_array_length(arr(doc, "checkouts")), 2);
@@ -1133,13 +985,11 @@ static void test_patches(void **state)
 	json_object_put(doc);
 
 	/* Digests recorded at build time win over the files now. */
-	edit(&r, "hz-1000/build.json", "\"patches\":",
+	edit(r, "hz-1000/build.json", "\"patches\":",
 	     "\"patch_sha256\": [\"" SHA_ABC "\", \"" SHA_NIL "\"], \"patches\":");
 	snprintf(p, sizeof(p), "%s/0001-a.patch", pdir);
-	spit(p, "changed since the build");
-	doc = export(r.dir, NULL, pdir, &err);
-	assert_non_null(doc);
-	free(err);
+	write_file(p, "changed since the build");
+	doc = export_ok(r->dir, NULL, pdir, false);
 	co = json_object_array_get_idx(arr(doc, "checkouts"),
 				       strchr(sget(json_object_array_get_idx(
 					       arr(doc, "checkouts"), 0), "id"), '+') ? 0 : 1);
@@ -1147,15 +997,15 @@ static void test_patches(void **state)
 	json_object_put(doc);
 
 	/* No digest to be had: warned, exported without a hash. */
-	edit(&r, "hz-1000/build.json",
+	edit(r, "hz-1000/build.json",
 	     "\"patch_sha256\": [\"" SHA_ABC "\", \"" SHA_NIL "\"], ", "");
 	snprintf(p, sizeof(p), "%s/0002-b.patch", pdir);
 	unlink(p);
-	doc = export(r.dir, NULL, pdir, &err);
+	doc = export(r->dir, NULL, pdir);
 	assert_non_null(doc);
-	assert_non_null(strstr(err, "0002-b.patch"));
-	assert_non_null(strstr(err, "without patchset_hash"));
-	free(err);
+	assert_contains(err_text(), "0002-b.patch");
+	assert_contains(err_text(), "without patchset_hash");
+	err_free();
 	for (i = 0; i < 2; i++) {
 		co = json_object_array_get_idx(arr(doc, "checkouts"), i);
 		if (strchr(sget(co, "id"), '+'))
@@ -1165,13 +1015,10 @@ static void test_patches(void **state)
 	json_object_put(doc);
 
 	/* A malformed digest is an error in build.json, not a guess. */
-	edit(&r, "hz-1000/build.json", "\"patches\":",
+	edit(r, "hz-1000/build.json", "\"patches\":",
 	     "\"patch_sha256\": [\"xyz\", \"" SHA_NIL "\"], \"patches\":");
-	doc = export(r.dir, NULL, pdir, &err);
-	assert_null(doc);
-	assert_non_null(strstr(err, "hz-1000/build.json: field \"patch_sha256[0]\""));
-	free(err);
-	tmprun_free(&r);
+	export_fails(r->dir, NULL, pdir,
+		     "hz-1000/build.json: field \"patch_sha256[0]\"", NULL);
 	json_object_put(schema);
 }
 
@@ -1179,15 +1026,13 @@ static void test_patches(void **state)
 static void test_command(void **state)
 {
 	struct json_object *doc, *again;
-	struct tmprun r;
-	char out[700], *text, *err;
+	struct tmprun *r = *state;
+	char out[700], *text, *now;
 	char a0[] = "report", a1[] = "--kcidb", a2[] = "-o", a4[] = FIXTURE;
 	char bad_origin[] = "--origin=Bad", bad_url[] = "--patch-url=nope";
 	char other[] = "--kcidb=/tmp/x.json";
 
-	(void)state;
-	tmprun_make(&r, "runs");
-	snprintf(out, sizeof(out), "%s/export.json", r.top);
+	snprintf(out, sizeof(out), "%s/export.json", r->top);
 	{
 		char *argv[] = { a0, a1, a2, out, a4, NULL };
 
@@ -1195,8 +1040,7 @@ static void test_command(void **state)
 	}
 	again = json_object_from_file(out);
 	assert_non_null(again);
-	doc = export(FIXTURE, NULL, NULL, &err);
-	free(err);
+	doc = export_ok(FIXTURE, NULL, NULL, false);
 	/* Text, not values: 100 reads back as an int, was written as a number. */
 	text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
 	assert_string_equal(text, json_object_to_json_string_ext(
@@ -1206,16 +1050,16 @@ static void test_command(void **state)
 	json_object_put(again);
 
 	/* A broken run: exit 2, the earlier export untouched. */
-	text = slurp(out);
-	edit_line(&r, "samples.jsonl", 3, "garbage");
+	text = read_file(out, NULL);
+	edit_line(r, "samples.jsonl", 3, "garbage");
 	{
-		char *argv[] = { a0, a1, a2, out, r.dir, NULL };
+		char *argv[] = { a0, a1, a2, out, r->dir, NULL };
 
 		assert_int_equal(cmd_report_kcidb(5, argv), 2);
 	}
-	err = slurp(out);
-	assert_string_equal(err, text);
-	free(err);
+	now = read_file(out, NULL);
+	assert_string_equal(now, text);
+	free(now);
 	free(text);
 	{
 		char *argv[] = { a0, a1, bad_origin, a4, NULL };
@@ -1237,24 +1081,27 @@ static void test_command(void **state)
 
 		assert_int_equal(cmd_report_kcidb(2, argv), 2);
 	}
-	tmprun_free(&r);
 }
+
+/* The tests that change a run get a copy of their own. */
+#define RUN_TEST(f)	cmocka_unit_test_setup_teardown(f, tmprun_setup, \
+							tmprun_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_validator_rejects, teardown),
-		cmocka_unit_test_teardown(test_fixture_valid, teardown),
-		cmocka_unit_test_teardown(test_fixture_cases, teardown),
-		cmocka_unit_test_teardown(test_stable, teardown),
-		cmocka_unit_test_teardown(test_origin, teardown),
-		cmocka_unit_test_teardown(test_corrupt_samples, teardown),
-		cmocka_unit_test_teardown(test_corrupt_run_json, teardown),
-		cmocka_unit_test_teardown(test_boot_crashed, teardown),
-		cmocka_unit_test_teardown(test_refused, teardown),
-		cmocka_unit_test_teardown(test_case_key_parts, teardown),
-		cmocka_unit_test_teardown(test_patches, teardown),
-		cmocka_unit_test_teardown(test_command, teardown),
+		cmocka_unit_test(test_validator_rejects),
+		cmocka_unit_test(test_fixture_valid),
+		cmocka_unit_test(test_fixture_cases),
+		RUN_TEST(test_stable),
+		cmocka_unit_test(test_origin),
+		RUN_TEST(test_corrupt_samples),
+		RUN_TEST(test_corrupt_run_json),
+		RUN_TEST(test_boot_crashed),
+		RUN_TEST(test_refused),
+		RUN_TEST(test_case_key_parts),
+		RUN_TEST(test_patches),
+		RUN_TEST(test_command),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,10 +50,9 @@
 /* A scratch copy of fixture run @src named @id; returns its path. */
 static char *copy_run(const char *src, const char *id)
 {
-	char tmpl[] = "/tmp/hzrig-stats-XXXXXX";
-	char *root = mkdtemp(tmpl), *dst;
+	char root[64], *dst;
 
-	assert_non_null(root);
+	make_tmpdir(root, sizeof(root), "stats");
 	assert_true(asprintf(&dst, "%s/%s", root, id) > 0);
 	copy_tree(src, dst);
 	return dst;
@@ -68,49 +67,49 @@ static void drop_copy(char *dir)
 	free(dir);
 }
 
-/*
- * Rewrite @dir/samples.jsonl line by line: @fn gets each line (1-based) and
- * returns the text to write instead (NULL: drop the line).
- */
-typedef const char *(*line_fn)(unsigned int n, const char *line, void *arg);
-
+/* Rewrite @dir/samples.jsonl with @fn (rewrite_lines(), newlines aside). */
 static void rewrite_samples(const char *dir, line_fn fn, void *arg)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	FILE *in, *out;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned int n = 0;
-	ssize_t len;
+	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	in = fopen(path, "r");
-	out = fopen(tmp, "w");
-	assert_non_null(in);
-	assert_non_null(out);
-	while ((len = getline(&line, &cap, in)) >= 0) {
-		const char *r;
+	rewrite_lines(path, true, fn, arg);
+}
 
-		if (len && line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		r = fn(++n, line, arg);
-		if (r)
-			fprintf(out, "%s\n", r);
-	}
-	free(line);
-	fclose(in);
-	assert_int_equal(fclose(out), 0);
-	assert_int_equal(rename(tmp, path), 0);
+/* The line to write for sample @o, which it puts; good until the next call. */
+static const char *new_line(struct json_object *o)
+{
+	static char *out;
+
+	free(out);
+	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return out;
+}
+
+/* Member @key of sample @o, an integer or a string. */
+static int64_t int_of(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return json_object_get_int64(v);
+}
+
+static const char *str_of(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return json_object_get_string(v);
 }
 
 struct line_edit {
 	unsigned int line;
 	const char *text;	/* NULL: drop */
-	char *owned;
 };
 
-static const char *edit_line(unsigned int n, const char *line, void *arg)
+static const char *edit_line(unsigned int n, char *line, void *arg)
 {
 	struct line_edit *e = arg;
 
@@ -118,7 +117,7 @@ static const char *edit_line(unsigned int n, const char *line, void *arg)
 }
 
 /* Replace "key":value on line @line with "key":@value. */
-static const char *set_field(unsigned int n, const char *line, void *arg)
+static const char *set_field(unsigned int n, char *line, void *arg)
 {
 	struct line_edit *e = arg;
 	struct json_object *o;
@@ -135,22 +134,14 @@ static const char *set_field(unsigned int n, const char *line, void *arg)
 		json_object_object_del(o, key);
 	else
 		json_object_object_add(o, key, json_tokener_parse(colon + 1));
-	free(e->owned);
-	e->owned = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	return e->owned;
+	return new_line(o);
 }
 
-static void write_text(const char *dir, const char *rel, const char *text)
+/* Run @dir must load without errors. */
+static void load_run(const char *dir, struct hzrig_run *run)
 {
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	assert_int_equal(hzrig_run_load(dir, run, err_open()), 0);
+	err_free();
 }
 
 static const struct hzrig_case_stats *find_case(const struct hzrig_run *run,
@@ -339,8 +330,7 @@ static void test_load_old_format(void **state)
 	struct hzrig_run run;
 
 	(void)state;
-	assert_int_equal(hzrig_run_load(DEFLT, &run, err_open()), 0);
-	err_free();
+	load_run(DEFLT, &run);
 	assert_int_equal(run.nv, 1);
 	assert_int_equal(run.v[0].ncases, 28);
 	assert_int_equal(run.v[0].ninside, 139);
@@ -367,8 +357,7 @@ static void test_load_symlink(void **state)
 	snprintf(link, sizeof(link), "%.*s/latest",
 		 (int)(strrchr(dir, '/') - dir), dir);
 	assert_int_equal(symlink("20261203T102031Z", link), 0);
-	assert_int_equal(hzrig_run_load(link, &run, err_open()), 0);
-	err_free();
+	load_run(link, &run);
 	assert_string_equal(run.id, "20261203T102031Z");
 	hzrig_run_free(&run);
 	drop_copy(dir);
@@ -386,6 +375,18 @@ static void expect_load_error(const char *dir, const char *msg)
 	assert_contains(err_text(), msg);
 	err_free();
 	hzrig_run_free(&run);
+}
+
+/* So must one whose line @line @fn rewrote with @text. */
+static void expect_edit_error(line_fn fn, unsigned int line, const char *text,
+			      const char *msg)
+{
+	char *dir = copy_run(QUICK, "20261203T102031Z");
+	struct line_edit e = { .line = line, .text = text };
+
+	rewrite_samples(dir, fn, &e);
+	expect_load_error(dir, msg);
+	drop_copy(dir);
 }
 
 static void test_load_errors(void **state)
@@ -414,21 +415,14 @@ static void test_load_errors(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		char *dir = copy_run(QUICK, "20261203T102031Z");
-		struct line_edit e = { .line = 7, .text = fields[i].edit };
-
-		rewrite_samples(dir, set_field, &e);
-		free(e.owned);
-		expect_load_error(dir, fields[i].msg);
-		drop_copy(dir);
-	}
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		expect_edit_error(set_field, 7, fields[i].edit, fields[i].msg);
 }
 
 static void test_load_bad_lines(void **state)
 {
 	static const struct {
-		const char *text;
+		const char *text;	/* NULL: drop the line */
 		const char *msg;
 	} lines[] = {
 		/* Cut half-way, as a full disk or a crash leaves it. */
@@ -437,27 +431,14 @@ static void test_load_bad_lines(void **state)
 		{ "{\"variant\":\"hz-250\"} trailing", "samples.jsonl:150: not valid JSON: text after the object" },
 		{ "[1, 2]", "samples.jsonl:150: is an array, expected a sample object" },
 		{ "garbage", "samples.jsonl:150: not valid JSON" },
+		/* A lost line: run.json counts more than samples.jsonl holds. */
+		{ NULL, "samples.jsonl: 147 samples of hz-1000, but hz-1000/run.json counts 148" },
 	};
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		char *dir = copy_run(QUICK, "20261203T102031Z");
-		struct line_edit e = { .line = 150, .text = lines[i].text };
-
-		rewrite_samples(dir, edit_line, &e);
-		expect_load_error(dir, lines[i].msg);
-		drop_copy(dir);
-	}
-	{
-		/* A lost line: run.json counts more than samples.jsonl holds. */
-		char *dir = copy_run(QUICK, "20261203T102031Z");
-		struct line_edit e = { .line = 150, .text = NULL };
-
-		rewrite_samples(dir, edit_line, &e);
-		expect_load_error(dir, "samples.jsonl: 147 samples of hz-1000, but hz-1000/run.json counts 148");
-		drop_copy(dir);
-	}
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		expect_edit_error(edit_line, 150, lines[i].text, lines[i].msg);
 	{
 		/* Blank lines carry nothing and are no error. */
 		char *dir = copy_run(QUICK, "20261203T102031Z");
@@ -470,8 +451,7 @@ static void test_load_bad_lines(void **state)
 		assert_non_null(f);
 		fputs("\n   \n", f);
 		assert_int_equal(fclose(f), 0);
-		assert_int_equal(hzrig_run_load(dir, &run, err_open()), 0);
-		err_free();
+		load_run(dir, &run);
 		hzrig_run_free(&run);
 		drop_copy(dir);
 	}
@@ -479,61 +459,46 @@ static void test_load_bad_lines(void **state)
 
 static void test_load_bad_files(void **state)
 {
-	char *dir;
+	static const struct {
+		const char *file;
+		const char *text;	/* NULL: remove the file */
+		const char *msg;
+	} files[] = {
+		/* run.json: the line the JSON breaks on. */
+		{ "hz-250/run.json", "{\n  \"variant\": \"hz-250\",\n  \"hz\": 250,\n  \"release\": ,\n}\n",
+		  "hz-250/run.json:4: not valid JSON" },
+		{ "hz-250/run.json", "{\"variant\": \"hz-250\", \"hz\": 250,",
+		  "hz-250/run.json:1: not valid JSON: unexpected end of file" },
+		{ "hz-250/run.json", "{\"variant\": \"hz-1000\", \"hz\": 250}",
+		  "hz-250/run.json: field \"variant\": 'hz-1000' in directory 'hz-250'" },
+		{ "hz-250/run.json", "{\"variant\": \"hz-250\", \"hz\": 250, \"noise\": {\"rtt_p99_ns\": \"x\"}}",
+		  "field \"noise.rtt_p99_ns\": is a string, expected an integer" },
+		{ "hz-250/run.json", "{\"variant\": \"hz-250\"}",
+		  "hz-250/run.json: field \"hz\": missing" },
+		/* build.json is optional, but checked when there. */
+		{ "hz-250/build.json", "{\"variant\": \"hz-250\", \"patches\": \"a b\"}",
+		  "hz-250/build.json: field \"patches\": is a string, expected an array of strings" },
+		{ "hz-250/build.json", "{\"patches\": [\"a\", 3]}",
+		  "field \"patches[1]\": is an integer, expected a string" },
+		{ "hz-250/build.json", "{\"kernel_build_s\": \"long\"}",
+		  "field \"kernel_build_s\": is a string, expected a number" },
+		/* No samples.jsonl at all. */
+		{ "samples.jsonl", NULL, "samples.jsonl: No such file or directory" },
+	};
+	size_t i;
 
 	(void)state;
-	/* run.json: the line the JSON breaks on. */
-	dir = copy_run(QUICK, "20261203T102031Z");
-	write_text(dir, "hz-250/run.json", "{\n  \"variant\": \"hz-250\",\n  \"hz\": 250,\n  \"release\": ,\n}\n");
-	expect_load_error(dir, "hz-250/run.json:4: not valid JSON");
-	drop_copy(dir);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *dir = copy_run(QUICK, "20261203T102031Z"), path[PATH_MAX];
 
-	dir = copy_run(QUICK, "20261203T102031Z");
-	write_text(dir, "hz-250/run.json", "{\"variant\": \"hz-250\", \"hz\": 250,");
-	expect_load_error(dir, "hz-250/run.json:1: not valid JSON: unexpected end of file");
-	drop_copy(dir);
-
-	dir = copy_run(QUICK, "20261203T102031Z");
-	write_text(dir, "hz-250/run.json", "{\"variant\": \"hz-1000\", \"hz\": 250}");
-	expect_load_error(dir, "hz-250/run.json: field \"variant\": 'hz-1000' in directory 'hz-250'");
-	drop_copy(dir);
-
-	dir = copy_run(QUICK, "20261203T102031Z");
-	write_text(dir, "hz-250/run.json", "{\"variant\": \"hz-250\", \"hz\": 250, \"noise\": {\"rtt_p99_ns\": \"x\"}}");
-	expect_load_error(dir, "field \"noise.rtt_p99_ns\": is a string, expected an integer");
-	drop_copy(dir);
-
-	dir = copy_run(QUICK, "20261203T102031Z");
-	write_text(dir, "hz-250/run.json", "{\"variant\": \"hz-250\"}");
-	expect_load_error(dir, "hz-250/run.json: field \"hz\": missing");
-	drop_copy(dir);
-
-	/* build.json is optional, but checked when there. */
-	dir = copy_run(QUICK, "20261203T102031Z");
-	write_text(dir, "hz-250/build.json", "{\"variant\": \"hz-250\", \"patches\": \"a b\"}");
-	expect_load_error(dir, "hz-250/build.json: field \"patches\": is a string, expected an array of strings");
-	drop_copy(dir);
-
-	dir = copy_run(QUICK, "20261203T102031Z");
-	write_text(dir, "hz-250/build.json", "{\"patches\": [\"a\", 3]}");
-	expect_load_error(dir, "field \"patches[1]\": is an integer, expected a string");
-	drop_copy(dir);
-
-	dir = copy_run(QUICK, "20261203T102031Z");
-	write_text(dir, "hz-250/build.json", "{\"kernel_build_s\": \"long\"}");
-	expect_load_error(dir, "field \"kernel_build_s\": is a string, expected a number");
-	drop_copy(dir);
-
-	/* No samples.jsonl at all. */
-	dir = copy_run(QUICK, "20261203T102031Z");
-	{
-		char p[PATH_MAX];
-
-		snprintf(p, sizeof(p), "%s/samples.jsonl", dir);
-		assert_int_equal(unlink(p), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].file);
+		if (files[i].text)
+			write_file(path, files[i].text);
+		else
+			assert_int_equal(unlink(path), 0);
+		expect_load_error(dir, files[i].msg);
+		drop_copy(dir);
 	}
-	expect_load_error(dir, "samples.jsonl: No such file or directory");
-	drop_copy(dir);
 
 	/* Not a run directory. */
 	{
@@ -756,8 +721,7 @@ static void test_regress_self(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(hzrig_run_load(QUICK, &run, err_open()), 0);
-	err_free();
+	load_run(QUICK, &run);
 	for (i = 0; i < run.nv; i++) {
 		struct hzrig_regress_result res = { 0 };
 
@@ -782,55 +746,36 @@ struct scale {
 	const char *const *keys;
 };
 
-static const char *scale_line(unsigned int n, const char *line, void *arg)
+static const char *scale_line(unsigned int n, char *line, void *arg)
 {
-	static char *out;
 	struct scale *sc = arg;
 	struct json_object *o = json_tokener_parse(line), *v;
-	const char *t, *b, *m;
 	char key[HZRIG_CASE_KEY_MAX];
-	int64_t e, hi, allow, len = HZRIG_ABSENT, delay = HZRIG_ABSENT;
+	int64_t e, len = HZRIG_ABSENT, delay = HZRIG_ABSENT;
 	size_t i;
 
 	(void)n;
 	assert_non_null(o);
-	json_object_object_get_ex(o, "variant", &v);
-	if (strcmp(json_object_get_string(v), sc->variant))
+	if (strcmp(str_of(o, "variant"), sc->variant) ||
+	    int_of(o, "status") != -110)
 		goto keep;
-	json_object_object_get_ex(o, "status", &v);
-	if (json_object_get_int64(v) != -110)
-		goto keep;
-	json_object_object_get_ex(o, "transfer", &v);
-	t = json_object_get_string(v);
-	json_object_object_get_ex(o, "behaviour", &v);
-	b = json_object_get_string(v);
-	json_object_object_get_ex(o, "mode", &v);
-	m = json_object_get_string(v);
 	if (json_object_object_get_ex(o, "length", &v))
 		len = json_object_get_int64(v);
 	if (json_object_object_get_ex(o, "delay_us", &v))
 		delay = json_object_get_int64(v);
-	json_object_object_get_ex(o, "timeout_ms", &v);
-	hzrig_case_key(key, sizeof(key), t, b, m, json_object_get_int64(v),
-		       delay, len);
+	hzrig_case_key(key, sizeof(key), str_of(o, "transfer"),
+		       str_of(o, "behaviour"), str_of(o, "mode"),
+		       int_of(o, "timeout_ms"), delay, len);
 	for (i = 0; sc->keys[i]; i++)
 		if (!strcmp(sc->keys[i], key))
 			break;
 	if (!sc->keys[i])
 		goto keep;
-	json_object_object_get_ex(o, "elapsed_ns", &v);
-	e = json_object_get_int64(v) * 4;
+	e = int_of(o, "elapsed_ns") * 4;
 	json_object_object_add(o, "elapsed_ns", json_object_new_int64(e));
-	json_object_object_get_ex(o, "window_hi_ns", &v);
-	hi = json_object_get_int64(v);
-	json_object_object_get_ex(o, "allowance_ns", &v);
-	allow = json_object_get_int64(v);
-	if (e > hi + allow)
+	if (e > int_of(o, "window_hi_ns") + int_of(o, "allowance_ns"))
 		json_object_object_add(o, "verdict", json_object_new_string("late"));
-	free(out);
-	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	return out;
+	return new_line(o);
 keep:
 	json_object_put(o);
 	return line;
@@ -865,10 +810,8 @@ static void test_regress_scaled(void **state)
 		size_t i, k, answered = 0;
 
 		rewrite_samples(dir, scale_line, &sc);
-		assert_int_equal(hzrig_run_load(QUICK, &old, err_open()), 0);
-		err_free();
-		assert_int_equal(hzrig_run_load(dir, &new, err_open()), 0);
-		err_free();
+		load_run(QUICK, &old);
+		load_run(dir, &new);
 		ov = &old.v[hzrig_run_find_variant(&old, variants[vi])];
 		nv = &new.v[hzrig_run_find_variant(&new, variants[vi])];
 		assert_int_equal(hzrig_regress(ov, nv, -1, &res), 0);
@@ -916,8 +859,7 @@ static void test_regress_scaled(void **state)
 		hzrig_run_free(&new);
 		sc.keys = tiny;
 		rewrite_samples(dir, scale_line, &sc);
-		assert_int_equal(hzrig_run_load(dir, &new, err_open()), 0);
-		err_free();
+		load_run(dir, &new);
 		nv = &new.v[hzrig_run_find_variant(&new, variants[vi])];
 		memset(&res, 0, sizeof(res));
 		assert_int_equal(hzrig_regress(ov, nv, 1000000, &res), 0);
@@ -941,32 +883,21 @@ static void test_regress_scaled(void **state)
  * start phase would put it. Nothing may be flagged: that is what the
  * window's width in the threshold is for.
  */
-static const char *mirror_line(unsigned int n, const char *line, void *arg)
+static const char *mirror_line(unsigned int n, char *line, void *arg)
 {
-	static char *out;
-	struct json_object *o = json_tokener_parse(line), *v;
-	int64_t lo, hi, e;
+	struct json_object *o = json_tokener_parse(line);
+	int64_t e;
 
 	(void)n;
 	(void)arg;
 	assert_non_null(o);
-	json_object_object_get_ex(o, "status", &v);
-	if (json_object_get_int64(v) != -110)
+	if (int_of(o, "status") != -110 ||
+	    strcmp(str_of(o, "verdict"), "inside"))
 		goto keep;
-	json_object_object_get_ex(o, "verdict", &v);
-	if (strcmp(json_object_get_string(v), "inside"))
-		goto keep;
-	json_object_object_get_ex(o, "window_lo_ns", &v);
-	lo = json_object_get_int64(v);
-	json_object_object_get_ex(o, "window_hi_ns", &v);
-	hi = json_object_get_int64(v);
-	json_object_object_get_ex(o, "elapsed_ns", &v);
-	e = lo + hi - json_object_get_int64(v);
+	e = int_of(o, "window_lo_ns") + int_of(o, "window_hi_ns") -
+	    int_of(o, "elapsed_ns");
 	json_object_object_add(o, "elapsed_ns", json_object_new_int64(e < 0 ? 0 : e));
-	free(out);
-	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
-	return out;
+	return new_line(o);
 keep:
 	json_object_put(o);
 	return line;
@@ -980,10 +911,8 @@ static void test_regress_model_agreeing(void **state)
 
 	(void)state;
 	rewrite_samples(dir, mirror_line, NULL);
-	assert_int_equal(hzrig_run_load(QUICK, &old, err_open()), 0);
-	err_free();
-	assert_int_equal(hzrig_run_load(dir, &new, err_open()), 0);
-	err_free();
+	load_run(QUICK, &old);
+	load_run(dir, &new);
 	for (i = 0; i < old.nv; i++) {
 		struct hzrig_regress_result res = { 0 };
 		size_t k;
