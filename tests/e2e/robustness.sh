@@ -164,6 +164,8 @@ if mkinit "$W/initramfs-$OTHER.cpio" "$OMOD"; then
 	finished "HZ mismatch"
 	check "HZ mismatch: not refused by the kernel (vermagic, symbols)" \
 		"! grep -qE 'version magic|disagrees about version|Unknown symbol' '$CON'"
+	# The refusal shows twice: busybox's insmod falls back from
+	# finit_module() to init_module() on any failure, running init again.
 	check "HZ mismatch: the module's init names it (compiled for HZ=$ohz)" \
 		"grep -q 'hzrig_host: compiled for HZ=$ohz but measured ' '$CON'"
 	check "HZ mismatch: insmod failed, guest rc 13" \
