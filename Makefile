@@ -6,14 +6,14 @@
 #                   pre-2.6.12 patch held against the clean kernel
 #
 # Variables: VARIANTS (default: hz-100 hz-250 hz-1000), PLAN (a name under
-# rig/plans/), ACCEL (auto|kvm|tcg), PARALLEL (serial|lanes: overrides the
+# rig/plans/; default quick: every transfer, behaviour and caller mode), ACCEL (auto|kvm|tcg), PARALLEL (serial|lanes: overrides the
 # plan's), KSRC (another kernel tree), JOBS.
 
 TOP := $(CURDIR)
 B := $(TOP)/build
 KSRC ?= $(B)/src/linux-source-6.1
 VARIANTS ?= hz-100 hz-250 hz-1000
-PLAN ?= default
+PLAN ?= quick
 ACCEL ?= auto
 JOBS ?= $(shell nproc)
 CHECK_VARIANT ?= hz-250
