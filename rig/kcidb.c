@@ -1021,7 +1021,19 @@ static struct json_object *noise_test(struct ctx *c, size_t vi)
 
 	/* A measurement, not a verdict: DONE, with the allowance it gave. */
 	t = test_new(c, vi, "noise", measured ? "DONE" : "MISS");
-	if (measured)
+	/*
+	 * run.json's noise is the probe before the plan; a guest that probed
+	 * again as it went may have judged some cases with more.
+	 */
+	if (measured && v->allowance_ns != HZRIG_ABSENT &&
+	    v->allowance_ns > v->overshoot_p99_ns + v->rtt_p99_ns &&
+	    (x->noise_floor_ns == HZRIG_ABSENT ||
+	     v->allowance_ns > x->noise_floor_ns))
+		snprintf(buf, sizeof(buf),
+			 "before the plan: 1-ms sleep overshoot p99 %.3f ms + answered ctrl-in p99 %.3f ms; allowance up to %.3f ms on both window edges (later noise probes)",
+			 v->overshoot_p99_ns / 1e6, v->rtt_p99_ns / 1e6,
+			 v->allowance_ns / 1e6);
+	else if (measured)
 		snprintf(buf, sizeof(buf),
 			 "1-ms sleep overshoot p99 %.3f ms + answered ctrl-in p99 %.3f ms: allowance %.3f ms on both window edges",
 			 v->overshoot_p99_ns / 1e6, v->rtt_p99_ns / 1e6,

@@ -228,14 +228,46 @@ static int parse_noise(struct hzrig_capture *c, struct json_object *o,
 			 &n.rtt_p50_ns) < 0;
 	bad |= field_int(c, line, "noise", o, "rtt_p99_ns", 0, INT64_MAX, true,
 			 &n.rtt_p99_ns) < 0;
+	bad |= field_int(c, line, "noise", o, "at_case", 0, INT32_MAX, false,
+			 &n.at_case) < 0;
 	if (bad)
 		return -1;
-	if (c->noise.present) {
-		cap_msg(c, line, true, "noise: a second noise record (first on line %u)",
-			c->noise.line);
-		return -1;
+	/*
+	 * Probes come in plan order; two at one place would be a guest bug
+	 * (and which one judges the case a guess), so the later is refused.
+	 * The end record's case count bounds at_case in check_capture().
+	 */
+	if (c->nprobes) {
+		const struct hzrig_noise *p = &c->probes[c->nprobes - 1];
+
+		if (n.at_case == p->at_case) {
+			cap_msg(c, line, true,
+				"noise: a second noise record at case %" PRId64
+				" (first on line %u)", n.at_case, p->line);
+			return -1;
+		}
+		if (n.at_case < p->at_case) {
+			cap_msg(c, line, true,
+				"noise: field \"at_case\": %" PRId64
+				" is before the %" PRId64 " of the noise record on line %u (out of order)",
+				n.at_case, p->at_case, p->line);
+			return -1;
+		}
 	}
-	c->noise = n;
+	if (c->nprobes == c->probes_cap) {
+		size_t cap = c->probes_cap ? c->probes_cap * 2 : 16;
+		struct hzrig_noise *np = realloc(c->probes, cap * sizeof(*np));
+
+		if (!np) {
+			cap_msg(c, line, true, "noise: out of memory");
+			return -1;
+		}
+		c->probes = np;
+		c->probes_cap = cap;
+	}
+	c->probes[c->nprobes++] = n;
+	if (!c->noise.present)
+		c->noise = n;
 	return 0;
 }
 
@@ -435,6 +467,28 @@ static void check_capture(struct hzrig_capture *c)
 			"meta: field \"jiffy_rate_mhz\": %" PRId64
 			" jiffies/ks measured, more than 2%% off HZ=%d",
 			m->jiffy_rate_mhz, m->hz);
+	/* A probe past the last case: only the end record knows the count. */
+	if (c->end.present) {
+		for (i = 0; i < c->nprobes; i++) {
+			const struct hzrig_noise *n = &c->probes[i];
+
+			if (n->at_case <= c->end.cases) {
+				c->probes[k++] = *n;
+				continue;
+			}
+			cap_msg(c, n->line, true,
+				"noise: field \"at_case\": %" PRId64
+				" is beyond the %" PRId64 " cases of the end record (line %u)",
+				n->at_case, c->end.cases, c->end.line);
+			c->bad_records++;
+		}
+		c->nprobes = k;
+		k = 0;
+		if (c->nprobes)
+			c->noise = c->probes[0];
+		else
+			memset(&c->noise, 0, sizeof(c->noise));
+	}
 	if (!c->noise.present && !hzrig_clocksource_refused(m->clocksource))
 		cap_msg(c, 0, true, "no noise record: the allowance falls back to the noise floor");
 
@@ -543,6 +597,35 @@ void hzrig_capture_free(struct hzrig_capture *c)
 	free(c->recs);
 	c->recs = NULL;
 	c->nrecs = c->cap = 0;
+	free(c->probes);
+	c->probes = NULL;
+	c->nprobes = c->probes_cap = 0;
+}
+
+uint64_t hzrig_probe_allowance(const struct hzrig_noise *n, int64_t floor_ns)
+{
+	uint64_t a = (uint64_t)n->overshoot_p99_ns + (uint64_t)n->rtt_p99_ns;
+
+	return floor_ns > 0 && (uint64_t)floor_ns > a ? (uint64_t)floor_ns : a;
+}
+
+uint64_t hzrig_case_allowance(const struct hzrig_capture *c, int64_t case_idx,
+			      int64_t floor_ns, bool *from_noise)
+{
+	uint64_t a = 0;
+	size_t i;
+
+	/* probes[] is sorted by at_case: the last at or before, the next. */
+	for (i = 0; i < c->nprobes && c->probes[i].at_case <= case_idx; i++)
+		;
+	if (i > 0)
+		a = hzrig_probe_allowance(&c->probes[i - 1], 0);
+	if (i < c->nprobes && hzrig_probe_allowance(&c->probes[i], 0) > a)
+		a = hzrig_probe_allowance(&c->probes[i], 0);
+	if (from_noise)
+		*from_noise = c->nprobes && (floor_ns <= 0 ||
+					     a >= (uint64_t)floor_ns);
+	return floor_ns > 0 && (uint64_t)floor_ns > a ? (uint64_t)floor_ns : a;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -823,6 +906,7 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 {
 	struct json_object *r = json_object_new_object(), *x;
 	char now[32];
+	size_t i;
 
 	json_object_object_add(r, "schema", jint(HZRIG_RESULTS_SCHEMA));
 	json_object_object_add(r, "variant", jstr(c->meta.variant));
@@ -854,6 +938,25 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 	} else {
 		json_object_object_add(r, "noise", NULL);
 	}
+	/* Every probe, in plan order, with the allowance it gives alone. */
+	x = json_object_new_array();
+	for (i = 0; i < c->nprobes; i++) {
+		const struct hzrig_noise *n = &c->probes[i];
+		struct json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "at_case", jint(n->at_case));
+		json_object_object_add(p, "overshoot_p50_ns",
+				       jint(n->overshoot_p50_ns));
+		json_object_object_add(p, "overshoot_p99_ns",
+				       jint(n->overshoot_p99_ns));
+		json_object_object_add(p, "rtt_n", jint(n->rtt_n));
+		json_object_object_add(p, "rtt_p50_ns", jint(n->rtt_p50_ns));
+		json_object_object_add(p, "rtt_p99_ns", jint(n->rtt_p99_ns));
+		json_object_object_add(p, "allowance_ns", jint((int64_t)
+			hzrig_probe_allowance(n, o->noise_floor_ns)));
+		json_object_array_add(x, p);
+	}
+	json_object_object_add(r, "noise_probes", x);
 	json_object_object_add(r, "noise_floor_ns", jint(o->noise_floor_ns));
 	json_object_object_add(r, "allowance_ns", jint((int64_t)allowance));
 	json_object_object_add(r, "allowance_source", jstr(allowance_source));
@@ -1070,18 +1173,35 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 	 * The allowance: the guest's own p99 wakeup overshoot of a sleeping
 	 * task plus the p99 of a call that completes at once (submit, the
 	 * hrtimer-driven dummy_hcd, giveback). Both sit on top of any wait
-	 * the timer wheel produces. --noise-floor-ns is a lower bound.
+	 * the timer wheel produces. The guest probes them before the plan and
+	 * again as it goes; each case takes the larger of the probes on either
+	 * side of it (hzrig_case_allowance()). --noise-floor-ns is a lower
+	 * bound. run.json's allowance_ns is the largest any sample got, and
+	 * "noise" its source unless the floor gave it.
 	 */
-	if (c.noise.present) {
-		allowance = (uint64_t)c.noise.overshoot_p99_ns +
-			    (uint64_t)c.noise.rtt_p99_ns;
-	} else {
-		allowance = 0;
-		allowance_source = "floor";
+	allowance = 0;
+	allowance_source = "floor";
+	for (i = 0; i < c.nrecs; i++) {
+		bool from_noise;
+		uint64_t a = hzrig_case_allowance(&c, c.recs[i].case_idx,
+						  o->noise_floor_ns,
+						  &from_noise);
+
+		if (a > allowance)
+			allowance = a;
+		if (from_noise)
+			allowance_source = "noise";
 	}
-	if ((uint64_t)o->noise_floor_ns > allowance) {
+	if (!c.nrecs) {
 		allowance = (uint64_t)o->noise_floor_ns;
-		allowance_source = "floor";
+		for (i = 0; i < c.nprobes; i++) {
+			uint64_t a = hzrig_probe_allowance(&c.probes[i], 0);
+
+			if (a >= allowance) {
+				allowance = a;
+				allowance_source = "noise";
+			}
+		}
 	}
 
 	if (hzrig_clocksource_refused(c.meta.clocksource)) {
@@ -1111,7 +1231,9 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 	if (copy_other_variants(samples_path, o->variant, sf, &dropped, err))
 		goto out;
 	for (i = 0; i < c.nrecs; i++) {
-		struct json_object *s = sample_json(&c, &c.recs[i], allowance,
+		uint64_t a = hzrig_case_allowance(&c, c.recs[i].case_idx,
+						  o->noise_floor_ns, NULL);
+		struct json_object *s = sample_json(&c, &c.recs[i], a,
 						    refused, &vc);
 
 		fprintf(sf, "%s\n", json_object_to_json_string_ext(s,
@@ -1181,9 +1303,10 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 		if (refused)
 			fprintf(o->out, "all refused (%s)\n", c.meta.clocksource);
 		else
-			fprintf(o->out, "%u inside the model's window, %u early, %u late, %u wrong status; allowance %.3f ms; %u capture errors%s\n",
+			fprintf(o->out, "%u inside the model's window, %u early, %u late, %u wrong status; allowance %s%.3f ms; %u capture errors%s\n",
 				vc.n[HZRIG_INSIDE], vc.n[HZRIG_EARLY],
 				vc.n[HZRIG_LATE], vc.n[HZRIG_WRONG_STATUS],
+				c.nprobes > 1 ? "up to " : "",
 				allowance / 1e6, c.errors,
 				c.truncated ? " (truncated)" : "");
 	}
@@ -1217,6 +1340,7 @@ struct rep_sample {
 	int64_t lo_ns, hi_ns;		/* -1: no window */
 	int64_t expected;		/* expected status */
 	int64_t status, case_idx, rep;	/* -1 when absent */
+	int64_t allowance;		/* -1 when absent: the run's */
 	int verdict;
 };
 
@@ -1230,6 +1354,8 @@ struct rep_variant {
 	int64_t waits_ms, wall_ms;	/* -1: not known */
 	char parallel[16];		/* "": not known */
 	int64_t over_p50, over_p99, rtt_p50, rtt_p99, allowance;
+	size_t nprobes;			/* noise_probes in run.json */
+	int64_t probe_min, probe_max;	/* their allowances */
 	int64_t ktap_ok, ktap_not_ok, capture_errors;
 	struct rep_sample *s;
 	size_t n, cap;
@@ -1345,6 +1471,23 @@ static void load_run(struct report *r, const char *path, const char *dname)
 		jget_int(x, "rtt_p50_ns", &v->rtt_p50);
 		jget_int(x, "rtt_p99_ns", &v->rtt_p99);
 	}
+	if (json_object_object_get_ex(o, "noise_probes", &x) &&
+	    json_object_is_type(x, json_type_array)) {
+		size_t i, n = json_object_array_length(x);
+
+		for (i = 0; i < n; i++) {
+			int64_t a;
+
+			if (!jget_int(json_object_array_get_idx(x, i),
+				      "allowance_ns", &a))
+				continue;
+			if (!v->nprobes || a < v->probe_min)
+				v->probe_min = a;
+			if (!v->nprobes || a > v->probe_max)
+				v->probe_max = a;
+			v->nprobes++;
+		}
+	}
 	v->waits_ms = v->wall_ms = -1;
 	if (json_object_object_get_ex(o, "efficiency", &x) &&
 	    json_object_is_type(x, json_type_object)) {
@@ -1423,6 +1566,8 @@ static int load_samples(struct report *r, const char *path)
 			s.case_idx = -1;
 		if (!jget_int(o, "rep", &s.rep))
 			s.rep = -1;
+		if (!jget_int(o, "allowance_ns", &s.allowance))
+			s.allowance = -1;
 		if (!jget_int(o, "window_lo_ns", &s.lo_ns) ||
 		    !jget_int(o, "window_hi_ns", &s.hi_ns))
 			s.lo_ns = s.hi_ns = -1;
@@ -1567,7 +1712,9 @@ static void report_unexplained(const struct rep_variant *v, FILE *out)
 			s->elapsed_ns / 1e6);
 		if (s->lo_ns >= 0)
 			fprintf(out, ", window (%.3f, %.3f] ms + %.3f ms allowance",
-				s->lo_ns / 1e6, s->hi_ns / 1e6, v->allowance / 1e6);
+				s->lo_ns / 1e6, s->hi_ns / 1e6,
+				(s->allowance >= 0 ? s->allowance :
+				 v->allowance) / 1e6);
 		fputc('\n', out);
 	}
 }
@@ -1592,12 +1739,17 @@ static bool report_variant(struct rep_variant *v, FILE *out)
 		v->accel[0] ? v->accel : "?", v->boot, v->ktap_ok,
 		v->ktap_not_ok);
 	if (v->noise)
-		fprintf(out, "  noise floor: sleep overshoot p50 %.3f / p99 %.3f ms, answered ctrl-in p50 %.3f / p99 %.3f ms; allowance %.3f ms\n",
+		fprintf(out, "  noise floor: sleep overshoot p50 %.3f / p99 %.3f ms, answered ctrl-in p50 %.3f / p99 %.3f ms; allowance %s%.3f ms\n",
 			v->over_p50 / 1e6, v->over_p99 / 1e6, v->rtt_p50 / 1e6,
-			v->rtt_p99 / 1e6, v->allowance / 1e6);
+			v->rtt_p99 / 1e6, v->nprobes > 1 ? "up to " : "",
+			v->allowance / 1e6);
 	else
 		fprintf(out, "  noise floor: not measured; allowance %.3f ms\n",
 			v->allowance / 1e6);
+	/* The first probe above; the run's others, when it probed again. */
+	if (v->nprobes > 1)
+		fprintf(out, "  noise probes: %zu, allowance %.3f\xe2\x80\x93%.3f ms\n",
+			v->nprobes, v->probe_min / 1e6, v->probe_max / 1e6);
 	if (v->waits_ms >= 0 && v->wall_ms > 0)
 		fprintf(out, "  efficiency: %.1f s of requested waits in %.1f s of measuring (%.2f)%s%s\n",
 			v->waits_ms / 1e3, v->wall_ms / 1e3,

@@ -9,7 +9,12 @@
  *   meta    variant, hz, release, clocksource, jiffy_rate_mhz, abi, plan,
  *           accel, cmdline [, usb_max_sync_timeout_ms]
  *   noise   sleep_us, n, overshoot_p50_ns, overshoot_p99_ns, rtt_n,
- *           rtt_p50_ns, rtt_p99_ns
+ *           rtt_p50_ns, rtt_p99_ns [, at_case]
+ *           one before the plan (at_case 0), then, in newer guests, more
+ *           between cases (at_case: the case that came next) and one after
+ *           the last (at_case = the number of cases); at_case strictly
+ *           increases and never exceeds the end record's cases. A record
+ *           without at_case is at case 0 (older guests probed once).
  *   sample  case, rep, transfer, behaviour, mode, timeout_ms, timeout_arg,
  *           status, elapsed_ns, actual_length, seq, phase_ns
  *           [, start_jiffies, length, delay_us]
@@ -60,6 +65,7 @@ struct hzrig_noise {
 	int64_t sleep_us, n;
 	int64_t overshoot_p50_ns, overshoot_p99_ns;
 	int64_t rtt_n, rtt_p50_ns, rtt_p99_ns;
+	int64_t at_case;	/* probed before this case; 0 when not said */
 	unsigned int line;
 };
 
@@ -89,7 +95,9 @@ struct hzrig_capture {
 	FILE *err;			/* where errors and warnings go */
 	bool have_meta;
 	struct hzrig_meta meta;
-	struct hzrig_noise noise;
+	struct hzrig_noise noise;	/* the first probe (= probes[0]) */
+	struct hzrig_noise *probes;	/* every valid probe, by at_case */
+	size_t nprobes, probes_cap;
 	struct hzrig_end end;
 	struct hzrig_rec *recs;
 	size_t nrecs, cap;
@@ -112,6 +120,19 @@ int hzrig_capture_parse(FILE *f, const char *name, struct hzrig_capture *c,
 			FILE *errf);
 int hzrig_capture_load(const char *path, struct hzrig_capture *c, FILE *errf);
 void hzrig_capture_free(struct hzrig_capture *c);
+
+/*
+ * The noise allowance of the samples of case @case_idx: the larger of the
+ * allowances (overshoot_p99_ns + rtt_p99_ns) of the last probe at or before
+ * the case and of the first probe after it, so the noise on either side of
+ * the case counts; never below @floor_ns. Without probes: @floor_ns.
+ * *@from_noise (may be NULL) tells whether the probes gave more than the
+ * floor (ties go to the probes).
+ */
+uint64_t hzrig_case_allowance(const struct hzrig_capture *c, int64_t case_idx,
+			      int64_t floor_ns, bool *from_noise);
+/* One probe's allowance: overshoot_p99_ns + rtt_p99_ns, at least @floor_ns. */
+uint64_t hzrig_probe_allowance(const struct hzrig_noise *n, int64_t floor_ns);
 
 /* KTAP results on the console log: top-level lines only. */
 struct hzrig_ktap {

@@ -812,6 +812,248 @@ static void test_report_bad_input(void **state)
 	rmtree(dir);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Noise probed again as the plan goes (noise-probes.jsonl)                 */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The allowance a sample of case @ci should get, worked out from the
+ * fixture's own noise records: the larger of the last probe at or before
+ * the case and the first after it, at least @floor_ns.
+ */
+static int64_t want_allowance(const struct hzrig_capture *c, int64_t ci,
+			      int64_t floor_ns)
+{
+	int64_t before = -1, after = -1, a;
+	size_t i;
+
+	for (i = 0; i < c->nprobes; i++) {
+		const struct hzrig_noise *n = &c->probes[i];
+		int64_t pa = n->overshoot_p99_ns + n->rtt_p99_ns;
+
+		if (n->at_case <= ci)
+			before = pa;
+		else if (after < 0)
+			after = pa;
+	}
+	a = before > after ? before : after;
+	return a > floor_ns ? a : floor_ns;
+}
+
+static void test_parse_noise_probes(void **state)
+{
+	struct hzrig_capture c;
+
+	(void)state;
+	errf = err_open();
+	assert_int_equal(hzrig_capture_load(CAP("noise-probes.jsonl"), &c, errf), 0);
+	assert_string_equal(err_text(), "");
+	assert_int_equal(c.nprobes, 5);
+	assert_int_equal(c.probes[0].at_case, 0);
+	assert_int_equal(c.probes[1].at_case, 2);
+	assert_int_equal(c.probes[4].at_case, c.end.cases);
+	assert_int_equal(c.probes[2].line, 9);
+	/* c.noise stays the probe before the plan. */
+	assert_true(c.noise.present);
+	assert_int_equal(c.noise.line, c.probes[0].line);
+	assert_int_equal(c.noise.overshoot_p99_ns, c.probes[0].overshoot_p99_ns);
+	assert_int_equal(c.nrecs, 8);
+	hzrig_capture_free(&c);
+	err_free();
+
+	/* Without at_case (an older guest): one probe, at case 0, as before. */
+	errf = err_open();
+	assert_int_equal(hzrig_capture_load(CAP("good.jsonl"), &c, errf), 0);
+	assert_int_equal(c.nprobes, 1);
+	assert_int_equal(c.probes[0].at_case, 0);
+	assert_int_equal(c.noise.at_case, 0);
+	assert_int_equal(hzrig_case_allowance(&c, 0, 0, NULL),
+			 c.noise.overshoot_p99_ns + c.noise.rtt_p99_ns);
+	assert_int_equal(hzrig_case_allowance(&c, 9, 0, NULL),
+			 c.noise.overshoot_p99_ns + c.noise.rtt_p99_ns);
+	hzrig_capture_free(&c);
+	err_free();
+}
+
+#define NOISE_AT(at) "{\"type\":\"noise\",\"sleep_us\":1000,\"n\":1," \
+	"\"overshoot_p50_ns\":1,\"overshoot_p99_ns\":1,\"rtt_n\":1," \
+	"\"rtt_p50_ns\":1,\"rtt_p99_ns\":1,\"at_case\":" #at "}\n"
+#define END_CASES(n) "{\"type\":\"end\",\"cases\":" #n ",\"samples\":0,\"failures\":0}\n"
+
+static void test_parse_noise_probe_errors(void **state)
+{
+	struct hzrig_capture c;
+
+	(void)state;
+	/* Out of order: the later record is refused, the others kept. */
+	errf = err_open();
+	assert_int_equal(parse_text(META("") NOISE_AT(0) NOISE_AT(2) NOISE_AT(1)
+				    END_CASES(3), &c), 1);
+	assert_contains(err_text(), "t.jsonl:4: noise: field \"at_case\": 1 is before the 2 of the noise record on line 3 (out of order)");
+	assert_int_equal(c.nprobes, 2);
+	assert_int_equal(c.bad_records, 1);
+	hzrig_capture_free(&c);
+	err_free();
+
+	/* Two at one place: an old capture's second record, or a repeat. */
+	errf = err_open();
+	assert_int_equal(parse_text(META("") NOISE NOISE END(0), &c), 1);
+	assert_contains(err_text(), "t.jsonl:3: noise: a second noise record at case 0 (first on line 2)");
+	assert_int_equal(c.nprobes, 1);
+	hzrig_capture_free(&c);
+	err_free();
+	errf = err_open();
+	assert_int_equal(parse_text(META("") NOISE_AT(0) NOISE_AT(1) NOISE_AT(1)
+				    END_CASES(1), &c), 1);
+	assert_contains(err_text(), "t.jsonl:4: noise: a second noise record at case 1 (first on line 3)");
+	hzrig_capture_free(&c);
+	err_free();
+
+	/* Beyond the plan's cases, and negative. */
+	errf = err_open();
+	assert_int_equal(parse_text(META("") NOISE_AT(0) NOISE_AT(3)
+				    END_CASES(2), &c), 1);
+	assert_contains(err_text(), "t.jsonl:3: noise: field \"at_case\": 3 is beyond the 2 cases of the end record (line 4)");
+	assert_int_equal(c.nprobes, 1);
+	assert_int_equal(c.bad_records, 1);
+	hzrig_capture_free(&c);
+	err_free();
+	errf = err_open();
+	assert_int_equal(parse_text(META("") NOISE_AT(-1) END_CASES(2), &c), 2);
+	assert_contains(err_text(), "t.jsonl:2: noise: field \"at_case\": -1 is out of range 0..2147483647");
+	assert_contains(err_text(), "no noise record");
+	hzrig_capture_free(&c);
+	err_free();
+
+	/* The only probe out of range: as if there were none. */
+	errf = err_open();
+	assert_int_equal(parse_text(META("") NOISE_AT(1) END_CASES(0), &c), 2);
+	assert_contains(err_text(), "t.jsonl:2: noise: field \"at_case\": 1 is beyond the 0 cases");
+	assert_false(c.noise.present);
+	assert_int_equal(c.nprobes, 0);
+	hzrig_capture_free(&c);
+	err_free();
+}
+
+static void check_noise_collect(const char *dir, int64_t floor_ns)
+{
+	struct json_object *l[16], *run, *probes;
+	struct hzrig_capture c;
+	int64_t most = 0, a, lo, hi, el;
+	unsigned int late = 0, distinct = 0;
+	int64_t prev = -1;
+	size_t n, i;
+
+	assert_int_equal(hzrig_capture_load(CAP("noise-probes.jsonl"), &c, errf), 0);
+	n = load_lines(dir, l, 16);
+	assert_int_equal(n, c.nrecs);
+	for (i = 0; i < n; i++) {
+		a = want_allowance(&c, jpath_int(l[i], "case"), floor_ns);
+		assert_int_equal(jpath_int(l[i], "allowance_ns"), a);
+		if (a != prev)
+			distinct++;
+		prev = a;
+		if (a > most)
+			most = a;
+		/* NAKed: inside (lo - a, hi + a], else late (none is early). */
+		lo = jpath_int(l[i], "window_lo_ns");
+		hi = jpath_int(l[i], "window_hi_ns");
+		el = jpath_int(l[i], "elapsed_ns");
+		assert_true(el >= lo - a);
+		assert_string_equal(jpath_str(l[i], "verdict"),
+				    el > hi + a ? "late" : "inside");
+		late += el > hi + a;
+	}
+	put_lines(l, n);
+
+	run = run_json(dir, "hz-1000");
+	/* "noise" is the first probe; allowance_ns the largest a sample got. */
+	assert_int_equal(jpath_int(run, "noise.overshoot_p99_ns"),
+			 c.probes[0].overshoot_p99_ns);
+	assert_int_equal(jpath_int(run, "noise.rtt_p99_ns"), c.probes[0].rtt_p99_ns);
+	assert_int_equal(jpath_int(run, "allowance_ns"), most);
+	assert_string_equal(jpath_str(run, "allowance_source"),
+			    most > floor_ns ? "noise" : "floor");
+	assert_int_equal(jpath_int(run, "counts.late"), late);
+	assert_int_equal(jpath_int(run, "counts.inside"), c.nrecs - late);
+	assert_true(json_object_object_get_ex(run, "noise_probes", &probes));
+	assert_int_equal(json_object_array_length(probes), c.nprobes);
+	for (i = 0; i < c.nprobes; i++) {
+		struct json_object *p = json_object_array_get_idx(probes, i);
+		int64_t pa = c.probes[i].overshoot_p99_ns + c.probes[i].rtt_p99_ns;
+
+		assert_int_equal(jpath_int(p, "at_case"), c.probes[i].at_case);
+		assert_int_equal(jpath_int(p, "overshoot_p50_ns"),
+				 c.probes[i].overshoot_p50_ns);
+		assert_int_equal(jpath_int(p, "rtt_n"), c.probes[i].rtt_n);
+		assert_int_equal(jpath_int(p, "rtt_p50_ns"), c.probes[i].rtt_p50_ns);
+		assert_int_equal(jpath_int(p, "allowance_ns"),
+				 pa > floor_ns ? pa : floor_ns);
+	}
+	json_object_put(run);
+	hzrig_capture_free(&c);
+	if (!floor_ns) {
+		/* The fixture is to tell the rule apart from simpler ones. */
+		assert_true(distinct >= 3);
+		assert_true(late >= 2);
+	}
+}
+
+static void test_collect_noise_probes(void **state)
+{
+	char *dir = tmpdir(), *out, line[128];
+	struct hzrig_capture c;
+	int64_t lo = INT64_MAX, hi = 0;
+	size_t i;
+
+	(void)state;
+	errf = err_open();
+	assert_int_equal(collect(dir, "hz-1000", CAP("noise-probes.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_OK);
+	check_noise_collect(dir, 0);
+
+	/* The report adds the probes' range to the first probe's line. */
+	assert_int_equal(hzrig_capture_load(CAP("noise-probes.jsonl"), &c, errf), 0);
+	for (i = 0; i < c.nprobes; i++) {
+		int64_t pa = c.probes[i].overshoot_p99_ns + c.probes[i].rtt_p99_ns;
+
+		lo = pa < lo ? pa : lo;
+		hi = pa > hi ? pa : hi;
+	}
+	report(dir, &out);
+	snprintf(line, sizeof(line), "  noise probes: %zu, allowance %.3f\xe2\x80\x93%.3f ms\n",
+		 c.nprobes, lo / 1e6, hi / 1e6);
+	assert_contains(out, line);
+	/* An unexplained sample names its own allowance. */
+	snprintf(line, sizeof(line), "window (10.000, 11.000] ms + %.3f ms allowance\n",
+		 want_allowance(&c, 1, 0) / 1e6);
+	assert_contains(out, "    case 1 rep 0: bulk-in nak ms T=10 ms (arg 10): late");
+	assert_contains(strstr(out, "    case 1 rep 0:"), line);
+	free(out);
+	hzrig_capture_free(&c);
+
+	/* A floor above some probes lifts those cases only. */
+	assert_int_equal(collect(dir, "hz-1000", CAP("noise-probes.jsonl"), "ok",
+				 1000000), HZRIG_COLLECT_OK);
+	check_noise_collect(dir, 1000000);
+	/* A floor above every probe: all of it is the floor's. */
+	assert_int_equal(collect(dir, "hz-1000", CAP("noise-probes.jsonl"), "ok",
+				 5000000), HZRIG_COLLECT_OK);
+	check_noise_collect(dir, 5000000);
+	err_free();
+	rmtree(dir);
+
+	/* An old capture: one probe, and no range line in the report. */
+	dir = tmpdir();
+	errf = err_open();
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0), 0);
+	report(dir, &out);
+	assert_null(strstr(out, "noise probes:"));
+	free(out);
+	err_free();
+	rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -832,6 +1074,9 @@ int main(void)
 		cmocka_unit_test(test_end_parallel),
 		cmocka_unit_test(test_report_boot_not_ok),
 		cmocka_unit_test(test_report_bad_input),
+		cmocka_unit_test(test_parse_noise_probes),
+		cmocka_unit_test(test_parse_noise_probe_errors),
+		cmocka_unit_test(test_collect_noise_probes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
