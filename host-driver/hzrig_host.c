@@ -215,6 +215,12 @@ static unsigned int hzrig_jiffy_rate_mhz;
  */
 static u32 hzrig_grid_ns;
 static u32 hzrig_grid_spread_ns;	/* how far the sightings scattered */
+/*
+ * One edge of the grid and the jiffies value the tick gave it: from these,
+ * the jiffies value any ktime should see (hzrig_jiffies_lag()).
+ */
+static ktime_t hzrig_ref_edge;
+static u64 hzrig_ref_jiffies;
 
 static int hzrig_param_set_ro(const char *val, const struct kernel_param *kp)
 {
@@ -245,14 +251,14 @@ MODULE_PARM_DESC(tick_grid_spread_ns,
  * tick as we can see it. Waits at most one tick. Only at load: a spin keeps
  * the one CPU from every other thread.
  */
-static ktime_t hzrig_tick_edge(unsigned long *jiffies_now)
+static ktime_t hzrig_tick_edge(u64 *jiffies_now)
 {
-	unsigned long start = jiffies;
-	unsigned long now;
+	u64 start = get_jiffies_64();
+	u64 now;
 
 	do {
 		cpu_relax();
-		now = jiffies;
+		now = get_jiffies_64();
 	} while (now == start);
 
 	if (jiffies_now)
@@ -274,6 +280,22 @@ static ktime_t hzrig_edge_before(ktime_t t)
 static ktime_t hzrig_edge_after(ktime_t t)
 {
 	return ktime_add_ns(hzrig_edge_before(t), TICK_NSEC);
+}
+
+/*
+ * How many ticks @j, read at or just before @t, is behind the jiffies value
+ * the grid gives @t: 0 when the tick came on time; 1 or more when @t is past
+ * an edge whose tick interrupt had not run yet (late under TCG). A call
+ * started then arms its timer against the old jiffies and ends that many
+ * ticks early (docs/model.md, section 10).
+ */
+static s32 hzrig_jiffies_lag(ktime_t t, u64 j)
+{
+	s64 ticks = div_s64(ktime_to_ns(ktime_sub(hzrig_edge_before(t),
+						  hzrig_ref_edge)), TICK_NSEC);
+
+	return clamp_t(s64, (s64)(hzrig_ref_jiffies + ticks - j), S32_MIN,
+		       S32_MAX);
 }
 
 /*
@@ -888,6 +910,7 @@ static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
 	s->seq = seq;
 	/* The phase the call really started at, not the one planned. */
 	s->phase_ns = ktime_to_ns(ktime_sub(t0, hzrig_edge_before(t0)));
+	s->jiffies_lag = hzrig_jiffies_lag(t0, s->start_jiffies);
 
 	if (in && !ret && !ctrl)
 		hzrig_check_in(dev, buf, actual, seq);
@@ -1125,17 +1148,23 @@ static struct usb_driver hzrig_driver = {
  * on a circle of TICK_NSEC: the earliest is the one after the largest gap
  * between neighbours, which holds however they scatter around the wrap.
  * Their spread (TICK_NSEC less that gap) is logged: a few us show the grid
- * is exact, more is the latency of the tick interrupt.
+ * is exact, more is the latency of the tick interrupt. The last sighting,
+ * with the jiffies value it saw, anchors jiffies to the grid: a late tick
+ * catches jiffies up to the last edge passed, so the value belongs to the
+ * edge at or before the sighting.
  */
 static void __init hzrig_learn_grid(void)
 {
 	u32 off[HZRIG_GRID_EDGES], gap, best_gap = 0;
 	int i, j, best = 0;
+	ktime_t seen = 0;
+	u64 seen_jiffies = 0;
 
 	for (i = 0; i < HZRIG_GRID_EDGES; i++) {
 		u32 o;
 
-		div_u64_rem(ktime_to_ns(hzrig_tick_edge(NULL)), TICK_NSEC, &o);
+		seen = hzrig_tick_edge(&seen_jiffies);
+		div_u64_rem(ktime_to_ns(seen), TICK_NSEC, &o);
 		/* insertion sort: a handful of values */
 		for (j = i; j > 0 && off[j - 1] > o; j--)
 			off[j] = off[j - 1];
@@ -1151,6 +1180,8 @@ static void __init hzrig_learn_grid(void)
 	}
 	hzrig_grid_ns = off[best];
 	hzrig_grid_spread_ns = TICK_NSEC - best_gap;
+	hzrig_ref_edge = hzrig_edge_before(seen);
+	hzrig_ref_jiffies = seen_jiffies;
 	pr_info("jiffies advance at %u ns mod TICK_NSEC %lu (%d edges, spread %u ns)\n",
 		hzrig_grid_ns, TICK_NSEC, HZRIG_GRID_EDGES,
 		hzrig_grid_spread_ns);
@@ -1159,7 +1190,7 @@ static void __init hzrig_learn_grid(void)
 /* Jiffies per second x 1000, timed with ktime_get() between tick edges. */
 static u32 __init hzrig_measure_jiffy_rate(void)
 {
-	unsigned long j0, j1;
+	u64 j0, j1;
 	ktime_t t0, t1;
 	s64 ns;
 

@@ -21,6 +21,7 @@
 #include "hzrig.h"
 #include "stats.h"
 #include "table.h"
+#include "util.h"
 
 #define MAX_VARIANT_ARGS	32
 
@@ -497,6 +498,7 @@ static int history_case(sqlite3 *db, const struct variant_args *va,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
 		const char *verdict = text_or(st, 6, "");
+		int64_t *e;
 
 		if (!variant_wanted(va, text_or(st, 2, "")))
 			continue;
@@ -515,17 +517,12 @@ static int history_case(sqlite3 *db, const struct variant_args *va,
 			r.base = sqlite3_column_int(st, 4);
 			r.lo = r.hi = HZRIG_ABSENT;
 		}
-		if (r.n == r.cap) {
-			size_t cap = r.cap ? r.cap * 2 : 64;
-			int64_t *e = realloc(r.e, cap * sizeof(*e));
-
-			if (!e) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			r.e = e;
-			r.cap = cap;
+		e = hzrig_grow(r.e, r.n, &r.cap, 64, sizeof(*e));
+		if (!e) {
+			rc = SQLITE_NOMEM;
+			break;
 		}
+		r.e = e;
 		r.e[r.n++] = sqlite3_column_int64(st, 5);
 		r.inside += !strcmp(verdict, "inside");
 		if (r.lo == HZRIG_ABSENT &&

@@ -82,6 +82,12 @@ const char *const hzrig_db_migrations[] = {
 	" checked_at TEXT NOT NULL,"
 	" PRIMARY KEY(run_id, variant, baseline_run, baseline_variant));"
 	"CREATE INDEX regressions_run ON regressions(run_id, variant);",
+
+	/*
+	 * 3: how many ticks jiffies was behind the tick grid when the call
+	 * started (samples.jsonl's jiffies_lag, docs/model.md section 10).
+	 */
+	"ALTER TABLE samples ADD COLUMN jiffies_lag INTEGER;",
 };
 
 const int hzrig_db_version =
@@ -457,6 +463,7 @@ static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 		bind_opt_int(sst, 24, s->jiffies);
 		bind_opt_int(sst, 25, s->level);
 		bind_opt_int(sst, 26, s->granule);
+		bind_opt_int(sst, 27, s->jiffies_lag);
 		if (step_done(db, sst, err))
 			return -1;
 	}
@@ -560,9 +567,9 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		 " transfer, behaviour, mode, timeout_ms, timeout_arg, delay_us,"
 		 " length, status, expected_status, elapsed_ns, actual_length,"
 		 " phase_ns, window_lo_ns, window_hi_ns, allowance_ns, verdict,"
-		 " path, seq, start_jiffies, jiffies, level, granule)"
-		 " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-		 " ?, ?, ?, ?, ?, ?, ?, ?)", &sst, err))
+		 " path, seq, start_jiffies, jiffies, level, granule,"
+		 " jiffies_lag) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+		 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &sst, err))
 		goto fail;
 	for (i = 0; i < run->nv; i++) {
 		if (insert_variant(db, run, &run->v[i], vst, sst, err))
@@ -627,8 +634,8 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 		 " timeout_ms, timeout_arg, delay_us, length, status,"
 		 " expected_status, elapsed_ns, actual_length, phase_ns,"
 		 " window_lo_ns, window_hi_ns, allowance_ns, verdict, path, seq,"
-		 " start_jiffies, jiffies, level, granule FROM samples"
-		 " WHERE variant_run = ? ORDER BY case_idx, rep", &st, err))
+		 " start_jiffies, jiffies, level, granule, jiffies_lag"
+		 " FROM samples WHERE variant_run = ? ORDER BY case_idx, rep", &st, err))
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -664,6 +671,7 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 		s->jiffies = col_opt_int(st, 21);
 		s->level = col_opt_int(st, 22);
 		s->granule = col_opt_int(st, 23);
+		s->jiffies_lag = col_opt_int(st, 24);
 	}
 	return finalize_done(db, st, rc, err);
 }

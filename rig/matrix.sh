@@ -9,13 +9,14 @@
 #
 # usage: rig/matrix.sh [--plan NAME] [--accel auto|kvm|tcg] [--parallel serial|lanes]
 #                      [--out DIR] [--build-only] VARIANT...
+# The plan defaults to quick, as `make` has it.
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-$TOP/build}
 KSRC=${KSRC:-$B/src/linux-source-6.1}
 JOBS=${JOBS:-$(nproc)}
-PLAN=default
+PLAN=quick
 ACCEL=auto
 OUT=""
 PARALLEL=""

@@ -246,6 +246,18 @@ int hzrig_model_window(int hz, int timeout_arg, bool killable,
 	return 0;
 }
 
+void hzrig_window_stale_jiffies(struct hzrig_window *w, int64_t ticks)
+{
+	uint64_t d;
+
+	if (w->forever || ticks <= 0)
+		return;
+	d = (uint64_t)ticks > w->lo_ns / w->tick_ns ? w->lo_ns :
+	    (uint64_t)ticks * w->tick_ns;
+	w->lo_ns -= d;
+	w->stale_ticks = (unsigned int)(d / w->tick_ns);
+}
+
 enum hzrig_verdict hzrig_verdict(const struct hzrig_window *w,
 				 uint64_t allowance_ns, int expected_status,
 				 int status, int64_t elapsed_ns)

@@ -33,6 +33,7 @@ struct hzrig_window {
 	uint64_t tick_ns;	/* TICK_NSEC: tau, one jiffy */
 	uint64_t lo_ns;		/* n * tau (UINT64_MAX if forever) */
 	uint64_t hi_ns;		/* (n + g) * tau (UINT64_MAX if forever) */
+	unsigned int stale_ticks; /* lo_ns moved down by hzrig_window_stale_jiffies() */
 };
 
 enum hzrig_verdict {
@@ -81,6 +82,17 @@ uint64_t hzrig_wheel_bucket_expiry(int hz, uint64_t expires, uint64_t clk,
  */
 int hzrig_model_window(int hz, int timeout_arg, bool killable,
 		       struct hzrig_window *w);
+
+/*
+ * A call that began while jiffies was @ticks behind the tick grid (an edge
+ * had passed, its tick interrupt not run yet: the driver's jiffies_lag) may
+ * arm its timer against the old jiffies and end up to @ticks jiffies early.
+ * The tick may also catch up before the timer is armed, so only the lower
+ * edge moves: lo_ns goes down by @ticks jiffies (not below 0) and
+ * stale_ticks says by how many. Nothing for @ticks <= 0 or a window without
+ * a timer.
+ */
+void hzrig_window_stale_jiffies(struct hzrig_window *w, int64_t ticks);
 
 /*
  * The window part of the verdict on one sample (hzrig_verdict_sample() is

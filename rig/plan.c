@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "util.h"
 
 #define MAX_LIST	64
 #define MAX_LINE	1024
@@ -302,16 +303,12 @@ static int parse_key(struct parse_ctx *ctx, char *kv, struct case_line *cl)
 static int plan_push(struct parse_ctx *ctx, struct hzrig_plan *plan,
 		     const struct hzrig_plan_case *c)
 {
-	if (plan->ncases == plan->cap) {
-		size_t cap = plan->cap ? plan->cap * 2 : 32;
-		struct hzrig_plan_case *n;
+	struct hzrig_plan_case *n;
 
-		n = realloc(plan->cases, cap * sizeof(*n));
-		if (!n)
-			return fail(ctx, "out of memory");
-		plan->cases = n;
-		plan->cap = cap;
-	}
+	n = hzrig_grow(plan->cases, plan->ncases, &plan->cap, 32, sizeof(*n));
+	if (!n)
+		return fail(ctx, "out of memory");
+	plan->cases = n;
 	plan->cases[plan->ncases++] = *c;
 	return 0;
 }

@@ -27,6 +27,7 @@
 #include <json-c/json.h>
 
 #include "results.h"
+#include "util.h"
 
 #define MAX_LINE	65536
 #define PATH_MAX_LEN	4096
@@ -213,6 +214,7 @@ static int parse_noise(struct hzrig_capture *c, struct json_object *o,
 		       unsigned int line)
 {
 	struct hzrig_noise n = { .present = true, .line = line };
+	struct hzrig_noise *np;
 	int bad = 0;
 
 	bad |= field_int(c, line, "noise", o, "sleep_us", 0, INT32_MAX, true,
@@ -254,17 +256,12 @@ static int parse_noise(struct hzrig_capture *c, struct json_object *o,
 			return -1;
 		}
 	}
-	if (c->nprobes == c->probes_cap) {
-		size_t cap = c->probes_cap ? c->probes_cap * 2 : 16;
-		struct hzrig_noise *np = realloc(c->probes, cap * sizeof(*np));
-
-		if (!np) {
-			cap_msg(c, line, true, "noise: out of memory");
-			return -1;
-		}
-		c->probes = np;
-		c->probes_cap = cap;
+	np = hzrig_grow(c->probes, c->nprobes, &c->probes_cap, 16, sizeof(*np));
+	if (!np) {
+		cap_msg(c, line, true, "noise: out of memory");
+		return -1;
 	}
+	c->probes = np;
 	c->probes[c->nprobes++] = n;
 	if (!c->noise.present)
 		c->noise = n;
@@ -275,6 +272,7 @@ static int parse_sample(struct hzrig_capture *c, struct json_object *o,
 			unsigned int line)
 {
 	struct hzrig_rec r = { .line = line };
+	struct hzrig_rec *recs;
 	int bad = 0;
 
 	c->sample_records++;
@@ -309,6 +307,9 @@ static int parse_sample(struct hzrig_capture *c, struct json_object *o,
 			 false, &r.length) < 0;
 	bad |= field_int(c, line, "sample", o, "delay_us", 0, UINT32_MAX, false,
 			 &r.delay_us) < 0;
+	r.jiffies_lag = HZRIG_LAG_ABSENT;
+	bad |= field_int(c, line, "sample", o, "jiffies_lag", INT32_MIN,
+			 INT32_MAX, false, &r.jiffies_lag) < 0;
 	if (bad)
 		return -1;
 	if (r.behaviour == HZRIG_BEH_DELAY && r.delay_us < 0) {
@@ -316,17 +317,12 @@ static int parse_sample(struct hzrig_capture *c, struct json_object *o,
 			"sample: field \"delay_us\": missing (behaviour delay)");
 		return -1;
 	}
-	if (c->nrecs == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct hzrig_rec *n = realloc(c->recs, cap * sizeof(*n));
-
-		if (!n) {
-			cap_msg(c, line, true, "sample: out of memory");
-			return -1;
-		}
-		c->recs = n;
-		c->cap = cap;
+	recs = hzrig_grow(c->recs, c->nrecs, &c->cap, 256, sizeof(*recs));
+	if (!recs) {
+		cap_msg(c, line, true, "sample: out of memory");
+		return -1;
 	}
+	c->recs = recs;
 	c->recs[c->nrecs++] = r;
 	return 0;
 }
@@ -823,6 +819,7 @@ static struct json_object *jstr(const char *s)
 struct verdict_counts {
 	unsigned int n[HZRIG_VERDICT_COUNT];
 	unsigned int samples;
+	unsigned int stale;	/* started on stale jiffies (jiffies_lag > 0) */
 };
 
 /* One samples.jsonl object for record @r. */
@@ -839,6 +836,10 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 
 	/* meta.hz was range-checked against the model when parsed. */
 	hzrig_model_window(c->meta.hz, (int)r->timeout_arg, killable, &w);
+	if (r->jiffies_lag > 0) {	/* HZRIG_LAG_ABSENT is below 0 */
+		hzrig_window_stale_jiffies(&w, r->jiffies_lag);
+		vc->stale++;
+	}
 	expected = hzrig_rec_expected_status(r, &w, allowance);
 	v = hzrig_verdict_sample(&w, r->behaviour, rec_delay_ns(r), allowance,
 				 expected, (int)r->status, r->elapsed_ns,
@@ -882,6 +883,8 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 		json_object_object_add(o, "length", jint(r->length));
 	if (r->delay_us >= 0)
 		json_object_object_add(o, "delay_us", jint(r->delay_us));
+	if (r->jiffies_lag != HZRIG_LAG_ABSENT)
+		json_object_object_add(o, "jiffies_lag", jint(r->jiffies_lag));
 	return o;
 }
 
@@ -978,6 +981,7 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 	json_object_object_add(x, "late", jint(vc->n[HZRIG_LATE]));
 	json_object_object_add(x, "wrong_status", jint(vc->n[HZRIG_WRONG_STATUS]));
 	json_object_object_add(x, "refused", jint(vc->n[HZRIG_REFUSED]));
+	json_object_object_add(x, "stale_jiffies", jint(vc->stale));
 	json_object_object_add(x, "outside", jint(vc->n[HZRIG_EARLY] +
 						  vc->n[HZRIG_LATE] +
 						  vc->n[HZRIG_WRONG_STATUS]));
@@ -1187,6 +1191,7 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 						  o->noise_floor_ns,
 						  &from_noise);
 
+		c.recs[i].allowance_ns = a;
 		if (a > allowance)
 			allowance = a;
 		if (from_noise)
@@ -1231,9 +1236,8 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 	if (copy_other_variants(samples_path, o->variant, sf, &dropped, err))
 		goto out;
 	for (i = 0; i < c.nrecs; i++) {
-		uint64_t a = hzrig_case_allowance(&c, c.recs[i].case_idx,
-						  o->noise_floor_ns, NULL);
-		struct json_object *s = sample_json(&c, &c.recs[i], a,
+		struct json_object *s = sample_json(&c, &c.recs[i],
+						    c.recs[i].allowance_ns,
 						    refused, &vc);
 
 		fprintf(sf, "%s\n", json_object_to_json_string_ext(s,
@@ -1341,6 +1345,7 @@ struct rep_sample {
 	int64_t expected;		/* expected status */
 	int64_t status, case_idx, rep;	/* -1 when absent */
 	int64_t allowance;		/* -1 when absent: the run's */
+	int64_t jiffies_lag;		/* HZRIG_LAG_ABSENT when absent */
 	int verdict;
 };
 
@@ -1376,15 +1381,10 @@ static struct rep_variant *rep_variant(struct report *r, const char *name)
 	for (i = 0; i < r->n; i++)
 		if (!strcmp(r->v[i].name, name))
 			return &r->v[i];
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 8;
-
-		v = realloc(r->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		r->v = v;
-		r->cap = cap;
-	}
+	v = hzrig_grow(r->v, r->n, &r->cap, 8, sizeof(*v));
+	if (!v)
+		return NULL;
+	r->v = v;
 	v = &r->v[r->n++];
 	memset(v, 0, sizeof(*v));
 	snprintf(v->name, sizeof(v->name), "%s", name);
@@ -1526,7 +1526,7 @@ static int load_samples(struct report *r, const char *path)
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		struct json_object *o;
 		struct rep_variant *v;
-		struct rep_sample s;
+		struct rep_sample s, *ns;
 		char name[HZRIG_NAME_MAX], buf[HZRIG_NAME_MAX];
 		int t, b, m;
 
@@ -1568,6 +1568,8 @@ static int load_samples(struct report *r, const char *path)
 			s.rep = -1;
 		if (!jget_int(o, "allowance_ns", &s.allowance))
 			s.allowance = -1;
+		if (!jget_int(o, "jiffies_lag", &s.jiffies_lag))
+			s.jiffies_lag = HZRIG_LAG_ABSENT;
 		if (!jget_int(o, "window_lo_ns", &s.lo_ns) ||
 		    !jget_int(o, "window_hi_ns", &s.hi_ns))
 			s.lo_ns = s.hi_ns = -1;
@@ -1578,15 +1580,10 @@ static int load_samples(struct report *r, const char *path)
 		v = rep_variant(r, name);
 		if (!v)
 			break;
-		if (v->n == v->cap) {
-			size_t ncap = v->cap ? v->cap * 2 : 64;
-			struct rep_sample *ns = realloc(v->s, ncap * sizeof(*ns));
-
-			if (!ns)
-				break;
-			v->s = ns;
-			v->cap = ncap;
-		}
+		ns = hzrig_grow(v->s, v->n, &v->cap, 64, sizeof(*ns));
+		if (!ns)
+			break;
+		v->s = ns;
 		v->s[v->n++] = s;
 	}
 	free(line);
@@ -1635,17 +1632,13 @@ struct rep_table {
 
 static void table_add(struct rep_table *t, const char *const cells[REP_COLS])
 {
+	void *p;
 	int i;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-		void *p = realloc(t->cell, cap * sizeof(*t->cell));
-
-		if (!p)
-			return;
-		t->cell = p;
-		t->cap = cap;
-	}
+	p = hzrig_grow(t->cell, t->n, &t->cap, 32, sizeof(*t->cell));
+	if (!p)
+		return;
+	t->cell = p;
 	for (i = 0; i < REP_COLS; i++)
 		snprintf(t->cell[t->n][i], sizeof(t->cell[t->n][i]), "%s",
 			 cells[i]);
@@ -1715,6 +1708,9 @@ static void report_unexplained(const struct rep_variant *v, FILE *out)
 				s->lo_ns / 1e6, s->hi_ns / 1e6,
 				(s->allowance >= 0 ? s->allowance :
 				 v->allowance) / 1e6);
+		if (s->jiffies_lag != HZRIG_LAG_ABSENT && s->jiffies_lag)
+			fprintf(out, ", jiffies %" PRId64 " behind at the start",
+				s->jiffies_lag);
 		fputc('\n', out);
 	}
 }

@@ -17,7 +17,7 @@
  *           without at_case is at case 0 (older guests probed once).
  *   sample  case, rep, transfer, behaviour, mode, timeout_ms, timeout_arg,
  *           status, elapsed_ns, actual_length, seq, phase_ns
- *           [, start_jiffies, length, delay_us]
+ *           [, start_jiffies, length, delay_us, jiffies_lag]
  *   end     cases, samples, failures
  * Unknown fields are ignored (new ones are appended over time); unknown
  * record types are warned about and skipped. Every other deviation is an
@@ -70,6 +70,8 @@ struct hzrig_noise {
 };
 
 /* One validated sample record. */
+#define HZRIG_LAG_ABSENT	INT64_MIN
+
 struct hzrig_rec {
 	int64_t case_idx, rep;
 	uint32_t transfer, behaviour, mode;
@@ -79,7 +81,9 @@ struct hzrig_rec {
 	int64_t start_jiffies;	/* -1 when absent */
 	int64_t length;		/* -1 when absent */
 	int64_t delay_us;	/* -1 when absent */
+	int64_t jiffies_lag;	/* HZRIG_LAG_ABSENT when absent */
 	unsigned int line;
+	uint64_t allowance_ns;	/* hzrig_collect(): its case's allowance */
 };
 
 struct hzrig_end {

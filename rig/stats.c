@@ -26,6 +26,7 @@
 #include "model.h"
 #include "results.h"
 #include "stats.h"
+#include "util.h"
 
 int hzrig_case_key(char *buf, size_t len, const char *transfer,
 		   const char *behaviour, const char *mode, int64_t timeout_ms,
@@ -99,24 +100,6 @@ int hzrig_run_id_time(const char *id, char *buf, size_t len)
 /* ---------------------------------------------------------------------- */
 /* Building a run */
 
-/*
- * Room for element @n of the array @p of *@cap elements of @size bytes: @p
- * itself while there is, else @p grown to @first elements, then to twice as
- * many each time (*@cap updated). NULL when out of memory, @p untouched.
- */
-static void *grow(void *p, size_t n, size_t *cap, size_t first, size_t size)
-{
-	size_t c;
-
-	if (n < *cap)
-		return p;
-	c = *cap ? *cap * 2 : first;
-	p = realloc(p, c * size);
-	if (p)
-		*cap = c;
-	return p;
-}
-
 /* A sample with every optional field absent. */
 static void sample_init(struct hzrig_run_sample *s)
 {
@@ -124,6 +107,7 @@ static void sample_init(struct hzrig_run_sample *s)
 	s->delay_us = s->length = s->expected_status = HZRIG_ABSENT;
 	s->actual_length = s->phase_ns = s->seq = HZRIG_ABSENT;
 	s->start_jiffies = s->jiffies = s->level = s->granule = HZRIG_ABSENT;
+	s->jiffies_lag = HZRIG_ABSENT;
 	s->window_lo_ns = s->window_hi_ns = s->allowance_ns = HZRIG_ABSENT;
 }
 
@@ -132,7 +116,7 @@ struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
 {
 	struct hzrig_variant *v;
 
-	v = grow(run->v, run->nv, &run->vcap, 4, sizeof(*v));
+	v = hzrig_grow(run->v, run->nv, &run->vcap, 4, sizeof(*v));
 	if (!v)
 		return NULL;
 	run->v = v;
@@ -152,7 +136,7 @@ struct hzrig_run_sample *hzrig_run_add_sample(struct hzrig_run *run)
 {
 	struct hzrig_run_sample *s;
 
-	s = grow(run->s, run->ns, &run->scap, 256, sizeof(*s));
+	s = hzrig_grow(run->s, run->ns, &run->scap, 256, sizeof(*s));
 	if (!s)
 		return NULL;
 	run->s = s;
@@ -691,6 +675,8 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 	get_int(l, o, "", "seq", OPTIONAL, 0, INT64_MAX, &s.seq);
 	get_int(l, o, "", "start_jiffies", OPTIONAL, 0, INT64_MAX,
 		&s.start_jiffies);
+	get_int(l, o, "", "jiffies_lag", OPTIONAL, INT32_MIN, INT32_MAX,
+		&s.jiffies_lag);
 	get_int(l, o, "", "jiffies", OPTIONAL, 0, INT64_MAX, &s.jiffies);
 	get_int(l, o, "", "level", OPTIONAL, 0, 64, &s.level);
 	get_int(l, o, "", "granule", OPTIONAL, 0, INT64_MAX, &s.granule);
@@ -1101,8 +1087,8 @@ static int variant_stats(struct hzrig_run *run, size_t vi)
 			if (!strcmp(keys[c], key))
 				break;
 		if (c == (size_t)-1) {
-			void *nk = grow(keys, v->ncases, &ncap, 32,
-					sizeof(*keys));
+			void *nk = hzrig_grow(keys, v->ncases, &ncap, 32,
+					      sizeof(*keys));
 
 			if (!nk)
 				goto out;
@@ -1249,7 +1235,7 @@ static struct hzrig_regression *reg_add(struct hzrig_regress_result *res,
 {
 	struct hzrig_regression *r;
 
-	r = grow(res->r, res->n, &res->cap, 16, sizeof(*r));
+	r = hzrig_grow(res->r, res->n, &res->cap, 16, sizeof(*r));
 	if (!r)
 		return NULL;
 	res->r = r;

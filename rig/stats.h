@@ -56,7 +56,7 @@ struct hzrig_run_sample {
 	int64_t status, elapsed_ns;
 	/* Optional: HZRIG_ABSENT when not recorded. */
 	int64_t delay_us, length, expected_status, actual_length, phase_ns;
-	int64_t seq, start_jiffies, jiffies, level, granule;
+	int64_t seq, start_jiffies, jiffies, level, granule, jiffies_lag;
 	int64_t window_lo_ns, window_hi_ns;	/* both absent: no window */
 	int64_t allowance_ns;
 	unsigned int line;		/* of samples.jsonl; 0 from the DB */

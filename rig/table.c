@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "util.h"
 
 void hzrig_table_init(struct hzrig_table *t, const char *align)
 {
@@ -15,19 +16,15 @@ void hzrig_table_init(struct hzrig_table *t, const char *align)
 
 void hzrig_table_row(struct hzrig_table *t, const char *const *cells)
 {
+	char **c;
 	size_t i;
 
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-		char **c = realloc(t->cell, cap * t->ncols * sizeof(*c));
-
-		if (!c) {
-			t->oom = 1;
-			return;
-		}
-		t->cell = c;
-		t->cap = cap;
+	c = hzrig_grow(t->cell, t->nrows, &t->cap, 32, t->ncols * sizeof(*c));
+	if (!c) {
+		t->oom = 1;
+		return;
 	}
+	t->cell = c;
 	for (i = 0; i < t->ncols; i++) {
 		char *s = strdup(cells[i] ? cells[i] : "");
 

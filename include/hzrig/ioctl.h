@@ -64,7 +64,7 @@ struct hzrig_sample {
 	__u32	seq;		/* sequence number armed on the gadget */
 	__u64	start_jiffies;	/* jiffies just before the call */
 	__u32	phase_ns;	/* ns since the last tick when the call started */
-	__u32	reserved;
+	__s32	jiffies_lag;	/* ticks start_jiffies was behind the tick grid */
 };
 
 struct hzrig_case {

@@ -332,12 +332,12 @@ static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
 		"\"timeout_ms\":%u,\"timeout_arg\":%d,\"length\":%u,"
 		"\"delay_us\":%u,\"status\":%d,\"elapsed_ns\":%" PRId64 ","
 		"\"actual_length\":%u,\"seq\":%u,\"phase_ns\":%u,"
-		"\"start_jiffies\":%" PRIu64 "}\n",
+		"\"start_jiffies\":%" PRIu64 ",\"jiffies_lag\":%d}\n",
 		ci, rep, hzrig_transfer_name(pc->transfer),
 		hzrig_behaviour_name(pc->behaviour), hzrig_mode_name(pc->mode),
 		pc->timeout_ms, s->timeout_arg, pc->length, pc->delay_us,
 		s->status, (int64_t)s->elapsed_ns, s->actual_length, s->seq,
-		s->phase_ns, (uint64_t)s->start_jiffies);
+		s->phase_ns, (uint64_t)s->start_jiffies, s->jiffies_lag);
 }
 
 /*

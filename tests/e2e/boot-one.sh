@@ -46,8 +46,15 @@ done
 inside=$(jq -s 'map(select(.verdict == "inside")) | length' "$S" 2>/dev/null || echo 0)
 echo "# $inside of $n samples inside the model window"
 check ">= 95% inside the model window" "[ \$((inside * 100)) -ge \$((n * 95)) ]"
+# A start on stale jiffies lowers lo by the lag (docs/model.md section 10).
 check "model window sane (lo < hi, both above timeout)" \
-	"[ \"\$(jq -s 'map(select(.window_lo_ns >= .window_hi_ns or .window_lo_ns < .timeout_ms * 1000000 * 0.9)) | length' '$S')\" = 0 ]"
+	"[ \"\$(jq -s 'map(select(.jiffies_lag <= 0 and (.window_lo_ns >= .window_hi_ns or .window_lo_ns < .timeout_ms * 1000000 * 0.9))) | length' '$S')\" = 0 ]"
+# jiffies_lag is measured against the tick grid the module learnt at load:
+# a wrong anchor would make every sample look stale (or ahead).
+check "every sample records jiffies_lag" "jq -se 'all(has(\"jiffies_lag\"))' '$S' >/dev/null"
+lag0=$(jq -s 'map(select(.jiffies_lag == 0)) | length' "$S" 2>/dev/null || echo 0)
+echo "# $lag0 of $n samples started with jiffies on the tick grid"
+check "jiffies anchored to the tick grid (>= 95% with jiffies_lag 0)" "[ \$((lag0 * 100)) -ge \$((n * 95)) ]"
 
 # The watchdog: the same guest, given less time than its plan needs, is
 # reported hung and killed; a guest whose kernel panics is reported crashed.

@@ -366,6 +366,7 @@ static void test_migrate_v1(void **state)
 	assert_q_int(db, "SELECT count(fragments) FROM variant_runs", 0);
 	assert_q_int(db, "SELECT count(*) FROM regression_checks", 0);
 	assert_q_int(db, "SELECT count(granule) FROM samples", 0);
+	assert_q_int(db, "SELECT count(jiffies_lag) FROM samples", 0);
 	sqlite3_close(db);
 	free(path);
 }
@@ -537,6 +538,64 @@ static void test_round_trip(void **state)
 	err_free();
 	hzrig_run_free(&d);
 	sqlite3_close(db);
+	free(path);
+}
+
+/* Give the hz-250 samples of case 30 a jiffies_lag of their rep. */
+static const char *lag_case30(unsigned int n, char *line, void *arg)
+{
+	static char buf[4096];
+	const char *rep;
+	char *end;
+
+	(void)n;
+	(void)arg;
+	if (!strstr(line, "\"variant\":\"hz-250\"") ||
+	    !strstr(line, "\"case\":30,"))
+		return line;
+	rep = strstr(line, "\"rep\":");
+	end = strrchr(line, '}');
+	assert_non_null(rep);
+	assert_non_null(end);
+	snprintf(buf, sizeof(buf), "%.*s,\"jiffies_lag\":%ld}\n",
+		 (int)(end - line), line, strtol(rep + 6, NULL, 10));
+	return buf;
+}
+
+/* jiffies_lag (schema 3) goes in and comes back; absent is NULL. */
+static void test_jiffies_lag(void **state)
+{
+	char *path = path_in("h.db"), *dir = copy_run(QUICK, "runs", "20261203T102031Z");
+	sqlite3 *db = open_db(path);
+	struct hzrig_run d;
+	size_t i, seen = 0;
+
+	(void)state;
+	filter_samples(dir, lag_case30);
+	ingest(db, dir, false, HZRIG_INGEST_DONE);
+	assert_q_int(db, "SELECT count(jiffies_lag) FROM samples", 3);
+	assert_q_int(db, "SELECT jiffies_lag FROM samples s JOIN variant_runs v"
+		     " ON s.variant_run = v.id WHERE v.variant = 'hz-250'"
+		     " AND case_idx = 30 AND rep = 1", 1);
+	assert_q_int(db, "SELECT count(*) FROM samples WHERE case_idx = 30"
+		     " AND jiffies_lag IS NULL", 3);
+	assert_int_equal(hzrig_db_load_run(db, "20261203T102031Z", &d,
+					   err_open()), 0);
+	err_free();
+	for (i = 0; i < d.ns; i++) {
+		const struct hzrig_run_sample *s = &d.s[i];
+
+		if (s->case_idx == 30 && !strcmp(d.v[s->variant].name, "hz-250")) {
+			assert_int_equal(s->jiffies_lag, s->rep);
+			seen++;
+		} else {
+			assert_true(s->jiffies_lag == HZRIG_ABSENT);
+		}
+	}
+	assert_int_equal(seen, 3);
+	hzrig_run_free(&d);
+	sqlite3_close(db);
+	free(dir);
 	free(path);
 }
 
@@ -887,6 +946,7 @@ int main(void)
 		SCRATCH_TEST(test_newer_refused),
 		SCRATCH_TEST(test_ingest),
 		SCRATCH_TEST(test_round_trip),
+		SCRATCH_TEST(test_jiffies_lag),
 		SCRATCH_TEST(test_ingest_idempotent),
 		SCRATCH_TEST(test_ingest_corrupt),
 		SCRATCH_TEST(test_ingest_abort),

@@ -424,6 +424,51 @@ static void test_verdict_edges(void **state)
 				       INT64_MAX), HZRIG_INSIDE);
 }
 
+/* A start on stale jiffies lowers lo by whole ticks, never hi. */
+static void test_stale_jiffies(void **state)
+{
+	static const struct {
+		int hz, timeout_arg;
+		int64_t ticks;
+		uint64_t lo_ns;
+		unsigned int stale_ticks;
+	} t[] = {
+		{ 100, 250, 0, 250 * MS, 0 },
+		{ 100, 250, -1, 250 * MS, 0 },
+		{ 100, 250, 1, 240 * MS, 1 },
+		{ 250, 252, 2, 244 * MS, 2 },
+		{ 1000, 2, 5, 0, 2 },	/* not below 0 */
+	};
+	struct hzrig_window w;
+	uint64_t hi;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_int_equal(hzrig_model_window(t[i].hz, t[i].timeout_arg,
+						    false, &w), 0);
+		hi = w.hi_ns;
+		hzrig_window_stale_jiffies(&w, t[i].ticks);
+		assert_int_equal(w.lo_ns, t[i].lo_ns);
+		assert_int_equal(w.hi_ns, hi);
+		assert_int_equal(w.stale_ticks, t[i].stale_ticks);
+	}
+	/* One tick early is EARLY on a fresh start, INSIDE on a stale one. */
+	assert_int_equal(hzrig_model_window(100, 250, false, &w), 0);
+	assert_int_equal(hzrig_verdict(&w, 0, -ETIMEDOUT, -ETIMEDOUT,
+				       245 * MS), HZRIG_EARLY);
+	hzrig_window_stale_jiffies(&w, 1);
+	assert_int_equal(hzrig_verdict(&w, 0, -ETIMEDOUT, -ETIMEDOUT,
+				       245 * MS), HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict(&w, 0, -ETIMEDOUT, -ETIMEDOUT,
+				       239 * MS), HZRIG_EARLY);
+	/* No timer, no window to move. */
+	assert_int_equal(hzrig_model_window(1000, 0, true, &w), 0);
+	hzrig_window_stale_jiffies(&w, 1);
+	assert_true(w.forever);
+	assert_int_equal(w.lo_ns, UINT64_MAX);
+}
+
 static void test_verdict_names(void **state)
 {
 	(void)state;
@@ -708,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_base_clock_offsets),
 		cmocka_unit_test(test_wheel_cutoff),
 		cmocka_unit_test(test_verdict_edges),
+		cmocka_unit_test(test_stale_jiffies),
 		cmocka_unit_test(test_verdict_names),
 		cmocka_unit_test(test_mode_args),
 		cmocka_unit_test(test_legacy_consequences),

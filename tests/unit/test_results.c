@@ -57,34 +57,6 @@ static void rmtree(char *d)
 	free(d);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static int parse_text(const char *text, struct hzrig_capture *c)
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
@@ -560,7 +532,7 @@ static void test_collect_failure_keeps_results(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
-	spit(path, before);
+	write_file(path, before);
 
 	errf = err_open();
 	/* No meta record. */
@@ -589,7 +561,7 @@ static void test_collect_failure_keeps_results(void **state)
 	 * not be committed.
 	 */
 	snprintf(vpath, sizeof(vpath), "%s/hz-1000", dir);
-	spit(vpath, "in the way\n");
+	write_file(vpath, "in the way\n");
 	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0),
 			 HZRIG_COLLECT_FAILED);
 	/*
@@ -601,14 +573,14 @@ static void test_collect_failure_keeps_results(void **state)
 	snprintf(vpath, sizeof(vpath), "%s/hz-1000/run.json", dir);
 	assert_int_equal(mkdir(vpath, 0755), 0);
 	snprintf(vpath, sizeof(vpath), "%s/hz-1000/run.json/x", dir);
-	spit(vpath, "x\n");
+	write_file(vpath, "x\n");
 	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0),
 			 HZRIG_COLLECT_FAILED);
 	assert_contains(err_text(), "nothing recorded");
 	assert_contains(err_text(), "meta: field \"variant\": 'hz-1000', but collecting variant 'hz-250'");
 	assert_contains(err_text(), "run.json: ");
 
-	after = slurp(path);
+	after = read_file(path, NULL);
 	assert_non_null(after);
 	assert_string_equal(after, before);
 	free(after);
@@ -629,7 +601,7 @@ static void test_collect_replaces_variant(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
-	spit(path, "{\"variant\":\"hz-42\",\"note\":\"from elsewhere\"}\n");
+	write_file(path, "{\"variant\":\"hz-42\",\"note\":\"from elsewhere\"}\n");
 	errf = err_open();
 	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0), 0);
 	assert_int_equal(collect(dir, "hz-100", CAP("good-hz100.jsonl"), "ok", 0), 0);
@@ -644,7 +616,7 @@ static void test_collect_replaces_variant(void **state)
 	assert_int_equal(n100, 5);
 	assert_int_equal(n1000, 11);
 	put_lines(l, n);
-	text = slurp(path);
+	text = read_file(path, NULL);
 	assert_non_null(strstr(text, "{\"variant\":\"hz-42\",\"note\":\"from elsewhere\"}\n"));
 	free(text);
 	err_free();
@@ -741,7 +713,7 @@ static void test_end_parallel(void **state)
 
 	/* The good capture, run in lanes. */
 	errf = err_open();
-	text = slurp(CAP("good-hz100.jsonl"));
+	text = read_file(CAP("good-hz100.jsonl"), NULL);
 	assert_non_null(text);
 	end = strstr(text, "\"wall_ms\":1500}");
 	assert_non_null(end);
@@ -749,7 +721,7 @@ static void test_end_parallel(void **state)
 	assert_true(asprintf(&cap, "%s\"wall_ms\":1500,\"parallel\":\"lanes\"}%s",
 			     text, end + strlen("\"wall_ms\":1500}")) > 0);
 	snprintf(path, sizeof(path), "%s/lanes.jsonl", dir);
-	spit(path, cap);
+	write_file(path, cap);
 	assert_int_equal(collect(dir, "hz-100", path, "ok", 0), 0);
 	run = run_json(dir, "hz-100");
 	assert_true(json_object_object_get_ex(run, "efficiency", &eff));
@@ -1054,6 +1026,112 @@ static void test_collect_noise_probes(void **state)
 	rmtree(dir);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Calls started on stale jiffies (stale-jiffies.jsonl)                     */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * HZ=100, T=248 ms: n = 25, window (250, 260] ms, allowance 0.3 + 0.5 ms.
+ * A start with jiffies_lag L may end L jiffies (10 ms each) early: lo goes
+ * down by that, hi stays. Without the field, or with a lag <= 0, the window
+ * is the model's.
+ */
+static void test_collect_stale_jiffies(void **state)
+{
+	static const struct {
+		int64_t lag;		/* INT64_MIN: no field */
+		int64_t lo_ms;
+		const char *verdict;
+	} want[] = {
+		{ 1, 240, "inside" },		/* 245.8 ms: a jiffy early */
+		{ INT64_MIN, 250, "early" },	/* the same, from an old guest */
+		{ 0, 250, "early" },		/* the same, on time */
+		{ 1, 240, "early" },		/* 239 ms: more than a jiffy */
+		{ -1, 250, "inside" },		/* recorded, window untouched */
+		{ 2, 230, "inside" },		/* 236 ms: two jiffies early */
+		{ 1, 240, "late" },		/* 261 ms: hi does not move */
+	};
+	static const struct {
+		const char *path;
+		int64_t n;
+	} counts[] = {
+		{ "counts.stale_jiffies", 4 }, { "counts.inside", 3 },
+		{ "counts.early", 3 }, { "counts.late", 1 },
+	};
+	struct json_object *l[16], *run, *v;
+	char *dir = tmpdir(), *out;
+	size_t n, i;
+
+	(void)state;
+	errf = err_open();
+	assert_int_equal(collect(dir, "hz-100", CAP("stale-jiffies.jsonl"), "ok",
+				 0), HZRIG_COLLECT_OK);
+	assert_string_equal(err_text(), "");
+	n = load_lines(dir, l, 16);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < n; i++) {
+		assert_int_equal(jpath_int(l[i], "window_lo_ns"),
+				 want[i].lo_ms * 1000000);
+		assert_int_equal(jpath_int(l[i], "window_hi_ns"), 260000000);
+		assert_int_equal(jpath_int(l[i], "allowance_ns"), 800000);
+		assert_string_equal(jpath_str(l[i], "verdict"), want[i].verdict);
+		if (want[i].lag == INT64_MIN)
+			assert_false(json_object_object_get_ex(l[i],
+							       "jiffies_lag",
+							       &v));
+		else
+			assert_int_equal(jpath_int(l[i], "jiffies_lag"),
+					 want[i].lag);
+	}
+	put_lines(l, n);
+	/* The report names the lag of an unexplained sample that had one. */
+	assert_int_equal(report(dir, &out), 1);
+	assert_contains(out, "    case 0 rep 3: bulk-out nak ms T=248 ms (arg 248): early, status -110 (expected -110), 239.000 ms, window (240.000, 260.000] ms + 0.800 ms allowance, jiffies 1 behind at the start\n");
+	assert_contains(out, "    case 0 rep 1: bulk-out nak ms T=248 ms (arg 248): early, status -110 (expected -110), 245.800 ms, window (250.000, 260.000] ms + 0.800 ms allowance\n");
+	free(out);
+	run = run_json(dir, "hz-100");
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		assert_int_equal(jpath_int(run, counts[i].path), counts[i].n);
+	json_object_put(run);
+	err_free();
+	rmtree(dir);
+
+	/* A capture without the field counts none. */
+	dir = tmpdir();
+	errf = err_open();
+	assert_int_equal(collect(dir, "hz-1000", CAP("good.jsonl"), "ok", 0),
+			 HZRIG_COLLECT_OK);
+	run = run_json(dir, "hz-1000");
+	assert_int_equal(jpath_int(run, "counts.stale_jiffies"), 0);
+	json_object_put(run);
+	err_free();
+	rmtree(dir);
+}
+
+#define SAMPLE_LAG(lag) "{\"type\":\"sample\",\"case\":0,\"rep\":0," \
+	"\"transfer\":\"bulk-in\",\"behaviour\":\"nak\",\"mode\":\"ms\"," \
+	"\"timeout_ms\":10,\"timeout_arg\":10,\"status\":-110," \
+	"\"elapsed_ns\":10500000,\"actual_length\":0,\"seq\":1," \
+	"\"phase_ns\":0,\"jiffies_lag\":" lag "}\n"
+
+static void test_parse_jiffies_lag_errors(void **state)
+{
+	struct hzrig_capture c;
+
+	(void)state;
+	errf = err_open();
+	assert_int_equal(parse_text(META("") NOISE SAMPLE_LAG("2147483648")
+				    SAMPLE_LAG("\"one\"") SAMPLE_LAG("-3")
+				    END(3), &c), 2);
+	assert_contains(err_text(), "t.jsonl:3: sample: field \"jiffies_lag\": 2147483648 is out of range -2147483648..2147483647");
+	assert_contains(err_text(), "t.jsonl:4: sample: field \"jiffies_lag\"");
+	assert_int_equal(c.bad_records, 2);
+	assert_int_equal(c.nrecs, 1);
+	assert_int_equal(c.recs[0].jiffies_lag, -3);
+	hzrig_capture_free(&c);
+	err_free();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1077,6 +1155,8 @@ int main(void)
 		cmocka_unit_test(test_parse_noise_probes),
 		cmocka_unit_test(test_parse_noise_probe_errors),
 		cmocka_unit_test(test_collect_noise_probes),
+		cmocka_unit_test(test_collect_stale_jiffies),
+		cmocka_unit_test(test_parse_jiffies_lag_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
