@@ -22,6 +22,7 @@
 #include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kref.h>
@@ -68,8 +69,15 @@
 /* The jiffy rate is measured over this long at load, between tick edges. */
 #define HZRIG_RATE_SAMPLE_MS	250
 #define HZRIG_RATE_TOLERANCE	2	/* percent */
+/* How long the module waits at load for high-resolution mode. */
+#define HZRIG_HIGHRES_WAIT_MS	10000
 /* Tick edges watched at load to find where the jiffy grid lies in ktime. */
 #define HZRIG_GRID_EDGES	16
+/*
+ * The earliest of them within this long after a multiple of TICK_NSEC: the
+ * tick is one-shot and on that multiple (hzrig_learn_grid()).
+ */
+#define HZRIG_GRID_ALIGNED_NS	min_t(u32, TICK_NSEC / 2, NSEC_PER_MSEC)
 /*
  * A DELAY call sleeps until this long before its planned start and spins
  * the rest: the gadget times the delay from the planned start, and an
@@ -215,6 +223,8 @@ static unsigned int hzrig_jiffy_rate_mhz;
  */
 static u32 hzrig_grid_ns;
 static u32 hzrig_grid_spread_ns;	/* how far the sightings scattered */
+static u32 hzrig_grid_latency_ns;	/* the earliest one after the grid */
+static u32 hzrig_highres_wait_ms;	/* hzrig_wait_highres() */
 /*
  * One edge of the grid and the jiffies value the tick gave it: from these,
  * the jiffies value any ktime should see (hzrig_jiffies_lag()).
@@ -245,6 +255,14 @@ module_param_cb(tick_grid_spread_ns, &hzrig_param_ro_ops,
 		&hzrig_grid_spread_ns, 0444);
 MODULE_PARM_DESC(tick_grid_spread_ns,
 		 "spread of the tick edges seen at load around it (read-only)");
+module_param_cb(tick_latency_ns, &hzrig_param_ro_ops, &hzrig_grid_latency_ns,
+		0444);
+MODULE_PARM_DESC(tick_latency_ns,
+		 "how long after the grid jiffies advanced, at the soonest (read-only)");
+module_param_cb(highres_wait_ms, &hzrig_param_ro_ops, &hzrig_highres_wait_ms,
+		0444);
+MODULE_PARM_DESC(highres_wait_ms,
+		 "how long the load waited for high-resolution timers (read-only)");
 
 /*
  * Busy-wait until jiffies advances and return when it did, as close to the
@@ -1148,10 +1166,14 @@ static struct usb_driver hzrig_driver = {
  * on a circle of TICK_NSEC: the earliest is the one after the largest gap
  * between neighbours, which holds however they scatter around the wrap.
  * Their spread (TICK_NSEC less that gap) is logged: a few us show the grid
- * is exact, more is the latency of the tick interrupt. The last sighting,
- * with the jiffies value it saw, anchors jiffies to the grid: a late tick
- * catches jiffies up to the last edge passed, so the value belongs to the
- * edge at or before the sighting.
+ * is exact, more is the latency of the tick interrupt. Even the earliest
+ * comes after the edge, by that latency: once the tick runs one-shot it is
+ * on multiples of TICK_NSEC (tick_init_jiffy_update()), so when the
+ * earliest lies just after one, that multiple is the grid. Otherwise (a
+ * periodic tick, a kernel that does not align it) the earliest sighting is
+ * the best guess. The last sighting, with the jiffies value it saw,
+ * anchors jiffies to the grid: a late tick catches jiffies up to the last
+ * edge passed, so the value belongs to the edge at or before the sighting.
  */
 static void __init hzrig_learn_grid(void)
 {
@@ -1178,13 +1200,19 @@ static void __init hzrig_learn_grid(void)
 			best = i;
 		}
 	}
-	hzrig_grid_ns = off[best];
 	hzrig_grid_spread_ns = TICK_NSEC - best_gap;
+	if (off[best] < HZRIG_GRID_ALIGNED_NS) {
+		hzrig_grid_ns = 0;
+		hzrig_grid_latency_ns = off[best];
+	} else {
+		hzrig_grid_ns = off[best];
+		pr_warn("tick edges not just after multiples of TICK_NSEC: a periodic tick?\n");
+	}
 	hzrig_ref_edge = hzrig_edge_before(seen);
 	hzrig_ref_jiffies = seen_jiffies;
-	pr_info("jiffies advance at %u ns mod TICK_NSEC %lu (%d edges, spread %u ns)\n",
-		hzrig_grid_ns, TICK_NSEC, HZRIG_GRID_EDGES,
-		hzrig_grid_spread_ns);
+	pr_info("jiffies advance at %u ns mod TICK_NSEC %lu, first seen %u ns after (%d edges, spread %u ns)\n",
+		hzrig_grid_ns, TICK_NSEC, hzrig_grid_latency_ns,
+		HZRIG_GRID_EDGES, hzrig_grid_spread_ns);
 }
 
 /* Jiffies per second x 1000, timed with ktime_get() between tick edges. */
@@ -1204,11 +1232,40 @@ static u32 __init hzrig_measure_jiffy_rate(void)
 	return div64_u64((u64)(j1 - j0) * NSEC_PER_SEC * 1000, ns);
 }
 
+/*
+ * The tick goes one-shot, on its final TICK_NSEC-aligned grid, when the
+ * timers switch to high resolution (hrtimer_switch_to_hres() sets
+ * hrtimer_resolution, then tick_setup_sched_timer()). That needs a
+ * clocksource valid for it and comes on a tick after the clocksource
+ * change: under TCG, at times a second or more into boot, after /init has
+ * started. A grid learnt before it is the periodic tick's and moves.
+ */
+static void __init hzrig_wait_highres(void)
+{
+#ifdef CONFIG_HIGH_RES_TIMERS
+	u32 *ms = &hzrig_highres_wait_ms;
+
+	while (READ_ONCE(hrtimer_resolution) != HIGH_RES_NSEC) {
+		if (*ms >= HZRIG_HIGHRES_WAIT_MS) {
+			pr_warn("timers still low-resolution after %u ms: the tick grid may move\n",
+				*ms);
+			return;
+		}
+		msleep(20);
+		*ms += 20;
+	}
+#endif
+}
+
 static int __init hzrig_init(void)
 {
-	u32 rate = hzrig_measure_jiffy_rate();
 	u64 want = HZ * 1000ULL;
-	u64 off = rate > want ? rate - want : want - rate;
+	u64 off;
+	u32 rate;
+
+	hzrig_wait_highres();
+	rate = hzrig_measure_jiffy_rate();
+	off = rate > want ? rate - want : want - rate;
 
 	/*
 	 * HZ is inlined at compile time: a module built against another

@@ -653,9 +653,11 @@ int main(int argc, char **argv)
 	}
 	ktap(&r, true, "clocksource # %s", r.clocksource);
 	/* Where the driver starts calls from: see docs/measurement.md. */
-	printf("# tick grid: jiffies advance at %lu ns mod TICK_NSEC, edges seen at load within %lu ns\n",
+	printf("# tick grid: jiffies advance at %lu ns mod TICK_NSEC, first seen %lu ns after, edges seen at load within %lu ns (high-resolution timers after %lu ms)\n",
 	       module_param_ul("tick_grid_ns"),
-	       module_param_ul("tick_grid_spread_ns"));
+	       module_param_ul("tick_latency_ns"),
+	       module_param_ul("tick_grid_spread_ns"),
+	       module_param_ul("highres_wait_ms"));
 	measure_noise(&r, 0, true);
 	run_plan(&r, &plan);
 	printf("# totals: %d failed of %d\n", r.failures, r.ktap_index);
