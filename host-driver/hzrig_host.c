@@ -1168,17 +1168,19 @@ static struct usb_driver hzrig_driver = {
  * Their spread (TICK_NSEC less that gap) is logged: a few us show the grid
  * is exact, more is the latency of the tick interrupt. Even the earliest
  * comes after the edge, by that latency: once the tick runs one-shot it is
- * on multiples of TICK_NSEC (tick_init_jiffy_update()), so when the
- * earliest lies just after one, that multiple is the grid. Otherwise (a
- * periodic tick, a kernel that does not align it) the earliest sighting is
- * the best guess. The last sighting, with the jiffies value it saw,
- * anchors jiffies to the grid: a late tick catches jiffies up to the last
- * edge passed, so the value belongs to the edge at or before the sighting.
+ * on multiples of TICK_NSEC (tick_init_jiffy_update()), so when at least
+ * half the sightings lie just after one, that multiple is the grid (some
+ * boots under TCG show a few sightings before it, not understood).
+ * Otherwise (a periodic tick, a kernel that does not align it) the
+ * earliest sighting is the best guess. The last sighting, with the jiffies
+ * value it saw, anchors jiffies to the grid: a late tick catches jiffies up
+ * to the last edge passed, so the value belongs to the edge at or before
+ * the sighting.
  */
 static void __init hzrig_learn_grid(void)
 {
 	u32 off[HZRIG_GRID_EDGES], gap, best_gap = 0;
-	int i, j, best = 0;
+	int i, j, best = 0, aligned = 0;
 	ktime_t seen = 0;
 	u64 seen_jiffies = 0;
 
@@ -1201,9 +1203,12 @@ static void __init hzrig_learn_grid(void)
 		}
 	}
 	hzrig_grid_spread_ns = TICK_NSEC - best_gap;
-	if (off[best] < HZRIG_GRID_ALIGNED_NS) {
+	while (aligned < HZRIG_GRID_EDGES &&
+	       off[aligned] < HZRIG_GRID_ALIGNED_NS)
+		aligned++;
+	if (2 * aligned >= HZRIG_GRID_EDGES) {
 		hzrig_grid_ns = 0;
-		hzrig_grid_latency_ns = off[best];
+		hzrig_grid_latency_ns = off[0];	/* sorted */
 	} else {
 		hzrig_grid_ns = off[best];
 		pr_warn("tick edges not just after multiples of TICK_NSEC: a periodic tick?\n");
