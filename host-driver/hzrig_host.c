@@ -1169,10 +1169,11 @@ static struct usb_driver hzrig_driver = {
  * is exact, more is the latency of the tick interrupt. Even the earliest
  * comes after the edge, by that latency: once the tick runs one-shot it is
  * on multiples of TICK_NSEC (tick_init_jiffy_update()), so when at least
- * half the sightings lie just after one, that multiple is the grid (some
- * boots under TCG show a few sightings before it, not understood).
- * Otherwise (a periodic tick, a kernel that does not align it) the
- * earliest sighting is the best guess. The last sighting, with the jiffies
+ * half the sightings lie just after one, that multiple is the grid. The
+ * earliest sighting alone can mislead: one delayed by most of a jiffy (the
+ * vCPU off the host's CPU under TCG) looks, modulo TICK_NSEC, like one just
+ * before an edge. Otherwise (a periodic tick, a kernel that does not align
+ * it) the earliest sighting is the best guess. The last sighting, with the jiffies
  * value it saw, anchors jiffies to the grid: a late tick catches jiffies up
  * to the last edge passed, so the value belongs to the edge at or before
  * the sighting.
