@@ -1715,6 +1715,18 @@ static void report_unexplained(const struct rep_variant *v, FILE *out)
 	}
 }
 
+/* How many samples started on stale jiffies (their lo was lowered). */
+static void report_stale(const struct rep_variant *v, FILE *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < v->n; i++)
+		n += v->s[i].jiffies_lag > 0;	/* HZRIG_LAG_ABSENT is below 0 */
+	if (n)
+		fprintf(out, "  stale jiffies: %zu of %zu samples started with jiffies behind the tick grid (window lo lowered)\n",
+			n, v->n);
+}
+
 static bool report_variant(struct rep_variant *v, FILE *out)
 {
 	static const char *const head[REP_COLS] = {
@@ -1746,6 +1758,7 @@ static bool report_variant(struct rep_variant *v, FILE *out)
 	if (v->nprobes > 1)
 		fprintf(out, "  noise probes: %zu, allowance %.3f\xe2\x80\x93%.3f ms\n",
 			v->nprobes, v->probe_min / 1e6, v->probe_max / 1e6);
+	report_stale(v, out);
 	if (v->waits_ms >= 0 && v->wall_ms > 0)
 		fprintf(out, "  efficiency: %.1f s of requested waits in %.1f s of measuring (%.2f)%s%s\n",
 			v->waits_ms / 1e3, v->wall_ms / 1e3,

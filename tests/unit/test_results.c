@@ -1086,6 +1086,7 @@ static void test_collect_stale_jiffies(void **state)
 	put_lines(l, n);
 	/* The report names the lag of an unexplained sample that had one. */
 	assert_int_equal(report(dir, &out), 1);
+	assert_contains(out, "  stale jiffies: 4 of 7 samples started with jiffies behind the tick grid (window lo lowered)\n");
 	assert_contains(out, "    case 0 rep 3: bulk-out nak ms T=248 ms (arg 248): early, status -110 (expected -110), 239.000 ms, window (240.000, 260.000] ms + 0.800 ms allowance, jiffies 1 behind at the start\n");
 	assert_contains(out, "    case 0 rep 1: bulk-out nak ms T=248 ms (arg 248): early, status -110 (expected -110), 245.800 ms, window (250.000, 260.000] ms + 0.800 ms allowance\n");
 	free(out);
@@ -1104,6 +1105,9 @@ static void test_collect_stale_jiffies(void **state)
 	run = run_json(dir, "hz-1000");
 	assert_int_equal(jpath_int(run, "counts.stale_jiffies"), 0);
 	json_object_put(run);
+	report(dir, &out);
+	assert_null(strstr(out, "stale jiffies"));
+	free(out);
 	err_free();
 	rmtree(dir);
 }
