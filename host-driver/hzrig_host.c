@@ -74,7 +74,7 @@
 /* Tick edges watched at load to find where the jiffy grid lies in ktime. */
 #define HZRIG_GRID_EDGES	16
 /*
- * The earliest of them within this long after a multiple of TICK_NSEC: the
+ * Half of them or more within this long after a multiple of TICK_NSEC: the
  * tick is one-shot and on that multiple (hzrig_learn_grid()).
  */
 #define HZRIG_GRID_ALIGNED_NS	min_t(u32, TICK_NSEC / 2, NSEC_PER_MSEC)
@@ -1173,10 +1173,10 @@ static struct usb_driver hzrig_driver = {
  * earliest sighting alone can mislead: one delayed by most of a jiffy (the
  * vCPU off the host's CPU under TCG) looks, modulo TICK_NSEC, like one just
  * before an edge. Otherwise (a periodic tick, a kernel that does not align
- * it) the earliest sighting is the best guess. The last sighting, with the jiffies
- * value it saw, anchors jiffies to the grid: a late tick catches jiffies up
- * to the last edge passed, so the value belongs to the edge at or before
- * the sighting.
+ * it) the earliest sighting is the best guess. The last sighting, with the
+ * jiffies value it saw, anchors jiffies to the grid: a late tick catches
+ * jiffies up to the last edge passed, so the value belongs to the edge at
+ * or before the sighting.
  */
 static void __init hzrig_learn_grid(void)
 {
@@ -1249,16 +1249,14 @@ static u32 __init hzrig_measure_jiffy_rate(void)
 static void __init hzrig_wait_highres(void)
 {
 #ifdef CONFIG_HIGH_RES_TIMERS
-	u32 *ms = &hzrig_highres_wait_ms;
-
 	while (READ_ONCE(hrtimer_resolution) != HIGH_RES_NSEC) {
-		if (*ms >= HZRIG_HIGHRES_WAIT_MS) {
+		if (hzrig_highres_wait_ms >= HZRIG_HIGHRES_WAIT_MS) {
 			pr_warn("timers still low-resolution after %u ms: the tick grid may move\n",
-				*ms);
+				hzrig_highres_wait_ms);
 			return;
 		}
 		msleep(20);
-		*ms += 20;
+		hzrig_highres_wait_ms += 20;
 	}
 #endif
 }

@@ -33,7 +33,8 @@ struct hzrig_window {
 	uint64_t tick_ns;	/* TICK_NSEC: tau, one jiffy */
 	uint64_t lo_ns;		/* n * tau (UINT64_MAX if forever) */
 	uint64_t hi_ns;		/* (n + g) * tau (UINT64_MAX if forever) */
-	unsigned int stale_ticks; /* lo_ns moved down by hzrig_window_stale_jiffies() */
+	/* jiffies lo_ns was moved down by hzrig_window_stale_jiffies() */
+	unsigned int stale_ticks;
 };
 
 enum hzrig_verdict {

@@ -824,10 +824,10 @@ struct verdict_counts {
 
 /* One samples.jsonl object for record @r. */
 static struct json_object *sample_json(const struct hzrig_capture *c,
-				       const struct hzrig_rec *r,
-				       uint64_t allowance, bool refused,
+				       const struct hzrig_rec *r, bool refused,
 				       struct verdict_counts *vc)
 {
+	uint64_t allowance = r->allowance_ns;
 	bool killable = r->transfer == HZRIG_XFER_BULK_IN_KILLABLE;
 	struct json_object *o = json_object_new_object();
 	enum hzrig_verdict v;
@@ -1236,9 +1236,8 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 	if (copy_other_variants(samples_path, o->variant, sf, &dropped, err))
 		goto out;
 	for (i = 0; i < c.nrecs; i++) {
-		struct json_object *s = sample_json(&c, &c.recs[i],
-						    c.recs[i].allowance_ns,
-						    refused, &vc);
+		struct json_object *s = sample_json(&c, &c.recs[i], refused,
+						    &vc);
 
 		fprintf(sf, "%s\n", json_object_to_json_string_ext(s,
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
