@@ -39,6 +39,16 @@ enum boot_status {
 	BOOT_ERROR,		/* could not even start QEMU */
 };
 
+/*
+ * The exit status of `hzrig boot`: 2 stays bad usage, as in every hzrig
+ * command, so a crash is 5.
+ */
+static const int boot_status_exit[] = {
+	[BOOT_OK] = 0, [BOOT_FAILED] = 1, [BOOT_HUNG] = 3, [BOOT_ERROR] = 4,
+	[BOOT_CRASHED] = 5,
+};
+#define BOOT_EXIT_USAGE	2
+
 static const char *const boot_status_name[] = {
 	[BOOT_OK] = "ok", [BOOT_FAILED] = "failed", [BOOT_CRASHED] = "crashed",
 	[BOOT_HUNG] = "hung", [BOOT_ERROR] = "error",
@@ -533,7 +543,8 @@ static void boot_usage(FILE *f)
 	      "Boots one variant's guest under QEMU with a watchdog. Progress\n"
 	      "goes to stdout, the console to --console, the guest's ttyS1 to\n"
 	      "--samples, the outcome (ok, failed, crashed, hung, error) to\n"
-	      "--status as JSON. Exit: 0 ok, 1 failed, 2 crashed, 3 hung, 4 error.\n"
+	      "--status as JSON. Exit: 0 ok, 1 failed, 2 bad usage (nothing\n"
+	      "booted), 3 hung, 4 error (QEMU did not start), 5 crashed.\n"
 	      "\n"
 	      "usage: hzrig accel --kernel BZIMAGE --initrd CPIO [--qemu-config FILE]\n"
 	      "                   [--scratch DIR]\n"
@@ -601,44 +612,44 @@ int cmd_boot(int argc, char **argv)
 		case 'Q': g.quiet = true; break;
 		case 't':
 			if (parse_timeout(optarg, &g.timeout_s))
-				return 4;
+				return BOOT_EXIT_USAGE;
 			break;
 		case 'h': boot_usage(stdout); return 0;
-		default: boot_usage(stderr); return 4;
+		default: boot_usage(stderr); return BOOT_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "hzrig %s: unexpected argument '%s'\n",
 			argv[0], argv[optind]);
-		return 4;
+		return BOOT_EXIT_USAGE;
 	}
 	if (!g.kernel || !g.initrd) {
 		fprintf(stderr, "hzrig %s: --kernel and --initrd are required\n",
 			argv[0]);
-		return 4;
+		return BOOT_EXIT_USAGE;
 	}
 	if (hzrig_qemu_conf_load(qconf, &c))
-		return 4;
+		return BOOT_EXIT_USAGE;
 	if (accel_only) {
 		puts(pick_accel(&c, g.kernel, g.initrd, scratch));
 		return 0;
 	}
 	if (!g.variant || !plan || !g.console_path || !g.samples_path) {
 		fprintf(stderr, "hzrig boot: --variant, --plan, --console and --samples are required\n");
-		return 4;
+		return BOOT_EXIT_USAGE;
 	}
 	if (strcmp(g.accel, "auto") && strcmp(g.accel, "kvm") &&
 	    strcmp(g.accel, "tcg")) {
 		fprintf(stderr, "hzrig boot: --accel: '%s' is not auto, kvm or tcg\n",
 			g.accel);
-		return 4;
+		return BOOT_EXIT_USAGE;
 	}
 	if (!strcmp(g.accel, "auto"))
 		g.accel = pick_accel(&c, g.kernel, g.initrd, scratch);
 	if (!g.timeout_s)
 		g.timeout_s = budget_s(&c, plan);
 	if (!g.timeout_s)
-		return 4;
+		return BOOT_EXIT_USAGE;
 	pname = strrchr(plan, '/');
 	pname = pname ? pname + 1 : plan;
 	snprintf(g.extra_append, sizeof(g.extra_append),
@@ -655,5 +666,5 @@ int cmd_boot(int argc, char **argv)
 		       r.crash[0] ? ": " : "", r.crash);
 	if (status && write_status(status, &g, &r))
 		return 4;
-	return (int)r.status;
+	return boot_status_exit[r.status];
 }

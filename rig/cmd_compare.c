@@ -389,7 +389,7 @@ int cmd_compare(int argc, char **argv)
 
 		if (!db_path)
 			db_path = HZRIG_DB_DEFAULT;
-		db = hzrig_db_open(db_path, false, stderr);
+		db = hzrig_db_open(db_path, HZRIG_DB_READ, stderr);
 
 		if (!db)
 			return 2;

@@ -55,6 +55,32 @@ static bool variant_wanted(const struct variant_args *a, const char *v)
 	return false;
 }
 
+/*
+ * Every --variant names a variant some run recorded: a typo must not read
+ * as "nothing recorded" or "nothing to clear". 0, or 2 after a message.
+ */
+static int check_variants(sqlite3 *db, const struct variant_args *a,
+			  const char *cmd, const char *db_path)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		int r = hzrig_db_has_variant(db, a->v[i]);
+
+		if (r < 0) {
+			fprintf(stderr, "hzrig %s: %s: %s\n", cmd, db_path,
+				sqlite3_errmsg(db));
+			return 2;
+		}
+		if (!r) {
+			fprintf(stderr, "hzrig %s: --variant %s: no run in %s recorded a variant of that name\n",
+				cmd, a->v[i], db_path);
+			return 2;
+		}
+	}
+	return 0;
+}
+
 static int bad_format(const char *cmd, const char *arg, const char *allowed)
 {
 	fprintf(stderr, "hzrig %s: --format: '%s' is not %s\n", cmd, arg,
@@ -158,7 +184,7 @@ int cmd_ingest(int argc, char **argv)
 		}
 		/* Opened only now: a run that fails to parse creates nothing. */
 		if (!db) {
-			db = hzrig_db_open(db_path, true, stderr);
+			db = hzrig_db_open(db_path, HZRIG_DB_CREATE, stderr);
 			if (!db) {
 				hzrig_run_free(&run);
 				return 2;
@@ -600,9 +626,13 @@ int cmd_history(int argc, char **argv)
 	}
 	if (optind != argc)
 		return extra_args("history", optind, argv, history_usage);
-	db = hzrig_db_open(db_path, false, stderr);
+	db = hzrig_db_open(db_path, HZRIG_DB_READ, stderr);
 	if (!db)
 		return 2;
+	if (check_variants(db, &va, "history", db_path)) {
+		sqlite3_close(db);
+		return 2;
+	}
 	ret = key ? history_case(db, &va, key, fmt, stdout) :
 	      history_runs(db, &va, fmt, stdout);
 	sqlite3_close(db);
@@ -717,9 +747,14 @@ int cmd_baseline(int argc, char **argv)
 		baseline_usage(stderr);
 		return 2;
 	}
-	db = hzrig_db_open(db_path, false, stderr);
+	db = hzrig_db_open(db_path, strcmp(action, "show") ? HZRIG_DB_WRITE :
+			   HZRIG_DB_READ, stderr);
 	if (!db)
 		return 2;
+	if (check_variants(db, &va, "baseline", db_path)) {
+		sqlite3_close(db);
+		return 2;
+	}
 	if (!strcmp(action, "set")) {
 		if (hzrig_db_baseline_set(db, argv[optind + 1], va.v, va.n,
 					  stdout, stderr) < 0)
@@ -884,9 +919,13 @@ int cmd_check_regressions(int argc, char **argv)
 	if (optind != argc)
 		return extra_args("check-regressions", optind, argv, check_usage);
 
-	db = hzrig_db_open(db_path, false, stderr);
+	db = hzrig_db_open(db_path, HZRIG_DB_WRITE, stderr);
 	if (!db)
 		return 2;
+	if (check_variants(db, &va, "check-regressions", db_path)) {
+		sqlite3_close(db);
+		return 2;
+	}
 	if (!run_id) {
 		int r = hzrig_db_newest_run(db, NULL, newest, sizeof(newest));
 

@@ -32,6 +32,7 @@
 #include <sqlite3.h>
 
 #include "dashboard.h"
+#include "db.h"
 #include "model.h"
 #include "stats.h"
 
@@ -2909,34 +2910,18 @@ static int open_db(struct dash *d)
 {
 	const char *path = d->o->db_path;
 	sqlite3_stmt *st;
-	struct stat sb;
 	int ver = -1, ntables = -1;
 	static const char *const tables[] = {
 		"runs", "variant_runs", "samples", "baselines", "regressions",
 	};
 	size_t i;
 
-	/* Read-only SQLite would fail on a missing file too; say what to do. */
-	if (stat(path, &sb)) {
-		fprintf(d->err, "hzrig dashboard: %s: %s (record a run with"
-			" `hzrig ingest RUN_DIR` first)\n", path, strerror(errno));
+	/* A missing file, a read-only directory: db.c says what to do. */
+	d->db = hzrig_db_open_readonly(path, d->err);
+	if (!d->db)
 		return -1;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		fprintf(d->err, "hzrig dashboard: %s: not a file\n", path);
-		return -1;
-	}
-	if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		fprintf(d->err, "hzrig dashboard: %s: %s\n", path,
-			d->db ? sqlite3_errmsg(d->db) : "cannot open");
-		return -1;
-	}
-	/* `hzrig ingest` may be writing: wait for it as the other commands do. */
-	sqlite3_busy_timeout(d->db, 5000);
-	if (sqlite3_prepare_v2(d->db, "PRAGMA user_version", -1, &st, NULL) ==
-	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		ver = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
+	if (hzrig_db_user_version(d->db, &ver))
+		ver = -1;
 	if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM sqlite_master", -1,
 			       &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)

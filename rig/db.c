@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -153,45 +154,49 @@ static int query_row(sqlite3 *db, const char *sql, const char *arg,
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-int hzrig_db_user_version(sqlite3 *db)
+int hzrig_db_user_version(sqlite3 *db, int *version)
 {
 	sqlite3_stmt *st;
-	int v = -1;
+	int rc;
 
 	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL))
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	return v;
+	return rc == SQLITE_ROW ? 0 : -1;
 }
 
-static int refuse_newer(const char *path, int v, FILE *err)
+static int refuse_version(const char *path, int v, FILE *err)
 {
-	fprintf(err, "hzrig: %s: schema version %d is newer than this hzrig knows (%d): use a newer hzrig\n",
-		path, v, hzrig_db_version);
+	if (v < 0)
+		fprintf(err, "hzrig: %s: schema version %d: no hzrig writes a negative version; not a history database\n",
+			path, v);
+	else
+		fprintf(err, "hzrig: %s: schema version %d is newer than this hzrig knows (%d): use a newer hzrig\n",
+			path, v, hzrig_db_version);
 	return -1;
 }
 
 int hzrig_db_migrate(sqlite3 *db, const char *path, FILE *err)
 {
-	int v = hzrig_db_user_version(db), i;
+	int v, i;
 
-	if (v < 0) {
+	if (hzrig_db_user_version(db, &v)) {
 		fprintf(err, "hzrig: %s: %s\n", path, sqlite3_errmsg(db));
 		return -1;
 	}
-	if (v > hzrig_db_version)
-		return refuse_newer(path, v, err);
+	if (v < 0 || v > hzrig_db_version)
+		return refuse_version(path, v, err);
 	if (v == hzrig_db_version)
 		return 0;
 	/* IMMEDIATE: another hzrig migrating at the same time waits for us. */
 	if (exec(db, "BEGIN IMMEDIATE", err))
 		return -1;
-	v = hzrig_db_user_version(db);
-	if (v > hzrig_db_version) {
+	if (hzrig_db_user_version(db, &v) || v < 0 || v > hzrig_db_version) {
 		rollback(db);
-		return refuse_newer(path, v, err);
+		return refuse_version(path, v, err);
 	}
 	for (i = v; i < hzrig_db_version; i++) {
 		char sql[64];
@@ -207,18 +212,148 @@ int hzrig_db_migrate(sqlite3 *db, const char *path, FILE *err)
 	return commit(db, err);
 }
 
-sqlite3 *hzrig_db_open(const char *path, bool create, FILE *err)
+/* The directory @path is in can be written (SQLite puts -wal, -shm there). */
+static bool dir_writable(const char *path)
 {
-	int flags = SQLITE_OPEN_READWRITE;
-	struct stat st;
-	sqlite3 *db = NULL;
+	char dir[PATH_MAX];
+	char *slash;
 
-	if (!create && stat(path, &st)) {
-		fprintf(err, "hzrig: %s: %s (ingest a run first: hzrig ingest RUN_DIR)\n",
-			path, strerror(errno));
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return false;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return !access(".", W_OK);
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return !access(dir, W_OK);
+}
+
+/*
+ * "file:" URI of @path with ?immutable=1: SQLite then reads a WAL database
+ * without creating its -shm file, which a read-only directory forbids.
+ */
+static int immutable_uri(char *buf, size_t len, const char *path)
+{
+	size_t n = 0;
+	int w;
+
+	w = snprintf(buf, len, "file:");
+	n = (size_t)w;
+	for (; *path && n + 4 < len; path++) {
+		unsigned char ch = (unsigned char)*path;
+
+		if (ch == '%' || ch == '?' || ch == '#' || ch < 0x20)
+			n += (size_t)snprintf(buf + n, len - n, "%%%02X", ch);
+		else
+			buf[n++] = (char)ch;
+	}
+	if (*path || snprintf(buf + n, len - n, "?immutable=1") >=
+		     (int)(len - n))
+		return -1;
+	return 0;
+}
+
+/* Open flags and checks shared by every mode: a regular file or nothing. */
+static int check_path(const char *path, enum hzrig_db_mode mode, FILE *err)
+{
+	struct stat st;
+
+	if (!path[0]) {
+		fprintf(err, "hzrig: database path is empty\n");
+		return -1;
+	}
+	if (stat(path, &st)) {
+		if (errno == ENOENT && mode == HZRIG_DB_CREATE)
+			return 0;
+		fprintf(err, "hzrig: %s: %s%s\n", path, strerror(errno),
+			errno == ENOENT ?
+			" (ingest a run first: hzrig ingest RUN_DIR)" : "");
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(err, "hzrig: %s: not a regular file, so not a history database\n",
+			path);
+		return -1;
+	}
+	return 0;
+}
+
+sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err)
+{
+	char uri[PATH_MAX + 32];
+	sqlite3 *db = NULL;
+	int flags = SQLITE_OPEN_READONLY, v;
+	const char *name = path;
+
+	if (check_path(path, HZRIG_DB_READ, err))
+		return NULL;
+	if (!dir_writable(path)) {
+		if (immutable_uri(uri, sizeof(uri), path)) {
+			fprintf(err, "hzrig: %s: path too long\n", path);
+			return NULL;
+		}
+		name = uri;
+		flags |= SQLITE_OPEN_URI;
+	}
+	if (sqlite3_open_v2(name, &db, flags, NULL) != SQLITE_OK) {
+		fprintf(err, "hzrig: %s: cannot open: %s\n", path,
+			db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
 		return NULL;
 	}
-	if (create)
+	sqlite3_busy_timeout(db, HZRIG_DB_BUSY_MS);
+	sqlite3_extended_result_codes(db, 1);
+	if (hzrig_db_user_version(db, &v)) {
+		fprintf(err, "hzrig: %s: cannot read it as a history database: %s\n",
+			path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (v < 0 || v > hzrig_db_version) {
+		refuse_version(path, v, err);
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+/* WAL, unless it already is (a change needs every other reader gone). */
+static int want_wal(sqlite3 *db, FILE *err)
+{
+	char mode[16] = "";
+
+	if (query_row(db, "PRAGMA journal_mode", NULL, mode, sizeof(mode)) < 0) {
+		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		return -1;
+	}
+	if (!strcmp(mode, "wal"))
+		return 0;
+	return exec(db, "PRAGMA journal_mode = WAL", err);
+}
+
+sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err)
+{
+	int flags = SQLITE_OPEN_READWRITE, v;
+	sqlite3 *db = NULL;
+
+	if (check_path(path, mode, err))
+		return NULL;
+	/* Read-only file or directory: read it as it is, if it is current. */
+	if (mode == HZRIG_DB_READ &&
+	    (access(path, W_OK) || !dir_writable(path))) {
+		db = hzrig_db_open_readonly(path, err);
+		if (db && (hzrig_db_user_version(db, &v) ||
+			   v != hzrig_db_version)) {
+			fprintf(err, "hzrig: %s: schema version %d needs migrating to %d, but the database is read-only: run any hzrig command on it with write access once\n",
+				path, v, hzrig_db_version);
+			sqlite3_close(db);
+			db = NULL;
+		}
+		return db;
+	}
+	if (mode == HZRIG_DB_CREATE)
 		flags |= SQLITE_OPEN_CREATE;
 	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
 		fprintf(err, "hzrig: %s: cannot open: %s\n", path,
@@ -229,18 +364,14 @@ sqlite3 *hzrig_db_open(const char *path, bool create, FILE *err)
 	sqlite3_busy_timeout(db, HZRIG_DB_BUSY_MS);
 	sqlite3_extended_result_codes(db, 1);
 	/* Not a database at all shows up on the first read. */
-	if (hzrig_db_user_version(db) < 0) {
-		fprintf(err, "hzrig: %s: %s\n", path, sqlite3_errmsg(db));
+	if (hzrig_db_user_version(db, &v)) {
+		fprintf(err, "hzrig: %s: cannot read it as a history database: %s\n",
+			path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return NULL;
 	}
 	if (exec(db, "PRAGMA foreign_keys = ON", err) ||
-	    hzrig_db_migrate(db, path, err)) {
-		sqlite3_close(db);
-		return NULL;
-	}
-	/* WAL is persistent; asking again on an open one changes nothing. */
-	if (exec(db, "PRAGMA journal_mode = WAL", err)) {
+	    hzrig_db_migrate(db, path, err) || want_wal(db, err)) {
 		sqlite3_close(db);
 		return NULL;
 	}
@@ -305,6 +436,12 @@ static int finalize_done(sqlite3 *db, sqlite3_stmt *st, int rc, FILE *err)
 		return -1;
 	}
 	return 0;
+}
+
+int hzrig_db_has_variant(sqlite3 *db, const char *variant)
+{
+	return query_row(db, "SELECT 1 FROM variant_runs WHERE variant = ? LIMIT 1",
+			 variant, NULL, 0);
 }
 
 int hzrig_db_has_run(sqlite3 *db, const char *run_id)

@@ -22,23 +22,37 @@
 #include "stats.h"
 
 #define HZRIG_DB_DEFAULT	"results/hzrig.db"
-#define HZRIG_DB_BUSY_MS	5000	/* a dashboard may be reading */
+#define HZRIG_DB_BUSY_MS	30000	/* another ingest may be writing */
 
 extern const char *const hzrig_db_migrations[];
 extern const int hzrig_db_version;	/* the number of migrations */
 
+enum hzrig_db_mode {
+	HZRIG_DB_READ,		/* read; a read-only file or directory is fine */
+	HZRIG_DB_WRITE,		/* read and write an existing database */
+	HZRIG_DB_CREATE,	/* the same, created when missing */
+};
+
 /*
- * Open @path (creating it when @create, else it must exist), set the
+ * Open @path, a regular file (HZRIG_DB_CREATE: or nothing yet), set the
  * connection up (foreign keys, busy timeout, WAL) and bring the schema up
- * to date. NULL after printing why to @err.
+ * to date. HZRIG_DB_READ on a file or directory this process cannot write
+ * opens it read-only instead, and needs the schema current. NULL after
+ * printing why, naming @path, to @err.
  */
-sqlite3 *hzrig_db_open(const char *path, bool create, FILE *err);
+sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err);
+
+/*
+ * Read-only, never migrated: any schema this hzrig knows (0 included).
+ * A directory that cannot be written is read with ?immutable=1.
+ */
+sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err);
 
 /* Apply the missing migrations; -1 (after a message) on error or newer DB. */
 int hzrig_db_migrate(sqlite3 *db, const char *path, FILE *err);
 
-/* PRAGMA user_version; -1 on error. */
-int hzrig_db_user_version(sqlite3 *db);
+/* PRAGMA user_version into @version: 0, or -1 on error. */
+int hzrig_db_user_version(sqlite3 *db, int *version);
 
 /* hzrig_db_ingest() results. */
 #define HZRIG_INGEST_DONE	0	/* written */
@@ -57,6 +71,9 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 
 /* 1 when @run_id is in the DB, 0 when not, -1 on error. */
 int hzrig_db_has_run(sqlite3 *db, const char *run_id);
+
+/* 1 when some run recorded @variant, 0 when none did, -1 on error. */
+int hzrig_db_has_variant(sqlite3 *db, const char *variant);
 
 /*
  * The newest run (by the time in its id, else by ingestion), having

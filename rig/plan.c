@@ -211,6 +211,7 @@ static int split_list(struct parse_ctx *ctx, const char *key, char *s,
 }
 
 struct case_line {
+	unsigned int seen;	/* bit i: plan_keys[i] was given */
 	uint32_t transfers[MAX_LIST], behaviours[MAX_LIST], modes[MAX_LIST];
 	uint32_t timeouts[MAX_LIST];
 	size_t ntransfers, nbehaviours, nmodes, ntimeouts;
@@ -252,6 +253,28 @@ static int parse_timeouts(struct parse_ctx *ctx, char *val,
 	return 0;
 }
 
+static const char *const plan_keys[] = {
+	"transfer", "behaviour", "mode", "timeout", "reps", "length",
+	"delay_us", "short", "phase",
+};
+
+/* A key given twice on one line is an error: neither value may win. */
+static int seen_once(struct parse_ctx *ctx, const char *key,
+		     struct case_line *cl)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(plan_keys) / sizeof(plan_keys[0]); i++) {
+		if (strcmp(key, plan_keys[i]))
+			continue;
+		if (cl->seen & (1u << i))
+			return fail(ctx, "%s: given twice on one line", key);
+		cl->seen |= 1u << i;
+		return 0;
+	}
+	return fail(ctx, "unknown key '%s'", key);
+}
+
 static int parse_key(struct parse_ctx *ctx, char *kv, struct case_line *cl)
 {
 	struct hzrig_plan_case *t = &cl->tmpl;
@@ -260,6 +283,8 @@ static int parse_key(struct parse_ctx *ctx, char *kv, struct case_line *cl)
 	if (!val || val == kv)
 		return fail(ctx, "expected key=value, got '%s'", kv);
 	*val++ = '\0';
+	if (seen_once(ctx, kv, cl))
+		return -1;
 	if (!*val)
 		return fail(ctx, "%s: missing value", kv);
 
@@ -304,6 +329,14 @@ static int plan_push(struct parse_ctx *ctx, struct hzrig_plan *plan,
 		     const struct hzrig_plan_case *c)
 {
 	struct hzrig_plan_case *n;
+
+	if (plan->ncases == HZRIG_PLAN_MAX_CASES)
+		return fail(ctx, "more than %d cases in the plan",
+			    HZRIG_PLAN_MAX_CASES);
+	if (plan->nsamples + c->reps > HZRIG_PLAN_MAX_SAMPLES)
+		return fail(ctx, "more than %d samples in the plan",
+			    HZRIG_PLAN_MAX_SAMPLES);
+	plan->nsamples += c->reps;
 
 	n = hzrig_grow(plan->cases, plan->ncases, &plan->cap, 32, sizeof(*n));
 	if (!n)
@@ -433,12 +466,20 @@ int hzrig_plan_parse(FILE *f, const char *name, struct hzrig_plan *plan,
 		     char *err, size_t errlen)
 {
 	struct parse_ctx ctx = { .name = name, .err = err, .errlen = errlen };
-	char line[MAX_LINE];
+	char *line = NULL, *nul;
+	size_t cap = 0;
+	ssize_t len;
 
 	memset(plan, 0, sizeof(*plan));
-	while (fgets(line, sizeof(line), f)) {
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		ctx.line++;
-		if (!strchr(line, '\n') && !feof(f)) {
+		nul = memchr(line, '\0', (size_t)len);
+		if (nul) {
+			fail(&ctx, "NUL byte at column %zu: a plan is text",
+			     (size_t)(nul - line) + 1);
+			goto err;
+		}
+		if (len > MAX_LINE - 2 + (line[len - 1] == '\n')) {
 			fail(&ctx, "line longer than %d characters",
 			     MAX_LINE - 2);
 			goto err;
@@ -450,12 +491,15 @@ int hzrig_plan_parse(FILE *f, const char *name, struct hzrig_plan *plan,
 		fail(&ctx, "read error");
 		goto err;
 	}
+	free(line);
+	line = NULL;
 	if (!plan->ncases) {
 		fail(&ctx, "plan has no cases");
 		goto err;
 	}
 	return 0;
 err:
+	free(line);
 	hzrig_plan_free(plan);
 	return -1;
 }

@@ -50,9 +50,14 @@ enum hzrig_lane {
 	HZRIG_LANE_COUNT
 };
 
+/* A plan's size limits: far above the full plan, far below a runaway. */
+#define HZRIG_PLAN_MAX_CASES	10000
+#define HZRIG_PLAN_MAX_SAMPLES	1000000
+
 struct hzrig_plan {
 	struct hzrig_plan_case *cases;
 	size_t ncases;
+	size_t nsamples;	/* sum of reps */
 	size_t cap;
 	uint32_t parallel;	/* enum hzrig_parallel; serial by default */
 	int parallel_line;	/* where it was set, 0: not set */

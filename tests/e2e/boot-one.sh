@@ -72,8 +72,8 @@ check "watchdog: no QEMU left behind" "! pgrep -f 'hung.ttyS1' >/dev/null"
 	--plan "$TOP/rig/plans/default.plan" --accel tcg --timeout 60 \
 	--qemu-config "$TOP/rig/qemu/x86_64.conf" --append "rdinit=/nonexistent" \
 	--console "$W/panic.log" --samples "$W/panic.ttyS1" --status "$W/panic.json"
-check "watchdog: a panicking guest exits 2, status crashed, panic named" \
-	"[ $? -eq 2 ] && [ \"\$(jq -r .status '$W/panic.json')\" = crashed ] && jq -r .crash '$W/panic.json' | grep -q 'Kernel panic'"
+check "watchdog: a panicking guest exits 5, status crashed, panic named" \
+	"[ $? -eq 5 ] && [ \"\$(jq -r .status '$W/panic.json')\" = crashed ] && jq -r .crash '$W/panic.json' | grep -q 'Kernel panic'"
 
 echo "$pass passed, $failn failed"
 [ $failn -eq 0 ]

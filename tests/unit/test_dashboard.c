@@ -630,7 +630,7 @@ static void test_not_a_history(void **state)
 	/* A directory. */
 	snprintf(path, sizeof(path), "%s/dir.db", t->dir);
 	assert_int_equal(mkdir(path, 0755), 0);
-	dashboard_fails(t, path, NULL, "not a file", NULL);
+	dashboard_fails(t, path, NULL, "not a regular file", NULL);
 }
 
 static void test_later_schema(void **state)

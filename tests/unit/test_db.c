@@ -189,7 +189,7 @@ static void assert_q_all(sqlite3 *db, const struct q_want *w, size_t n)
 
 static sqlite3 *open_db(const char *path)
 {
-	sqlite3 *db = hzrig_db_open(path, true, err_open());
+	sqlite3 *db = hzrig_db_open(path, HZRIG_DB_CREATE, err_open());
 
 	if (!db)
 		fail_msg("open %s: %s", path, err_text());
@@ -299,6 +299,14 @@ static void assert_v1_contract(sqlite3 *db)
 		     " type = 'index' AND name = 'samples_case'", 1);
 }
 
+static int user_version(sqlite3 *db)
+{
+	int v = -12345;
+
+	assert_int_equal(hzrig_db_user_version(db, &v), 0);
+	return v;
+}
+
 static void test_create(void **state)
 {
 	char *path = path_in("h.db");
@@ -306,13 +314,13 @@ static void test_create(void **state)
 
 	(void)state;
 	/* Not there and not to be created: a clear error, no file. */
-	assert_null(hzrig_db_open(path, false, err_open()));
+	assert_null(hzrig_db_open(path, HZRIG_DB_READ, err_open()));
 	assert_contains(err_text(), "h.db: No such file or directory (ingest a run first");
 	err_free();
 	assert_false(file_exists(path));
 
 	db = open_db(path);
-	assert_int_equal(hzrig_db_user_version(db), hzrig_db_version);
+	assert_int_equal(user_version(db), hzrig_db_version);
 	assert_true(hzrig_db_version >= 2);
 	assert_v1_contract(db);
 	assert_q_text(db, "PRAGMA journal_mode", "wal");
@@ -320,7 +328,7 @@ static void test_create(void **state)
 	sqlite3_close(db);
 	/* Opening again changes nothing. */
 	db = open_db(path);
-	assert_int_equal(hzrig_db_user_version(db), hzrig_db_version);
+	assert_int_equal(user_version(db), hzrig_db_version);
 	sqlite3_close(db);
 	free(path);
 }
@@ -358,7 +366,7 @@ static void test_migrate_v1(void **state)
 	(void)state;
 	make_v1(path, NULL);
 	db = open_db(path);
-	assert_int_equal(hzrig_db_user_version(db), hzrig_db_version);
+	assert_int_equal(user_version(db), hzrig_db_version);
 	/* The data survived, the contract holds, the additions are there. */
 	assert_v1_contract(db);
 	assert_q_int(db, "SELECT elapsed_ns FROM samples", 5000000);
@@ -382,13 +390,13 @@ static void test_migrate_fails(void **state)
 	/* Someone made a table migration 2 wants to create. */
 	make_v1(path, "CREATE TABLE regression_checks(x);");
 	before = read_file(path, &blen);
-	assert_null(hzrig_db_open(path, true, err_open()));
+	assert_null(hzrig_db_open(path, HZRIG_DB_CREATE, err_open()));
 	assert_contains(err_text(), "table regression_checks already exists");
 	assert_contains(err_text(), "migration to schema version 2 failed; the database is unchanged");
 	err_free();
 	assert_same_file(path, before, blen);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(hzrig_db_user_version(db), 1);
+	assert_int_equal(user_version(db), 1);
 	sqlite3_close(db);
 	free(before);
 	free(path);
@@ -406,7 +414,7 @@ static void test_newer_refused(void **state)
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	before = read_file(path, &blen);
-	assert_null(hzrig_db_open(path, true, err_open()));
+	assert_null(hzrig_db_open(path, HZRIG_DB_CREATE, err_open()));
 	snprintf(want, sizeof(want),
 		 "schema version 99 is newer than this hzrig knows (%d): use a newer hzrig",
 		 hzrig_db_version);
@@ -417,10 +425,58 @@ static void test_newer_refused(void **state)
 
 	/* Not a database at all. */
 	write_file(path, "hello, world\n");
-	assert_null(hzrig_db_open(path, true, err_open()));
+	assert_null(hzrig_db_open(path, HZRIG_DB_CREATE, err_open()));
 	assert_contains(err_text(), "file is not a database");
 	err_free();
 	free(path);
+}
+
+/* A negative user_version is named as such, never "not an error". */
+static void test_negative_version_refused(void **state)
+{
+	static const enum hzrig_db_mode modes[] = {
+		HZRIG_DB_READ, HZRIG_DB_WRITE, HZRIG_DB_CREATE,
+	};
+	char *path = path_in("neg.db"), *before;
+	size_t blen, i;
+	sqlite3 *db;
+
+	(void)state;
+	db = open_db(path);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = -3", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	before = read_file(path, &blen);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		assert_null(hzrig_db_open(path, modes[i], err_open()));
+		assert_contains(err_text(), "neg.db: schema version -3: no hzrig writes a negative version");
+		assert_null(strstr(err_text(), "not an error"));
+		err_free();
+	}
+	assert_null(hzrig_db_open_readonly(path, err_open()));
+	assert_contains(err_text(), "schema version -3");
+	err_free();
+	assert_same_file(path, before, blen);
+	free(before);
+	free(path);
+}
+
+/* A device or a directory is no database, and the message names it. */
+static void test_not_a_file(void **state)
+{
+	static const char *const paths[] = { "/dev/null", "/tmp" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		assert_null(hzrig_db_open(paths[i], HZRIG_DB_CREATE, err_open()));
+		assert_contains(err_text(), paths[i]);
+		assert_contains(err_text(), "not a regular file");
+		err_free();
+		assert_null(hzrig_db_open_readonly(paths[i], err_open()));
+		assert_contains(err_text(), "not a regular file");
+		err_free();
+	}
 }
 
 /* ---------------------------------------------------------------------- */
@@ -944,6 +1000,8 @@ int main(void)
 		SCRATCH_TEST(test_migrate_v1),
 		SCRATCH_TEST(test_migrate_fails),
 		SCRATCH_TEST(test_newer_refused),
+		SCRATCH_TEST(test_negative_version_refused),
+		SCRATCH_TEST(test_not_a_file),
 		SCRATCH_TEST(test_ingest),
 		SCRATCH_TEST(test_round_trip),
 		SCRATCH_TEST(test_jiffies_lag),

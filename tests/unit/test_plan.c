@@ -146,6 +146,72 @@ static void test_long_line(void **state)
 	expect_error(text, "t.plan:1: line longer than");
 }
 
+/* A key given twice: an error naming it, whichever value came first. */
+static void test_repeated_key(void **state)
+{
+	(void)state;
+	expect_error("case transfer=bulk-in behaviour=nak timeout=1 timeout=5 reps=2\n",
+		     "t.plan:1: timeout: given twice on one line");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=1 reps=2 reps=2\n",
+		     "reps: given twice");
+	expect_error("case transfer=bulk-in behaviour=nak,stall behaviour=nak timeout=1 reps=1\n",
+		     "behaviour: given twice");
+	expect_error("case transfer=bulk-in behaviour=nak timeout=1 reps=1 phase=tick phase=random\n",
+		     "phase: given twice");
+}
+
+/* A NUL byte is named as such, not as a long line. */
+static void test_nul_byte(void **state)
+{
+	static const char text[] = "case transfer=bulk-in behaviour=nak timeout=1 re\0ps=2\n";
+	struct hzrig_plan p;
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(hzrig_plan_parse(f, "t.plan", &p, err, sizeof(err)), -1);
+	fclose(f);
+	assert_null(p.cases);
+	if (!strstr(err, "t.plan:1: NUL byte at column 49"))
+		fail_msg("error '%s' does not name the NUL byte", err);
+}
+
+/* One line may not expand into a runaway plan. */
+static void test_plan_size(void **state)
+{
+	char text[1024], list[600];
+	struct hzrig_plan p;
+	size_t n = 0;
+	int i;
+
+	(void)state;
+	/* 64 timeouts x 32 transfers x 5 behaviours: 10240 cases. */
+	for (i = 0; i < 64; i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d",
+				      i ? "," : "", i + 1);
+	snprintf(text, sizeof(text),
+		 "case transfer=bulk-in%s behaviour=nak,stall,answer,nak,stall timeout=%s reps=1\n",
+		 ",int-in,bulk-out,ctrl-in,ctrl-out,bulk-in,int-in,bulk-out"
+		 ",bulk-in,int-in,bulk-out,bulk-in,int-in,bulk-out,int-in,bulk-in"
+		 ",bulk-in,int-in,bulk-out,bulk-in,int-in,bulk-out,int-in,bulk-in"
+		 ",bulk-in,int-in,bulk-out,bulk-in,int-in,bulk-out,int-in,bulk-in",
+		 list);
+	expect_error(text, "more than 10000 cases in the plan");
+	/* 64 x 31 cases of 1000 reps: over a million samples. */
+	snprintf(text, sizeof(text),
+		 "case transfer=bulk-in%s behaviour=nak timeout=%s reps=1000\n",
+		 ",int-in,bulk-out,bulk-in,int-in,bulk-out,int-in,bulk-in"
+		 ",bulk-in,int-in,bulk-out,bulk-in,int-in,bulk-out,int-in,bulk-in"
+		 ",bulk-in,int-in,bulk-out,bulk-in,int-in,bulk-out,int-in,bulk-in"
+		 ",bulk-in,int-in,bulk-out,bulk-in,int-in,bulk-out,int-in",
+		 list);
+	expect_error(text, "more than 1000000 samples in the plan");
+	/* Just under both limits is fine. */
+	assert_int_equal(parse("case transfer=bulk-in behaviour=nak timeout=1 reps=1000\n", &p), 0);
+	assert_int_equal(p.nsamples, 1000);
+	hzrig_plan_free(&p);
+}
+
 static void test_names_round_trip(void **state)
 {
 	uint32_t i;
@@ -304,6 +370,9 @@ int main(void)
 		cmocka_unit_test(test_cross_product),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_repeated_key),
+		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_plan_size),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_names_round_trip),
 		cmocka_unit_test(test_expected_status),
