@@ -54,6 +54,14 @@ check-unit: tools
 	@$(MAKE) --no-print-directory -C tests history HZRIG=$(HZRIG)
 	@$(TOP)/tests/kcidb/validate.sh $(HZRIG)
 	@$(MAKE) --no-print-directory -C tests browser HZRIG=$(HZRIG)
+	@$(MAKE) --no-print-directory check-hostile
+
+# Hostile inputs (tests/hostile/): through an hzrig built with ASan+UBSan.
+HZRIG_SAN := $(B)/rig-san/hzrig
+SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+check-hostile:
+	@$(MAKE) --no-print-directory -C rig O=$(B)/rig-san CFLAGS="$(SAN_CFLAGS)"
+	@$(TOP)/tests/hostile/hostile.sh $(HZRIG_SAN)
 
 # What needs the kernel tree: the config survival check and checkpatch.
 check-kernel: ksrc
@@ -93,4 +101,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-unit check-kernel check-e2e checkpatch bench regression-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-unit check-hostile check-kernel check-e2e checkpatch bench regression-demo clean distclean

@@ -922,10 +922,6 @@ int cmd_check_regressions(int argc, char **argv)
 	db = hzrig_db_open(db_path, HZRIG_DB_WRITE, stderr);
 	if (!db)
 		return 2;
-	if (check_variants(db, &va, "check-regressions", db_path)) {
-		sqlite3_close(db);
-		return 2;
-	}
 	if (!run_id) {
 		int r = hzrig_db_newest_run(db, NULL, newest, sizeof(newest));
 

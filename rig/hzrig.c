@@ -18,6 +18,7 @@
 
 #include "hzrig.h"
 #include "model.h"
+#include "report.h"
 #include "results.h"
 
 struct hzrig_cmd {
@@ -238,48 +239,6 @@ int cmd_collect(int argc, char **argv)
 }
 
 /* ---------------------------------------------------------------------- */
-
-static void report_usage(FILE *f)
-{
-	fprintf(f, "usage: hzrig report DIR\n"
-		"Reads DIR/samples.jsonl and DIR/*/run.json (as `hzrig collect`\n"
-		"writes them) and prints per variant: the noise floor, a table of\n"
-		"transfer, requested T, passed argument, the model's window,\n"
-		"observed min/median/max (ms) and samples inside the window, and a\n"
-		"summary line. A variant passes with at least %d%% of its samples\n"
-		"inside and boot status ok.\n"
-		"Exit: 0 all pass, 1 a variant fails, 2 unreadable results.\n"
-		"hzrig report --kcidb[=FILE] ... DIR writes DIR as a KCIDB document\n"
-		"instead (hzrig report --kcidb --help).\n",
-		HZRIG_INSIDE_GOAL_PCT);
-}
-
-int cmd_report(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	int opt, i;
-
-	/* The same run as one KCIDB document: its own options (rig/kcidb.c). */
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strncmp(argv[i], "--kcidb", 7) &&
-		    (!argv[i][7] || argv[i][7] == '='))
-			return cmd_report_kcidb(argc, argv);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'h': report_usage(stdout); return 0;
-		default: report_usage(stderr); return 2;
-		}
-	}
-	if (argc - optind != 1) {
-		report_usage(stderr);
-		return 2;
-	}
-	return hzrig_report(argv[optind], stdout, stderr);
-}
 
 /* ---------------------------------------------------------------------- */
 

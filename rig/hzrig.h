@@ -10,10 +10,6 @@
 /* rig/hzrig.c */
 int cmd_model(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-
-/* rig/kcidb.c: `report --kcidb` */
-int cmd_report_kcidb(int argc, char **argv);
 
 /* rig/cmd_plan.c */
 int cmd_plan(int argc, char **argv);

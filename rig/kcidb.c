@@ -26,7 +26,6 @@
 
 #include <openssl/evp.h>
 
-#include "hzrig.h"
 #include "kcidb.h"
 #include "stats.h"
 
@@ -347,32 +346,89 @@ static int sha256_hex(const void *data, size_t len, char hex[65])
 	return 0;
 }
 
+/*
+ * sha256 of a patch file: a regular file of at most HZRIG_KCIDB_PATCH_MAX
+ * bytes (a device or a FIFO named by mistake is refused, not read until
+ * memory runs out). -1 with errno set on failure.
+ */
+static int sha256_file(const char *path, char hex[65]);
+
+/* Whether @path (which may not exist yet) lies inside directory @dir. */
+static bool inside_dir(const char *path, const char *dir)
+{
+	char *rdir = realpath(dir, NULL), *copy = strdup(path), *rparent;
+	const char *parent;
+	char *slash;
+	bool in = false;
+	size_t n;
+
+	if (!rdir || !copy)
+		goto out;
+	slash = strrchr(copy, '/');
+	if (slash == copy)
+		parent = "/";
+	else if (slash) {
+		*slash = '\0';
+		parent = copy;
+	} else {
+		parent = ".";
+	}
+	rparent = realpath(parent, NULL);
+	if (rparent) {
+		n = strlen(rdir);
+		in = !strncmp(rparent, rdir, n) &&
+		     (rparent[n] == '\0' || rparent[n] == '/');
+		free(rparent);
+	}
+out:
+	free(rdir);
+	free(copy);
+	return in;
+}
+
 static int sha256_file(const char *path, char hex[65])
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
+	size_t len = 0;
+	struct stat st;
+	ssize_t got;
 	int ret = -1;
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	do {
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap + 65536);
-
-			if (!nb)
-				goto out;
-			buf = nb;
-			cap += 65536;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-	} while (got);
-	if (!ferror(f))
-		ret = sha256_hex(buf ? buf : "", len, hex);
+	if (fstat(fd, &st))
+		goto out;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto out;
+	}
+	if (st.st_size > HZRIG_KCIDB_PATCH_MAX) {
+		errno = EFBIG;
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		goto out;
+	/* Read one byte more than stat said: a file still growing fails. */
+	while (len <= (size_t)st.st_size) {
+		got = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto out;
+		if (!got)
+			break;
+		len += (size_t)got;
+	}
+	if (len != (size_t)st.st_size) {
+		errno = EIO;
+		goto out;
+	}
+	ret = sha256_hex(buf, len, hex);
 out:
 	free(buf);
-	fclose(f);
+	close(fd);
 	return ret;
 }
 
@@ -544,8 +600,8 @@ static bool patchset_hash(struct ctx *c, const struct checkout *co,
 			errno = 0;
 			if (sha256_file(path, hex)) {
 				kwarn(c, "%s: %s: checkout %s goes without patchset_hash (give --patch-dir)",
-				      path, strerror(errno ? errno : EIO),
-				      co->id);
+				      path, errno == EINVAL ? "not a regular file" :
+				      strerror(errno ? errno : EIO), co->id);
 				ok = false;
 				break;
 			}
@@ -1099,7 +1155,7 @@ static struct json_object *case_test(struct ctx *c, size_t vi,
 	const struct vextra *x = &c->x[vi];
 	size_t vc[NVERDICTS] = { 0 }, i, j;
 	struct json_object *t, *m, *o;
-	int64_t elapsed = 0;
+	double elapsed = 0;	/* s; a sum of int64_t could overflow */
 	const char *status;
 	char word[ID_MAX], buf[600], win[120];
 	bool refused;
@@ -1116,7 +1172,7 @@ static struct json_object *case_test(struct ctx *c, size_t vi,
 		for (j = 0; j < NVERDICTS; j++)
 			if (!strcmp(s->verdict, verdict_names[j]))
 				vc[j]++;
-		elapsed += s->elapsed_ns;
+		elapsed += s->elapsed_ns / 1e9;
 	}
 	refused = x->refused || vc[4];
 	if (boot_broke(v->boot_status) || refused)
@@ -1153,7 +1209,7 @@ static struct json_object *case_test(struct ctx *c, size_t vi,
 	/* The measurement itself; on a jiffy clocksource there is none. */
 	if (!refused)
 		set_number(t, jms(cs->median_ns), "ms");
-	json_object_object_add(t, "duration", jdbl(elapsed / 1e9, 6));
+	json_object_object_add(t, "duration", jdbl(elapsed, 6));
 
 	m = json_object_new_object();
 	json_object_object_add(m, "case_key", jstr(cs->key));
@@ -1504,6 +1560,11 @@ int cmd_report_kcidb(int argc, char **argv)
 		return 2;
 	}
 	o.run_dir = argv[optind];
+	if (out && strcmp(out, "-") && inside_dir(out, o.run_dir)) {
+		fprintf(stderr, "hzrig report: --kcidb/-o %s: inside the run directory %s; the export goes elsewhere, so that it can never overwrite what the run recorded\n",
+			out, o.run_dir);
+		return 2;
+	}
 	doc = hzrig_kcidb_document(&o);
 	if (!doc)
 		return 2;

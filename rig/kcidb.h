@@ -41,6 +41,7 @@
 #define HZRIG_KCIDB_ORIGIN	"hzrig"		/* default origin */
 #define HZRIG_KCIDB_ARCH	"x86_64"	/* rig/qemu/x86_64.conf */
 #define HZRIG_KCIDB_PATCH_DIR	"kernel/patches"
+#define HZRIG_KCIDB_PATCH_MAX	(16 << 20)	/* bytes a patch file may have */
 /* jiffy_rate test: the measured rate may be this far off HZ (results.h). */
 #define HZRIG_KCIDB_JIFFY_TOLERANCE_PCT	2
 
@@ -73,5 +74,8 @@ struct json_object *hzrig_kcidb_document(const struct hzrig_kcidb_opts *o);
  * or left as it was. 0 on success, -1 (reported on @err) otherwise.
  */
 int hzrig_kcidb_write(struct json_object *doc, const char *path, FILE *err);
+
+/* `hzrig report --kcidb ...`: argv as cmd_report() got it. */
+int cmd_report_kcidb(int argc, char **argv);
 
 #endif /* HZRIG_KCIDB_H */

@@ -15,6 +15,17 @@
 #define HZRIG_USB_MAX_SYNC_TIMEOUT_MS	60000
 
 /* The HZ range the model covers: HZ <= 1000 (msecs_to_jiffies' first two cases). */
+/*
+ * The largest nanosecond (millisecond) figure a result file may hold: 2^55
+ * ns is 417 days, far beyond any wait the rig asks for (usbfs may wait
+ * 2^32 - 1 ms, 50 days), and small enough that a sum of a few such
+ * figures, as the regression rules and the report's median take them,
+ * cannot overflow int64_t (longer sums are kept in double). Readers refuse
+ * larger values instead of clamping them.
+ */
+#define HZRIG_NS_MAX			(INT64_C(1) << 55)
+#define HZRIG_MS_MAX			(HZRIG_NS_MAX / 1000000)
+
 #define HZRIG_MODEL_HZ_MIN		2
 #define HZRIG_MODEL_HZ_MAX		1000
 

@@ -44,7 +44,6 @@
  * field changes meaning or goes away; new fields are added without a bump.
  */
 #define HZRIG_RESULTS_SCHEMA	1
-#define HZRIG_INSIDE_GOAL_PCT	95	/* report: a variant passes at or above */
 
 struct hzrig_meta {
 	char variant[HZRIG_NAME_MAX];
@@ -179,8 +178,5 @@ struct hzrig_collect_opts {
 #define HZRIG_COLLECT_FAILED	2	/* nothing recorded, nothing changed */
 
 int hzrig_collect(const struct hzrig_collect_opts *o);
-
-/* hzrig report: 0 all variants pass, 1 one fails, 2 unreadable input. */
-int hzrig_report(const char *dir, FILE *out, FILE *err);
 
 #endif /* HZRIG_RESULTS_H */

@@ -128,6 +128,8 @@ struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
 	v->rtt_p50_ns = v->rtt_p99_ns = HZRIG_ABSENT;
 	v->allowance_ns = v->waits_ms = v->wall_ms = HZRIG_ABSENT;
 	v->counted_samples = HZRIG_ABSENT;
+	v->probe_min_ns = v->probe_max_ns = HZRIG_ABSENT;
+	v->ktap_ok = v->ktap_not_ok = v->capture_errors = HZRIG_ABSENT;
 	v->kernel_build_s = v->module_build_s = -1;
 	return v;
 }
@@ -502,20 +504,75 @@ static struct json_object *get_obj(struct loader *l, struct json_object *o,
 	return x;
 }
 
+/* noise_probes[]: how many, and the range of their allowances. */
+static void load_probes(struct loader *l, struct hzrig_variant *v,
+			struct json_object *o)
+{
+	struct json_object *a, *e;
+	size_t i, n;
+	int64_t x;
+
+	if (get_member(l, o, "", "noise_probes", OPTIONAL, json_type_array,
+		       "an array", &a) <= 0)
+		return;
+	n = json_object_array_length(a);
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(e, json_type_object)) {
+			lerr(l, "field \"noise_probes[%zu]\": is %s, expected an object",
+			     i, jtype(e));
+			return;
+		}
+		x = HZRIG_ABSENT;
+		if (get_int(l, e, "noise_probes[].", "allowance_ns", REQUIRED,
+			    0, HZRIG_NS_MAX, &x))
+			return;
+		if (!v->nprobes || x < v->probe_min_ns)
+			v->probe_min_ns = x;
+		if (!v->nprobes || x > v->probe_max_ns)
+			v->probe_max_ns = x;
+		v->nprobes++;
+	}
+}
+
+/* What the guest and the capture said: KTAP counts, a truncated capture. */
+static void load_guest(struct loader *l, struct hzrig_variant *v,
+		       struct json_object *o)
+{
+	struct json_object *x, *t;
+
+	get_str(l, o, "", "refused", OPTIONAL, v->refused, sizeof(v->refused));
+	x = get_obj(l, o, "ktap");
+	if (x) {
+		get_int(l, x, "ktap.", "ok", OPTIONAL, 0, INT32_MAX, &v->ktap_ok);
+		get_int(l, x, "ktap.", "not_ok", OPTIONAL, 0, INT32_MAX,
+			&v->ktap_not_ok);
+	}
+	x = get_obj(l, o, "capture");
+	if (x) {
+		get_int(l, x, "capture.", "errors", OPTIONAL, 0, INT32_MAX,
+			&v->capture_errors);
+		if (get_member(l, x, "capture.", "truncated", OPTIONAL,
+			       json_type_boolean, "true or false", &t) > 0)
+			v->truncated = json_object_get_boolean(t);
+	}
+}
+
 static void load_noise(struct loader *l, struct hzrig_variant *v,
 		       struct json_object *o)
 {
 	struct json_object *n = get_obj(l, o, "noise");
 
+	load_probes(l, v, o);
 	if (!n)
 		return;
-	get_int(l, n, "noise.", "overshoot_p50_ns", OPTIONAL, 0, INT64_MAX,
+	get_int(l, n, "noise.", "overshoot_p50_ns", OPTIONAL, 0, HZRIG_NS_MAX,
 		&v->overshoot_p50_ns);
-	get_int(l, n, "noise.", "overshoot_p99_ns", OPTIONAL, 0, INT64_MAX,
+	get_int(l, n, "noise.", "overshoot_p99_ns", OPTIONAL, 0, HZRIG_NS_MAX,
 		&v->overshoot_p99_ns);
-	get_int(l, n, "noise.", "rtt_p50_ns", OPTIONAL, 0, INT64_MAX,
+	get_int(l, n, "noise.", "rtt_p50_ns", OPTIONAL, 0, HZRIG_NS_MAX,
 		&v->rtt_p50_ns);
-	get_int(l, n, "noise.", "rtt_p99_ns", OPTIONAL, 0, INT64_MAX,
+	get_int(l, n, "noise.", "rtt_p99_ns", OPTIONAL, 0, HZRIG_NS_MAX,
 		&v->rtt_p99_ns);
 }
 
@@ -585,15 +642,18 @@ static void load_run_json(struct loader *l, struct hzrig_run *run,
 	get_str(l, o, "", "plan", OPTIONAL, v->plan, sizeof(v->plan));
 	get_str(l, o, "", "boot_status", OPTIONAL, v->boot_status,
 		sizeof(v->boot_status));
-	get_int(l, o, "", "allowance_ns", OPTIONAL, 0, INT64_MAX,
+	get_int(l, o, "", "allowance_ns", OPTIONAL, 0, HZRIG_NS_MAX,
 		&v->allowance_ns);
 	load_noise(l, v, o);
+	load_guest(l, v, o);
 	x = get_obj(l, o, "efficiency");
 	if (x) {
-		get_int(l, x, "efficiency.", "waits_ms", OPTIONAL, 0, INT64_MAX,
+		get_int(l, x, "efficiency.", "waits_ms", OPTIONAL, 0, HZRIG_MS_MAX,
 			&v->waits_ms);
-		get_int(l, x, "efficiency.", "wall_ms", OPTIONAL, 0, INT64_MAX,
+		get_int(l, x, "efficiency.", "wall_ms", OPTIONAL, 0, HZRIG_MS_MAX,
 			&v->wall_ms);
+		get_str(l, x, "efficiency.", "parallel", OPTIONAL, v->parallel,
+			sizeof(v->parallel));
 	}
 	x = get_obj(l, o, "counts");
 	if (x)
@@ -602,6 +662,44 @@ static void load_run_json(struct loader *l, struct hzrig_run *run,
 out:
 	json_object_put(o);
 	free(text);
+}
+
+/*
+ * A patch name from build.json is joined onto the patch directory and
+ * hashed: it must name a file in that directory, in printable characters
+ * without blanks (the list is kept space-separated).
+ */
+static bool patch_name_ok(const char *s)
+{
+	const char *p;
+
+	if (!s[0] || !strcmp(s, ".") || !strcmp(s, "..") || strlen(s) > 255)
+		return false;
+	for (p = s; *p; p++)
+		if (*p == '/' || !isgraph((unsigned char)*p))
+			return false;
+	return true;
+}
+
+static int check_patch_names(struct loader *l, struct json_object *o)
+{
+	struct json_object *v, *e;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(o, "patches", &v) ||
+	    !json_object_is_type(v, json_type_array))
+		return 0;	/* absent, or get_str_list() says what is wrong */
+	n = json_object_array_length(v);
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(v, i);
+		if (json_object_is_type(e, json_type_string) &&
+		    !patch_name_ok(json_object_get_string(e))) {
+			lerr(l, "field \"patches[%zu]\": '%s' is not the name of a file in the patch directory (no '/', blanks or control characters)",
+			     i, json_object_get_string(e));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static void load_build_json(struct loader *l, struct hzrig_variant *v,
@@ -619,7 +717,8 @@ static void load_build_json(struct loader *l, struct hzrig_variant *v,
 		lerr(l, "field \"variant\": '%s' in directory '%s'", name,
 		     v->name);
 	get_str_list(l, o, "fragments", &v->fragments);
-	get_str_list(l, o, "patches", &v->patches);
+	if (!check_patch_names(l, o))
+		get_str_list(l, o, "patches", &v->patches);
 	get_str(l, o, "", "config_hash", OPTIONAL, v->config_hash,
 		sizeof(v->config_hash));
 	get_str(l, o, "", "tree_describe", OPTIONAL, v->tree_describe,
@@ -664,14 +763,14 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 	get_int(l, o, "", "timeout_arg", REQUIRED, INT32_MIN, INT32_MAX,
 		&s.timeout_arg);
 	get_int(l, o, "", "status", REQUIRED, INT32_MIN, INT32_MAX, &s.status);
-	get_int(l, o, "", "elapsed_ns", REQUIRED, 0, INT64_MAX, &s.elapsed_ns);
+	get_int(l, o, "", "elapsed_ns", REQUIRED, 0, HZRIG_NS_MAX, &s.elapsed_ns);
 	get_int(l, o, "", "expected_status", OPTIONAL, INT32_MIN, INT32_MAX,
 		&s.expected_status);
 	get_int(l, o, "", "delay_us", OPTIONAL, 0, INT32_MAX, &s.delay_us);
 	get_int(l, o, "", "length", OPTIONAL, 0, INT32_MAX, &s.length);
 	get_int(l, o, "", "actual_length", OPTIONAL, 0, INT32_MAX,
 		&s.actual_length);
-	get_int(l, o, "", "phase_ns", OPTIONAL, 0, INT64_MAX, &s.phase_ns);
+	get_int(l, o, "", "phase_ns", OPTIONAL, 0, HZRIG_NS_MAX, &s.phase_ns);
 	get_int(l, o, "", "seq", OPTIONAL, 0, INT64_MAX, &s.seq);
 	get_int(l, o, "", "start_jiffies", OPTIONAL, 0, INT64_MAX,
 		&s.start_jiffies);
@@ -680,11 +779,11 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 	get_int(l, o, "", "jiffies", OPTIONAL, 0, INT64_MAX, &s.jiffies);
 	get_int(l, o, "", "level", OPTIONAL, 0, 64, &s.level);
 	get_int(l, o, "", "granule", OPTIONAL, 0, INT64_MAX, &s.granule);
-	get_int(l, o, "", "allowance_ns", OPTIONAL, 0, INT64_MAX,
+	get_int(l, o, "", "allowance_ns", OPTIONAL, 0, HZRIG_NS_MAX,
 		&s.allowance_ns);
-	get_int(l, o, "", "window_lo_ns", OPTIONAL, 0, INT64_MAX,
+	get_int(l, o, "", "window_lo_ns", OPTIONAL, 0, HZRIG_NS_MAX,
 		&s.window_lo_ns);
-	get_int(l, o, "", "window_hi_ns", OPTIONAL, 0, INT64_MAX,
+	get_int(l, o, "", "window_hi_ns", OPTIONAL, 0, HZRIG_NS_MAX,
 		&s.window_hi_ns);
 	if ((s.window_lo_ns == HZRIG_ABSENT) != (s.window_hi_ns == HZRIG_ABSENT))
 		lerr(l, "fields \"window_lo_ns\", \"window_hi_ns\": one without the other");
@@ -862,6 +961,14 @@ int hzrig_run_load(const char *dir, struct hzrig_run *run, FILE *err)
 	if (!base[0] || strlen(base) >= sizeof(run->id)) {
 		fprintf(l.err, "%s: not a run directory name\n", real);
 		return -1;
+	}
+	/* The name is the run's id in the history, CSV and KCIDB ids. */
+	for (i = 0; base[i]; i++) {
+		if ((unsigned char)base[i] < 0x20 || base[i] == 0x7f) {
+			fprintf(l.err, "%s: the run directory's name has a control character (byte 0x%02x at %zu): rename the directory\n",
+				real, (unsigned char)base[i], i + 1);
+			return -1;
+		}
 	}
 	snprintf(run->id, sizeof(run->id), "%s", base);
 

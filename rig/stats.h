@@ -96,6 +96,12 @@ struct hzrig_variant {
 	int64_t rtt_p50_ns, rtt_p99_ns;			/* not measured */
 	int64_t allowance_ns, waits_ms, wall_ms;
 	int64_t counted_samples;	/* run.json counts.samples, or absent */
+	char refused[256];		/* why the timings were refused, or "" */
+	char parallel[16];		/* efficiency.parallel, or "" */
+	size_t nprobes;			/* noise_probes[] */
+	int64_t probe_min_ns, probe_max_ns;	/* their allowances */
+	int64_t ktap_ok, ktap_not_ok, capture_errors;
+	bool truncated;			/* capture.truncated */
 	char *run_json;			/* the file's text */
 	/* build.json, when the run has one. */
 	char *build_json;		/* NULL: no build.json */

@@ -34,6 +34,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "report.h"
 #include "results.h"
 #include "testutil.h"
 
@@ -762,7 +763,7 @@ static void test_report_bad_input(void **state)
 	free(out);
 	assert_int_equal(report(dir, &out), 2);
 	free(out);
-	assert_contains(err_text(), "no results");
+	assert_contains(err_text(), "no <variant>/run.json: not a run directory");
 	err_free();
 
 	errf = err_open();
@@ -775,10 +776,11 @@ static void test_report_bad_input(void **state)
 		fputs("this is not json\n", f);
 		fclose(f);
 	}
+	/* One validation for every command: a bad line refuses the run. */
 	assert_int_equal(report(dir, &out), 2);
-	assert_contains(err_text(), "samples.jsonl:6: not a sample object");
-	/* The good lines are still reported. */
-	assert_contains(out, "hz-100: 5 samples");
+	assert_contains(err_text(), "samples.jsonl:6: not valid JSON");
+	assert_contains(err_text(), "1 error, nothing reported");
+	assert_null(strstr(out, "hz-100: 5 samples"));
 	free(out);
 	err_free();
 	rmtree(dir);
