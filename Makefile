@@ -2,6 +2,7 @@
 #
 #   make            set-up, then the HZ matrix (build, boot, collect) and report
 #   make check      set-up, then unit tests and one end-to-end guest boot
+#   make fuzz       libFuzzer on every untrusted-input reader (FUZZ_SECONDS each)
 #   make bench      turnaround figures; make regression-demo: the
 #                   pre-2.6.12 patch held against the clean kernel
 #
@@ -55,6 +56,7 @@ check-unit: tools
 	@$(TOP)/tests/kcidb/validate.sh $(HZRIG)
 	@$(MAKE) --no-print-directory -C tests browser HZRIG=$(HZRIG)
 	@$(MAKE) --no-print-directory check-hostile
+	@$(MAKE) --no-print-directory check-fuzz
 
 # Hostile inputs (tests/hostile/): through an hzrig built with ASan+UBSan.
 HZRIG_SAN := $(B)/rig-san/hzrig
@@ -62,6 +64,18 @@ SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 check-hostile:
 	@$(MAKE) --no-print-directory -C rig O=$(B)/rig-san CFLAGS="$(SAN_CFLAGS)"
 	@$(TOP)/tests/hostile/hostile.sh $(HZRIG_SAN)
+
+# libFuzzer (clang) on the plan parser, the capture's JSON-lines reader and
+# a run directory through the loader, the report and the KCIDB writer.
+# make check fuzzes each target FUZZ_CHECK_SECONDS; make fuzz, FUZZ_SECONDS.
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 20
+fuzz:
+	@$(TOP)/rig/setup.sh --check
+	@$(TOP)/tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+check-fuzz:
+	@$(TOP)/tests/fuzz/run.sh $(FUZZ_CHECK_SECONDS)
 
 # What needs the kernel tree: the config survival check and checkpatch.
 check-kernel: ksrc
@@ -101,4 +115,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-unit check-hostile check-kernel check-e2e checkpatch bench regression-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench regression-demo clean distclean

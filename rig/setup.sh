@@ -19,11 +19,13 @@ libcmocka-dev
 sqlite3 libsqlite3-dev jq
 "
 
-# `make check` also opens the dashboard in a real browser and validates the
-# KCIDB export against a JSON schema.
+# `make check` also opens the dashboard in a real browser, validates the
+# KCIDB export against a JSON schema and fuzzes the input readers with
+# libFuzzer (clang's runtime libraries).
 CHECK_PKGS="
 chromium chromium-driver curl
 python3-jsonschema
+clang libclang-rt-14-dev
 "
 [ "${1:-}" = --check ] && PKGS="$PKGS $CHECK_PKGS"
 

@@ -1,0 +1,69 @@
+#!/bin/bash
+# run.sh SECONDS [TARGET...]: build the fuzz targets, seed each corpus from
+# tests/data and rig/plans, and fuzz each target for SECONDS. The corpus
+# grows in build/fuzz/corpus/TARGET across runs; a crash leaves its input
+# in build/fuzz/artifacts/ and fails the target. Ends with one line
+# "fuzz: N passed, N failed".
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+O=$TOP/build/fuzz
+SECS=${1:?usage: run.sh SECONDS [TARGET...]}
+shift
+TARGETS=${*:-fuzz_plan fuzz_capture fuzz_run}
+
+make --no-print-directory -C "$TOP/tests/fuzz" O="$O" >"$O.build.log" 2>&1 || {
+	cat "$O.build.log"
+	echo "fuzz: 0 passed, 1 failed"
+	exit 1
+}
+
+# seed TARGET: the corpus to start from, written fresh each run.
+seed() {
+	local s=$O/seed/$1 f i=0
+	rm -rf "$s"
+	mkdir -p "$s"
+	case $1 in
+	fuzz_plan)
+		cp "$TOP"/rig/plans/*.plan "$s/" ;;
+	fuzz_capture)
+		cp "$TOP"/tests/data/captures/*.jsonl "$s/" ;;
+	fuzz_run)
+		# First byte: 0 samples.jsonl, 1 run.json, 2 build.json.
+		# The first 20 lines: small inputs keep the runs per second up.
+		for f in "$TOP"/tests/data/{kcidb,history}/*/samples.jsonl; do
+			i=$((i + 1)); { printf '\0'; head -20 "$f"; } > "$s/samples-$i"
+		done
+		for f in "$TOP"/tests/data/{kcidb,history}/*/*/run.json; do
+			i=$((i + 1)); { printf '\1'; cat "$f"; } > "$s/run-$i"
+		done
+		for f in "$TOP"/tests/data/kcidb/*/*/build.json; do
+			i=$((i + 1)); { printf '\2'; cat "$f"; } > "$s/build-$i"
+		done ;;
+	esac
+	echo "$s"
+}
+
+pass=0 failn=0
+for t in $TARGETS; do
+	corpus=$O/corpus/$t
+	mkdir -p "$corpus" "$O/artifacts"
+	s=$(seed "$t")
+	echo "fuzz: $t for ${SECS}s (corpus $(ls "$corpus" | wc -l) inputs, $(ls "$s" | wc -l) seeds)"
+	case $t in
+	fuzz_plan) max=4096 ;;
+	*) max=16384 ;;
+	esac
+	if "$O/$t" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=$max -print_final_stats=1 \
+		-artifact_prefix="$O/artifacts/$t-" "$corpus" "$s" \
+		>"$O/$t.log" 2>&1; then
+		echo "ok - $t: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$O/$t.log" | grep -o '[0-9]*$') runs, no crash"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $t: see $O/$t.log"
+		grep -m5 -A12 'ERROR\|runtime error\|deadly signal' "$O/$t.log" | sed 's/^/# /'
+		failn=$((failn + 1))
+	fi
+done
+echo "fuzz: $pass passed, $failn failed"
+[ $failn -eq 0 ]
