@@ -7,7 +7,7 @@
 #                   pre-2.6.12 patch held against the clean kernel
 #
 # Variables: VARIANTS (default: hz-100 hz-250 hz-1000), PLAN (a name under
-# rig/plans/; default quick: every transfer, behaviour and caller mode), ACCEL (auto|kvm|tcg), PARALLEL (serial|lanes: overrides the
+# rig/plan/plans/; default quick: every transfer, behaviour and caller mode), ACCEL (auto|kvm|tcg), PARALLEL (serial|lanes: overrides the
 # plan's), KSRC (another kernel tree), JOBS.
 
 TOP := $(CURDIR)
@@ -27,10 +27,10 @@ all: setup
 	@$(MAKE) --no-print-directory matrix
 
 setup:
-	@$(TOP)/rig/setup.sh
+	@$(TOP)/rig/boot/setup.sh
 
 matrix: tools ksrc
-	$(TOP)/rig/matrix.sh --plan $(PLAN) --accel $(ACCEL) $(if $(PARALLEL),--parallel $(PARALLEL)) $(VARIANTS)
+	$(TOP)/rig/boot/matrix.sh --plan $(PLAN) --accel $(ACCEL) $(if $(PARALLEL),--parallel $(PARALLEL)) $(VARIANTS)
 
 tools:
 	@$(MAKE) --no-print-directory -C rig O=$(B)/rig
@@ -46,7 +46,7 @@ $(B)/src/linux-source-6.1/Makefile:
 	@touch $@
 
 check:
-	@$(TOP)/rig/setup.sh --check
+	@$(TOP)/rig/boot/setup.sh --check
 	@$(MAKE) --no-print-directory check-unit check-kernel check-e2e
 
 check-unit: tools
@@ -71,7 +71,7 @@ check-hostile:
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 20
 fuzz:
-	@$(TOP)/rig/setup.sh --check
+	@$(TOP)/rig/boot/setup.sh --check
 	@$(TOP)/tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 check-fuzz:
@@ -92,14 +92,14 @@ BENCH_PLAN ?= quick
 BENCH_COLD ?= 1
 bench: setup
 	@$(MAKE) --no-print-directory tools ksrc
-	$(TOP)/rig/bench.sh --plan $(BENCH_PLAN) $(if $(filter 0,$(BENCH_COLD)),--no-cold) $(VARIANTS)
+	$(TOP)/rig/boot/bench.sh --plan $(BENCH_PLAN) $(if $(filter 0,$(BENCH_COLD)),--no-cold) $(VARIANTS)
 
 # The regression demo: hz-250 and the patched hz-250-legacy (timeouts taken
 # as jiffies again, kernel/patches/0001-*) in one run, the latter held
 # against the former. Exits non-zero: the regressions are the point.
 regression-demo: setup
 	@$(MAKE) --no-print-directory tools ksrc
-	-$(TOP)/rig/matrix.sh --plan quick --accel $(ACCEL) hz-250 hz-250-legacy
+	-$(TOP)/rig/boot/matrix.sh --plan quick --accel $(ACCEL) hz-250 hz-250-legacy
 	$(HZRIG) check-regressions --db $(TOP)/results/hzrig.db \
 		--run $$(basename $$(readlink -f $(TOP)/results/latest)) \
 		--variant hz-250-legacy --against hz-250 \

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 #define NOISE_SLEEPS	200
 #define NOISE_SLEEP_US	1000

@@ -17,7 +17,7 @@ check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
 q() { jq -s "map(select($1)) | length" "$S"; }
 
 rm -rf "$OUT"
-"$TOP/rig/matrix.sh" --plan quick --out "$OUT" "$V"
+"$TOP/rig/boot/matrix.sh" --plan quick --out "$OUT" "$V"
 echo "matrix exit status: $?"
 S=$OUT/latest/samples.jsonl
 RUN=$OUT/latest/$V/run.json

@@ -1,6 +1,6 @@
 #!/bin/bash
 # boot-one.sh VARIANT: the end-to-end test. Builds and boots one variant with
-# the default plan through the same rig/matrix.sh that `make` uses, into a
+# the default plan through the same rig/boot/matrix.sh that `make` uses, into a
 # results directory of its own, then asserts what the backbone promises:
 # the guest finished, KTAP has no failure, every sample has the fields of
 # docs/results.md, NAK samples are -ETIMEDOUT, and >= 95% of them fall inside
@@ -15,7 +15,7 @@ ko() { echo "not ok - $1"; failn=$((failn + 1)); }
 check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
 
 rm -rf "$OUT"
-"$TOP/rig/matrix.sh" --plan default --out "$OUT" "$V"
+"$TOP/rig/boot/matrix.sh" --plan default --out "$OUT" "$V"
 echo "matrix exit status: $?"
 
 R=$OUT/latest
@@ -63,14 +63,14 @@ I=$TOP/build/$V/initramfs.cpio
 W=$TOP/build/tests/watchdog
 mkdir -p "$W"
 "$TOP/build/rig/hzrig" boot --quiet --variant "$V" --kernel "$K" --initrd "$I" \
-	--plan "$TOP/rig/plans/default.plan" --accel tcg --timeout 4 \
-	--qemu-config "$TOP/rig/qemu/x86_64.conf" \
+	--plan "$TOP/rig/plan/plans/default.plan" --accel tcg --timeout 4 \
+	--qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
 	--console "$W/hung.log" --samples "$W/hung.ttyS1" --status "$W/hung.json"
 check "watchdog: a guest past its budget exits 3, status hung" "[ $? -eq 3 ] && [ \"\$(jq -r .status '$W/hung.json')\" = hung ]"
 check "watchdog: no QEMU left behind" "! pgrep -f 'hung.ttyS1' >/dev/null"
 "$TOP/build/rig/hzrig" boot --quiet --variant "$V" --kernel "$K" --initrd "$I" \
-	--plan "$TOP/rig/plans/default.plan" --accel tcg --timeout 60 \
-	--qemu-config "$TOP/rig/qemu/x86_64.conf" --append "rdinit=/nonexistent" \
+	--plan "$TOP/rig/plan/plans/default.plan" --accel tcg --timeout 60 \
+	--qemu-config "$TOP/rig/boot/qemu/x86_64.conf" --append "rdinit=/nonexistent" \
 	--console "$W/panic.log" --samples "$W/panic.ttyS1" --status "$W/panic.json"
 check "watchdog: a panicking guest exits 5, status crashed, panic named" \
 	"[ $? -eq 5 ] && [ \"\$(jq -r .status '$W/panic.json')\" = crashed ] && jq -r .crash '$W/panic.json' | grep -q 'Kernel panic'"

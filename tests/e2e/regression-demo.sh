@@ -33,7 +33,7 @@ CLEAN=$(readlink -f "$CLEAN")
 [ -f "$CLEAN/samples.jsonl" ] || { echo "regression-demo: no samples.jsonl in $CLEAN" >&2; exit 2; }
 rm -rf "$OUT"
 mkdir -p "$OUT"
-"$TOP/rig/matrix.sh" --plan quick --out "$OUT" hz-250 hz-250-legacy
+"$TOP/rig/boot/matrix.sh" --plan quick --out "$OUT" hz-250 hz-250-legacy
 echo "matrix exit status: $? (hz-250-legacy is expected to fail its model check)"
 NEW=$(readlink -f "$OUT/latest")
 A=$(basename "$CLEAN") N=$(basename "$NEW")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # robustness.sh VARIANT [OTHER]: what the rig claims about bad devices and
 # bad modules, in booted guests of VARIANT (its kernel and module must be
-# built, e.g. by rig/matrix.sh, and the tools by `make tools`).
+# built, e.g. by rig/boot/matrix.sh, and the tools by `make tools`).
 #
 # 1. A device lacking an endpoint: the gadget leaves 0x02, 0x81 or 0x85 out
 #    of its descriptors (hzrig.gadget=-x,ADDR). Without a bulk endpoint the
@@ -88,7 +88,7 @@ boot() {
 	CON=$W/$1.console ST=$W/$1.status.json
 	"$HZRIG" boot --quiet --variant "$V" --kernel "$KERNEL" --initrd "$2" \
 		--plan "$PLAN" --accel tcg --timeout 150 \
-		--qemu-config "$TOP/rig/qemu/x86_64.conf" \
+		--qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
 		${3:+--append "$3"} --console "$CON" \
 		--samples "$W/$1.ttyS1" --status "$ST"
 	rc=$?
@@ -147,7 +147,7 @@ if [ -z "$OTHER" ]; then
 	done
 fi
 if [ -z "$OTHER" ]; then
-	skip "HZ mismatch" "no module built for another HZ than $V's ($hz): build hz-250 or hz-1000 with rig/matrix.sh"
+	skip "HZ mismatch" "no module built for another HZ than $V's ($hz): build hz-250 or hz-1000 with rig/boot/matrix.sh"
 	summary
 fi
 OMOD=$B/$OTHER/module/hzrig_host.ko

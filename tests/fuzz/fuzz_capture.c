@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the JSON-lines reader of the guest's capture
- * (rig/results.c, hzrig_capture_parse()), the first thing that touches
+ * (rig/collect/capture.c, hzrig_capture_parse()), the first thing that touches
  * what a guest printed. Every input must parse or be refused line by line.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "results.h"
+#include "collect/collect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the plan parser (rig/plan.c), which both the host tool
+ * libFuzzer target: the plan parser (rig/plan/plan.c), which both the host tool
  * and the guest runner use. Any input is a plan file; the parser must
  * accept it or name the problem, never crash, leak or overflow, and an
  * accepted plan must hold its own limits.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

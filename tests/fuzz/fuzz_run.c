@@ -15,9 +15,9 @@
 
 #include <json-c/json.h>
 
-#include "kcidb.h"
-#include "report.h"
-#include "stats.h"
+#include "output/kcidb/kcidb.h"
+#include "output/report.h"
+#include "runs/runs.h"
 
 #ifndef FIXTURE
 #error "FIXTURE: the run directory to start from"

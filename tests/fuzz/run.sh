@@ -1,6 +1,6 @@
 #!/bin/bash
 # run.sh SECONDS [TARGET...]: build the fuzz targets, seed each corpus from
-# tests/data and rig/plans, and fuzz each target for SECONDS. The corpus
+# tests/data and rig/plan/plans, and fuzz each target for SECONDS. The corpus
 # grows in build/fuzz/corpus/TARGET across runs; a crash leaves its input
 # in build/fuzz/artifacts/ and fails the target. Ends with one line
 # "fuzz: N passed, N failed".
@@ -24,7 +24,7 @@ seed() {
 	mkdir -p "$s"
 	case $1 in
 	fuzz_plan)
-		cp "$TOP"/rig/plans/*.plan "$s/" ;;
+		cp "$TOP"/rig/plan/plans/*.plan "$s/" ;;
 	fuzz_capture)
 		cp "$TOP"/tests/data/captures/*.jsonl "$s/" ;;
 	fuzz_run)

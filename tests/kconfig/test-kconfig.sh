@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-kconfig.sh: rig/kconfig.sh must fail, naming each option that did not
+# test-kconfig.sh: rig/boot/kconfig.sh must fail, naming each option that did not
 # survive olddefconfig, and pass on the fragments the variants use.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -9,14 +9,14 @@ pass=0 failn=0
 check() { if eval "$2"; then echo "ok - $1"; pass=$((pass + 1)); else echo "not ok - $1"; failn=$((failn + 1)); fi; }
 
 rm -rf "$O"
-"$TOP/rig/kconfig.sh" "$KSRC" "$O/bad" "$TOP/tests/kconfig/dropped.config" 2> "$O.err"
+"$TOP/rig/boot/kconfig.sh" "$KSRC" "$O/bad" "$TOP/tests/kconfig/dropped.config" 2> "$O.err"
 rc=$?
 check "dropped option: kconfig.sh fails" "[ $rc -ne 0 ]"
 check "dropped option: named with what it became" "grep -q 'dropped.config: wanted CONFIG_USB_DUMMY_HCD=y, got' '$O.err'"
 check "option asked off and off: not reported" "! grep -q CONFIG_VT '$O.err'"
 
 C=$TOP/kernel/configs
-"$TOP/rig/kconfig.sh" "$KSRC" "$O/good" "$C/base.config" "$C/usb.config" "$C/clock.config" "$C/hz-250.config" 2> "$O.err"
+"$TOP/rig/boot/kconfig.sh" "$KSRC" "$O/good" "$C/base.config" "$C/usb.config" "$C/clock.config" "$C/hz-250.config" 2> "$O.err"
 check "hz-250 fragments survive" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
 check "hz-250 .config has CONFIG_HZ=250" "grep -qx 'CONFIG_HZ=250' '$O/good/.config'"
 check "hz-250 .config has dummy_hcd and gadgetfs built in" "grep -qx 'CONFIG_USB_DUMMY_HCD=y' '$O/good/.config' && grep -qx 'CONFIG_USB_GADGETFS=y' '$O/good/.config'"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the dashboard (rig/dashboard.c): the pure helpers the
+ * Unit tests of the dashboard (rig/output/dashboard/dashboard.c): the pure helpers the
  * charts are built from (scales, nice ticks, labels, HTML escaping), and
  * hzrig_dashboard() itself on small databases written here with the
- * schema-v1 contract of docs/history.md (not with rig/db.c, so that the
+ * schema-v1 contract of docs/history.md (not with rig/history/db.c, so that the
  * contract, not the writer, is what is tested): an empty file, a run with
  * a hostile variant name, an unknown run, files that are not a history.
  * The page in a browser is tests/browser/test-dashboard.sh.
@@ -24,7 +24,7 @@
 
 #include <sqlite3.h>
 
-#include "dashboard.h"
+#include "output/dashboard/dashboard.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- scales */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the history database (rig/db.c, and `hzrig ingest` of
- * rig/cmd_history.c): the v1 contract, migrations from an older schema and
+ * Unit tests of the history database (rig/history/db.c, and `hzrig ingest` of
+ * rig/history/cmd_history.c): the v1 contract, migrations from an older schema and
  * refusal of a newer one, ingesting (idempotent, all or nothing, --replace),
  * the round trip of runs through the DB, baselines and stored checks.
  *
@@ -27,9 +27,9 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "db.h"
-#include "hzrig.h"
-#include "stats.h"
+#include "history/db.h"
+#include "history/history.h"
+#include "runs/runs.h"
 #include "testutil.h"
 
 #define QUICK	DATA_DIR "/history/20261203T102031Z"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hzrig report --kcidb (rig/kcidb.c): the export of a real, trimmed run
+ * hzrig report --kcidb (rig/output/kcidb/kcidb.c): the export of a real, trimmed run
  * (tests/data/kcidb/) checked against the KCIDB I/O schema as written down
  * in tests/kcidb/kcidb.v04_04.schema.json, and against the run itself.
  *
@@ -31,8 +31,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "hzrig.h"
-#include "kcidb.h"
+#include "output/kcidb/kcidb.h"
 #include "testutil.h"
 
 #define FIXTURE_ID	"20261203T102031Z"

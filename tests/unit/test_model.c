@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the analytical model (rig/model.c).
+ * Unit tests of the analytical model (rig/model/model.c).
  *
  * The expected numbers below were derived by hand from the 6.1.192 source,
  * not computed by the code under test. The rules used (docs/model.md has the
@@ -35,7 +35,7 @@
 #include <hzrig/ioctl.h>
 #include <hzrig/wire.h>
 
-#include "model.h"
+#include "model/model.h"
 
 #define MS	1000000ULL
 

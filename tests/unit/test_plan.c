@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of the plan parser (rig/plan.c). */
+/* Unit tests of the plan parser (rig/plan/plan.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 static char err[256];
 

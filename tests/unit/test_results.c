@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of result collection (rig/results.c): capture parsing and its
+ * Unit tests of result collection (rig/collect/capture.c): capture parsing and its
  * errors, KTAP counting, collect's verdicts and files, and report.
  *
  * Fixtures are in tests/data/captures/. The verdicts expected of good.jsonl
@@ -34,8 +34,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "report.h"
-#include "results.h"
+#include "output/report.h"
+#include "collect/collect.h"
 #include "testutil.h"
 
 #define CAP(name)	DATA_DIR "/captures/" name

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of rig/stats.c: case keys, nearest-rank percentiles, loading
+ * Unit tests of rig/runs/stats.c: case keys, nearest-rank percentiles, loading
  * and validating run directories, per-case figures and the regression rules.
  *
  * Fixtures (tests/data/history/, see its README.md) are real runs trimmed to
@@ -38,7 +38,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "stats.h"
+#include "runs/runs.h"
 #include "testutil.h"
 
 #define QUICK	DATA_DIR "/history/20261203T102031Z"

@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig boot / hzrig accel: run a guest under QEMU with a host-side watchdog.
+ *
+ * Stages, each returning a status, as in tools/testing/kunit: load the QEMU
+ * settings (data, rig/boot/qemu/<arch>.conf), pick the accelerator (KVM only once a
+ * smoke boot proved it reaches /init), run the guest while reading its console
+ * (progress to our stdout, everything to the console log, crash patterns and
+ * the guest's own "done" line noted), kill it past its time budget.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include "boot/boot.h"
+#include "plan/plan.h"
+
+#define MAX_ARGS	64
+
+enum boot_status {
+	BOOT_OK,		/* guest ran the plan and said rc=0 */
+	BOOT_FAILED,		/* guest finished, some KTAP test failed */
+	BOOT_CRASHED,		/* panic, oops, BUG, or exit without "done" */
+	BOOT_HUNG,		/* watchdog fired */
+	BOOT_ERROR,		/* could not even start QEMU */
+};
+
+/*
+ * The exit status of `hzrig boot`: 2 stays bad usage, as in every hzrig
+ * command, so a crash is 5.
+ */
+static const int boot_status_exit[] = {
+	[BOOT_OK] = 0, [BOOT_FAILED] = 1, [BOOT_HUNG] = 3, [BOOT_ERROR] = 4,
+	[BOOT_CRASHED] = 5,
+};
+#define BOOT_EXIT_USAGE	2
+
+static const char *const boot_status_name[] = {
+	[BOOT_OK] = "ok", [BOOT_FAILED] = "failed", [BOOT_CRASHED] = "crashed",
+	[BOOT_HUNG] = "hung", [BOOT_ERROR] = "error",
+};
+
+struct qemu_conf {
+	char binary[128];
+	char args[512];
+	char cpu_tcg[64];
+	char cpu_kvm[64];
+	char append[512];
+	char append_tcg[256];
+	unsigned int boot_budget_s;
+	unsigned int slack_percent;
+	unsigned int smoke_timeout_s;
+};
+
+struct guest {
+	const char *variant;
+	const char *kernel;
+	const char *initrd;
+	const char *accel;
+	const char *console_path;
+	const char *samples_path;
+	char extra_append[512];
+	unsigned int timeout_s;
+	bool quiet;
+};
+
+struct guest_result {
+	enum boot_status status;
+	int guest_rc;
+	double wall_s;
+	double first_sample_s;	/* console time of the first KTAP result */
+	char crash[256];	/* first crash line seen */
+	char last[256];		/* last non-empty console line */
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+static int conf_str(char *dst, size_t len, const char *key, const char *val,
+		    const char *path, int line)
+{
+	if (strlen(val) >= len) {
+		fprintf(stderr, "%s:%d: %s: value longer than %zu\n", path,
+			line, key, len - 1);
+		return -1;
+	}
+	strcpy(dst, val);
+	return 0;
+}
+
+static int conf_uint(unsigned int *dst, const char *key, const char *val,
+		     const char *path, int line)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (errno || *end || end == val || v > 100000) {
+		fprintf(stderr, "%s:%d: %s: '%s' is not a number 0..100000\n",
+			path, line, key, val);
+		return -1;
+	}
+	*dst = (unsigned int)v;
+	return 0;
+}
+
+static int hzrig_qemu_conf_load(const char *path, struct qemu_conf *c)
+{
+	char buf[1024];
+	int line = 0, ret = 0;
+	FILE *f = fopen(path, "r");
+
+	memset(c, 0, sizeof(*c));
+	c->boot_budget_s = 90;
+	c->slack_percent = 200;
+	c->smoke_timeout_s = 30;
+	if (!f) {
+		fprintf(stderr, "hzrig: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (!ret && fgets(buf, sizeof(buf), f)) {
+		char *key = trim(buf), *val;
+
+		line++;
+		if (!*key || *key == '#')
+			continue;
+		val = strchr(key, '=');
+		if (!val) {
+			fprintf(stderr, "%s:%d: expected key = value\n", path,
+				line);
+			ret = -1;
+			break;
+		}
+		*val++ = '\0';
+		key = trim(key);
+		val = trim(val);
+		if (!strcmp(key, "binary"))
+			ret = conf_str(c->binary, sizeof(c->binary), key, val, path, line);
+		else if (!strcmp(key, "args"))
+			ret = conf_str(c->args, sizeof(c->args), key, val, path, line);
+		else if (!strcmp(key, "cpu_tcg"))
+			ret = conf_str(c->cpu_tcg, sizeof(c->cpu_tcg), key, val, path, line);
+		else if (!strcmp(key, "cpu_kvm"))
+			ret = conf_str(c->cpu_kvm, sizeof(c->cpu_kvm), key, val, path, line);
+		else if (!strcmp(key, "append"))
+			ret = conf_str(c->append, sizeof(c->append), key, val, path, line);
+		else if (!strcmp(key, "append_tcg"))
+			ret = conf_str(c->append_tcg, sizeof(c->append_tcg), key, val, path, line);
+		else if (!strcmp(key, "boot_budget_s"))
+			ret = conf_uint(&c->boot_budget_s, key, val, path, line);
+		else if (!strcmp(key, "slack_percent"))
+			ret = conf_uint(&c->slack_percent, key, val, path, line);
+		else if (!strcmp(key, "smoke_timeout_s"))
+			ret = conf_uint(&c->smoke_timeout_s, key, val, path, line);
+		else if (strcmp(key, "console") && strcmp(key, "samples")) {
+			fprintf(stderr, "%s:%d: unknown key '%s'\n", path, line,
+				key);
+			ret = -1;
+		}
+	}
+	fclose(f);
+	if (!ret && (!*c->binary || !*c->cpu_tcg)) {
+		fprintf(stderr, "%s: binary and cpu_tcg are required\n", path);
+		ret = -1;
+	}
+	return ret;
+}
+
+/*
+ * Under TCG the guest's TSC is the host's TSC, but the guest often fails to
+ * calibrate it against the emulated PIT ("tsc: Unable to calibrate against
+ * PIT"), drops it and ends on refined-jiffies. Measuring the rate here and
+ * passing it as tsc_early_khz= makes the guest skip that calibration.
+ */
+static unsigned long host_tsc_khz(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	struct timespec a, b;
+	uint64_t c0, c1;
+	double ns;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+	c0 = __rdtsc();
+	do {
+		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+		ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+	} while (ns < 200e6);
+	c1 = __rdtsc();
+	return (unsigned long)((c1 - c0) / ns * 1e6 + 0.5);
+#else
+	return 0;
+#endif
+}
+
+/* Expand %HOST_TSC_KHZ% in @in into @out. */
+static void expand_append(char *out, size_t len, const char *in)
+{
+	static const char tok[] = "%HOST_TSC_KHZ%";
+	const char *p = strstr(in, tok);
+
+	if (!p) {
+		snprintf(out, len, "%s", in);
+		return;
+	}
+	snprintf(out, len, "%.*s%lu%s", (int)(p - in), in, host_tsc_khz(),
+		 p + strlen(tok));
+}
+
+/* Split @s (modified) on spaces into @argv starting at *argc. */
+static int split_args(char *s, char **argv, int *argc)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(s, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (*argc >= MAX_ARGS - 1)
+			return -1;
+		argv[(*argc)++] = tok;
+	}
+	return 0;
+}
+
+static const char *const crash_patterns[] = {
+	"Kernel panic", "BUG:", "Oops:", "general protection fault",
+	"WARNING:", "INFO: task", "Unable to handle kernel",
+};
+
+static void scan_line(const struct guest *g, struct guest_result *r,
+		      const char *line, double t0)
+{
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(crash_patterns) / sizeof(*crash_patterns); i++) {
+		if (!r->crash[0] && strstr(line, crash_patterns[i])) {
+			/* Truncation is fine: the log has the rest. */
+			size_t n = strnlen(line, sizeof(r->crash) - 1);
+
+			memcpy(r->crash, line, n);
+			r->crash[n] = '\0';
+			if (!g->quiet)
+				printf("[%s] CRASH: %s\n", g->variant, line);
+		}
+	}
+	if (*line) {
+		size_t n = strnlen(line, sizeof(r->last) - 1);
+
+		memcpy(r->last, line, n);
+		r->last[n] = '\0';
+	}
+	p = strstr(line, "hzrig: guest done rc=");
+	if (p)
+		r->guest_rc = atoi(p + strlen("hzrig: guest done rc="));
+	if (r->first_sample_s < 0 && (!strncmp(line, "ok ", 3) ||
+				      !strncmp(line, "not ok ", 7)))
+		r->first_sample_s = mono_s() - t0;
+	if (g->quiet)
+		return;
+	/* Progress: our own lines, KTAP results and case headers. */
+	if (strstr(line, "hzrig: ") || !strncmp(line, "ok ", 3) ||
+	    !strncmp(line, "not ok ", 7) || !strncmp(line, "# case ", 7) ||
+	    !strncmp(line, "# waits ", 8) ||
+	    !strncmp(line, "Bail out!", 9)) {
+		printf("[%s] %s\n", g->variant, line);
+		fflush(stdout);
+	}
+}
+
+/* Feed console bytes to the log and, line by line, to scan_line(). */
+static void consume(const struct guest *g, struct guest_result *r, FILE *log,
+		    char *lbuf, size_t *llen, size_t lcap, const char *buf,
+		    ssize_t n, double t0)
+{
+	ssize_t i;
+
+	fwrite(buf, 1, n, log);
+	for (i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			lbuf[*llen] = '\0';
+			if (*llen && lbuf[*llen - 1] == '\r')
+				lbuf[*llen - 1] = '\0';
+			scan_line(g, r, lbuf, t0);
+			*llen = 0;
+		} else if (*llen < lcap - 1) {
+			lbuf[(*llen)++] = buf[i];
+		}
+	}
+}
+
+static pid_t spawn(char **argv, int *out_fd)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (!pid) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		setpgid(0, 0);
+		execvp(argv[0], argv);
+		fprintf(stderr, "hzrig: exec %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	*out_fd = pfd[0];
+	return pid;
+}
+
+static int run_guest(const struct qemu_conf *c, const struct guest *g,
+		     struct guest_result *r)
+{
+	char args[sizeof(c->args)], append[1400], serial1[4200], lbuf[4096];
+	char tcg_append[300];
+	char *argv[MAX_ARGS];
+	bool kvm = !strcmp(g->accel, "kvm");
+	double t0 = mono_s(), deadline = t0 + g->timeout_s;
+	size_t llen = 0;
+	int argc = 0, fd, wstatus = 0;
+	FILE *log;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->guest_rc = -1;
+	r->first_sample_s = -1;
+	r->status = BOOT_ERROR;
+	strcpy(args, c->args);
+	expand_append(tcg_append, sizeof(tcg_append), kvm ? "" : c->append_tcg);
+	snprintf(append, sizeof(append), "%s %s %s", c->append, tcg_append,
+		 g->extra_append);
+	snprintf(serial1, sizeof(serial1), "file:%s", g->samples_path);
+	argv[argc++] = (char *)c->binary;
+	if (split_args(args, argv, &argc) || argc > MAX_ARGS - 16) {
+		fprintf(stderr, "hzrig: too many QEMU arguments\n");
+		return -1;
+	}
+	argv[argc++] = "-accel";
+	argv[argc++] = kvm ? "kvm" : "tcg";
+	argv[argc++] = "-cpu";
+	argv[argc++] = (char *)(kvm && c->cpu_kvm[0] ? c->cpu_kvm : c->cpu_tcg);
+	argv[argc++] = "-kernel";
+	argv[argc++] = (char *)g->kernel;
+	argv[argc++] = "-initrd";
+	argv[argc++] = (char *)g->initrd;
+	argv[argc++] = "-append";
+	argv[argc++] = append;
+	argv[argc++] = "-serial";
+	argv[argc++] = "stdio";
+	argv[argc++] = "-serial";
+	argv[argc++] = serial1;
+	argv[argc] = NULL;
+
+	log = fopen(g->console_path, "w");
+	if (!log) {
+		fprintf(stderr, "hzrig: %s: %s\n", g->console_path,
+			strerror(errno));
+		return -1;
+	}
+	pid = spawn(argv, &fd);
+	if (pid < 0) {
+		fprintf(stderr, "hzrig: cannot start %s: %s\n", c->binary,
+			strerror(errno));
+		fclose(log);
+		return -1;
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		double left = deadline - mono_s();
+		char buf[4096];
+		ssize_t n;
+
+		if (left <= 0) {
+			/* The watchdog: the whole process group goes. */
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			r->status = BOOT_HUNG;
+			break;
+		}
+		if (poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (!(pfd.revents & (POLLIN | POLLHUP)))
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		consume(g, r, log, lbuf, &llen, sizeof(lbuf), buf, n, t0);
+	}
+	close(fd);
+	waitpid(pid, &wstatus, 0);
+	fclose(log);
+	r->wall_s = mono_s() - t0;
+	if (r->status == BOOT_HUNG)
+		return 0;
+	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
+		/* QEMU itself failed: a bad option, a missing file, KVM. */
+		r->status = BOOT_ERROR;
+		snprintf(r->crash, sizeof(r->crash), "QEMU exit status %d: %.200s",
+			 WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
+			 r->last);
+		return 0;
+	}
+	if (r->crash[0] || r->guest_rc < 0)
+		r->status = BOOT_CRASHED;
+	else if (r->guest_rc)
+		r->status = BOOT_FAILED;
+	else
+		r->status = BOOT_OK;
+	if (r->status == BOOT_CRASHED && !r->crash[0])
+		snprintf(r->crash, sizeof(r->crash),
+			 "guest stopped before it was done, last line: %.180s",
+			 r->last);
+	return 0;
+}
+
+/* KVM is used only when a smoke boot with it reaches /init. */
+static const char *pick_accel(const struct qemu_conf *c, const char *kernel,
+			      const char *initrd, const char *scratch)
+{
+	struct guest_result r;
+	char console[4096], samples[4096];
+	struct guest g = {
+		.variant = "smoke", .kernel = kernel, .initrd = initrd,
+		.accel = "kvm", .console_path = console,
+		.samples_path = samples, .timeout_s = c->smoke_timeout_s,
+		.quiet = true,
+	};
+
+	if (access("/dev/kvm", R_OK | W_OK))
+		return "tcg";
+	snprintf(console, sizeof(console), "%s/smoke-kvm.log", scratch);
+	snprintf(samples, sizeof(samples), "%s/smoke-kvm.ttyS1", scratch);
+	snprintf(g.extra_append, sizeof(g.extra_append), "hzrig.smoke=1");
+	if (run_guest(c, &g, &r) || r.status != BOOT_OK)
+		return "tcg";
+	return "kvm";
+}
+
+static unsigned int budget_s(const struct qemu_conf *c, const char *plan)
+{
+	struct hzrig_plan p;
+	char err[256];
+	uint64_t ms;
+
+	if (hzrig_plan_load(plan, &p, err, sizeof(err))) {
+		fprintf(stderr, "hzrig: %s\n", err);
+		return 0;
+	}
+	ms = hzrig_plan_wait_ms(&p, 0);
+	hzrig_plan_free(&p);
+	return c->boot_budget_s + (unsigned int)(ms * (100 + c->slack_percent) /
+						 100000);
+}
+
+static int write_status(const char *path, const struct guest *g,
+			const struct guest_result *r)
+{
+	char tmp[4200];
+	const char *s;
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "hzrig: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"variant\":\"%s\",\"status\":\"%s\",\"guest_rc\":%d,"
+		"\"accel\":\"%s\",\"timeout_s\":%u,\"wall_s\":%.3f,"
+		"\"first_result_s\":%.3f,\"crash\":\"",
+		g->variant, boot_status_name[r->status], r->guest_rc, g->accel,
+		g->timeout_s, r->wall_s, r->first_sample_s);
+	for (s = r->crash; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+	}
+	fputs("\"}\n", f);
+	if (fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "hzrig: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void boot_usage(FILE *f)
+{
+	fputs("usage: hzrig boot --variant NAME --kernel BZIMAGE --initrd CPIO\n"
+	      "                  --plan FILE --console LOG --samples FILE\n"
+	      "                  [--status FILE] [--accel auto|kvm|tcg]\n"
+	      "                  [--qemu-config FILE] [--timeout SECONDS] [--quiet]\n"
+	      "                  [--append 'KERNEL ARGS']\n"
+	      "Boots one variant's guest under QEMU with a watchdog. Progress\n"
+	      "goes to stdout, the console to --console, the guest's ttyS1 to\n"
+	      "--samples, the outcome (ok, failed, crashed, hung, error) to\n"
+	      "--status as JSON. Exit: 0 ok, 1 failed, 2 bad usage (nothing\n"
+	      "booted), 3 hung, 4 error (QEMU did not start), 5 crashed.\n"
+	      "\n"
+	      "usage: hzrig accel --kernel BZIMAGE --initrd CPIO [--qemu-config FILE]\n"
+	      "                   [--scratch DIR]\n"
+	      "Prints kvm if a KVM smoke boot reaches /init, else tcg.\n", f);
+}
+
+static int parse_timeout(const char *s, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || v == 0 || v > 86400) {
+		fprintf(stderr, "hzrig boot: --timeout: '%s' is not 1..86400 seconds\n",
+			s);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int cmd_boot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "variant", required_argument, NULL, 'v' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "plan", required_argument, NULL, 'p' },
+		{ "console", required_argument, NULL, 'c' },
+		{ "samples", required_argument, NULL, 's' },
+		{ "status", required_argument, NULL, 'S' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ "qemu-config", required_argument, NULL, 'q' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "scratch", required_argument, NULL, 'd' },
+		{ "append", required_argument, NULL, 'A' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct guest g = { .accel = "auto" };
+	const char *qconf = "rig/boot/qemu/x86_64.conf", *plan = NULL;
+	const char *status = NULL, *scratch = "/tmp", *append = "";
+	bool accel_only = !strcmp(argv[0], "accel");
+	struct guest_result r;
+	struct qemu_conf c;
+	const char *pname;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'v': g.variant = optarg; break;
+		case 'k': g.kernel = optarg; break;
+		case 'i': g.initrd = optarg; break;
+		case 'p': plan = optarg; break;
+		case 'c': g.console_path = optarg; break;
+		case 's': g.samples_path = optarg; break;
+		case 'S': status = optarg; break;
+		case 'a': g.accel = optarg; break;
+		case 'q': qconf = optarg; break;
+		case 'd': scratch = optarg; break;
+		case 'A': append = optarg; break;
+		case 'Q': g.quiet = true; break;
+		case 't':
+			if (parse_timeout(optarg, &g.timeout_s))
+				return BOOT_EXIT_USAGE;
+			break;
+		case 'h': boot_usage(stdout); return 0;
+		default: boot_usage(stderr); return BOOT_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "hzrig %s: unexpected argument '%s'\n",
+			argv[0], argv[optind]);
+		return BOOT_EXIT_USAGE;
+	}
+	if (!g.kernel || !g.initrd) {
+		fprintf(stderr, "hzrig %s: --kernel and --initrd are required\n",
+			argv[0]);
+		return BOOT_EXIT_USAGE;
+	}
+	if (hzrig_qemu_conf_load(qconf, &c))
+		return BOOT_EXIT_USAGE;
+	if (accel_only) {
+		puts(pick_accel(&c, g.kernel, g.initrd, scratch));
+		return 0;
+	}
+	if (!g.variant || !plan || !g.console_path || !g.samples_path) {
+		fprintf(stderr, "hzrig boot: --variant, --plan, --console and --samples are required\n");
+		return BOOT_EXIT_USAGE;
+	}
+	if (strcmp(g.accel, "auto") && strcmp(g.accel, "kvm") &&
+	    strcmp(g.accel, "tcg")) {
+		fprintf(stderr, "hzrig boot: --accel: '%s' is not auto, kvm or tcg\n",
+			g.accel);
+		return BOOT_EXIT_USAGE;
+	}
+	if (!strcmp(g.accel, "auto"))
+		g.accel = pick_accel(&c, g.kernel, g.initrd, scratch);
+	if (!g.timeout_s)
+		g.timeout_s = budget_s(&c, plan);
+	if (!g.timeout_s)
+		return BOOT_EXIT_USAGE;
+	pname = strrchr(plan, '/');
+	pname = pname ? pname + 1 : plan;
+	snprintf(g.extra_append, sizeof(g.extra_append),
+		 "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s %s", g.variant,
+		 g.accel, pname, append);
+	if (!g.quiet)
+		printf("[%s] booting under %s, watchdog %u s\n", g.variant,
+		       g.accel, g.timeout_s);
+	if (run_guest(&c, &g, &r))
+		return 4;
+	if (!g.quiet)
+		printf("[%s] guest %s after %.1f s%s%s\n", g.variant,
+		       boot_status_name[r.status], r.wall_s,
+		       r.crash[0] ? ": " : "", r.crash);
+	if (status && write_status(status, &g, &r))
+		return 4;
+	return boot_status_exit[r.status];
+}

@@ -1,0 +1,288 @@
+#!/bin/bash
+# matrix.sh: the HZ matrix, stage by stage. For each variant: kernel tree
+# (patched copy if the variant has patches), config, kernel, module,
+# initramfs; then, with every build done so no compiler competes with the
+# guests for the CPU, boot and collect each variant in turn. A stage that fails
+# marks its variant failed and the others go on. Ends with `hzrig report`,
+# `hzrig compare`, the history (ingest, regressions against the baselines)
+# and the dashboard.
+#
+# usage: rig/boot/matrix.sh [--plan NAME] [--accel auto|kvm|tcg] [--parallel serial|lanes]
+#                      [--out DIR] [--build-only] VARIANT...
+# The plan defaults to quick, as `make` has it.
+set -u
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-$TOP/build}
+KSRC=${KSRC:-$B/src/linux-source-6.1}
+JOBS=${JOBS:-$(nproc)}
+PLAN=quick
+ACCEL=auto
+OUT=""
+PARALLEL=""
+BUILD_ONLY=0
+HZRIG=$B/rig/hzrig
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--plan) PLAN=$2; shift 2 ;;
+	--accel) ACCEL=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--parallel) PARALLEL=$2; shift 2 ;;
+	--build-only) BUILD_ONLY=1; shift ;;
+	--) shift; break ;;
+	-*) echo "matrix: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "matrix: no variants given" >&2; exit 2; }
+PLAN_FILE=$TOP/rig/plan/plans/$PLAN.plan
+[ -f "$PLAN_FILE" ] || { echo "matrix: no plan $PLAN_FILE" >&2; exit 2; }
+case "$ACCEL" in auto|kvm|tcg) ;; *) echo "matrix: --accel must be auto, kvm or tcg" >&2; exit 2 ;; esac
+case "$PARALLEL" in ""|serial|lanes) ;; *) echo "matrix: --parallel must be serial or lanes" >&2; exit 2 ;; esac
+
+log() { printf '[%s] %s\n' "$1" "$2"; }
+
+# variant_field VARIANT KEY: the value of "KEY = ..." in the variant file.
+variant_field() {
+	sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$TOP/kernel/variants/$1.variant"
+}
+
+stage_tree() {
+	local v=$1 patches tree
+	patches=$(variant_field "$v" patches)
+	if [ -z "$patches" ]; then
+		TREE=$KSRC
+		return 0
+	fi
+	# A patched variant gets its own hard-linked copy of the tree; patch(1)
+	# replaces files rather than writing through the links.
+	tree=$B/$v/src
+	if [ ! -f "$tree/.hzrig-patched" ] || [ "$(cat "$tree/.hzrig-patched")" != "$patches" ]; then
+		rm -rf "$tree"
+		mkdir -p "$B/$v"
+		cp -al "$KSRC" "$tree" || return 1
+		for p in $patches; do
+			log "$v" "applying kernel/patches/$p"
+			patch -s -p1 -d "$tree" < "$TOP/kernel/patches/$p" || return 1
+		done
+		echo "$patches" > "$tree/.hzrig-patched"
+	fi
+	TREE=$tree
+}
+
+stage_config() {
+	local v=$1 frags=() f stamp
+	for f in $(variant_field "$v" fragments); do
+		[ -f "$TOP/kernel/configs/$f.config" ] || {
+			echo "matrix: $v: no fragment kernel/configs/$f.config" >&2
+			return 1
+		}
+		frags+=("$TOP/kernel/configs/$f.config")
+	done
+	[ ${#frags[@]} -gt 0 ] || { echo "matrix: $v: no fragments" >&2; return 1; }
+	# The same fragments on the same tree give the same .config: skip
+	# kconfig (and kbuild's rebuild check of a rewritten .config) then.
+	stamp=$( { echo "$TREE"; cat "${frags[@]}" "$TOP/rig/boot/kconfig.sh"; } | sha256sum | cut -d' ' -f1)
+	if [ -f "$B/$v/kernel/.config" ] && [ "$(cat "$B/$v/kernel/.hzrig-config" 2>/dev/null)" = "$stamp" ]; then
+		return 0
+	fi
+	"$TOP/rig/boot/kconfig.sh" "$TREE" "$B/$v/kernel" "${frags[@]}" || return 1
+	echo "$stamp" > "$B/$v/kernel/.hzrig-config"
+}
+
+stage_kernel() {
+	local v=$1 cc=gcc t0=$SECONDS pid rc
+	command -v ccache >/dev/null && cc="ccache gcc"
+	log "$v" "building kernel (log: build/$v/kernel.log)"
+	make -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 CC="$cc" -j"$JOBS" \
+		bzImage modules > "$B/$v/kernel.log" 2>&1 &
+	pid=$!
+	# Progress every 30 s: a cold build takes minutes.
+	while ! wait_timeout "$pid" 30; do
+		log "$v" "  $((SECONDS - t0)) s, $(grep -c '^  CC' "$B/$v/kernel.log") files compiled, at $(grep '^  CC' "$B/$v/kernel.log" | tail -1 | awk '{print $2}')"
+	done
+	wait "$pid"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		tail -20 "$B/$v/kernel.log" >&2
+		return 1
+	fi
+	log "$v" "kernel built in $((SECONDS - t0)) s"
+	echo "$((SECONDS - t0))" > "$B/$v/kernel-build-s"
+}
+
+# wait_timeout PID SECONDS: 0 once PID has exited, 1 if still running.
+wait_timeout() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
+stage_module() {
+	local v=$1 t0=$SECONDS
+	make -s -C "$TOP/host-driver" modules KDIR="$B/$v/kernel" \
+		BUILD_DIR="$B/$v/module" > "$B/$v/module.log" 2>&1 || {
+		cat "$B/$v/module.log" >&2
+		return 1
+	}
+	echo "$((SECONDS - t0))" > "$B/$v/module-build-s"
+}
+
+stage_initramfs() {
+	local v=$1
+	"$TOP/initramfs/mkinitramfs.sh" "$B/$v/initramfs.cpio" /bin/busybox \
+		"$B/gadget/hzrig-gadget" "$B/runner/hzrig-runner" \
+		"$B/$v/module/hzrig_host.ko" "$TOP"/rig/plan/plans/*.plan
+}
+
+stage_boot() {
+	local v=$1 d=$B/$v/run
+	rm -rf "$d"
+	mkdir -p "$d"
+	"$HZRIG" boot --variant "$v" --kernel "$B/$v/kernel/arch/x86/boot/bzImage" \
+		--initrd "$B/$v/initramfs.cpio" --plan "$PLAN_FILE" \
+		--accel "$ACCEL_USED" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
+		--console "$d/console.log" --samples "$d/ttyS1.jsonl" \
+		--status "$d/status.json" \
+		${PARALLEL:+--append "hzrig.parallel=$PARALLEL"}
+}
+
+stage_collect() {
+	local v=$1 d=$B/$v/run
+	"$HZRIG" collect --variant "$v" --serial "$d/ttyS1.jsonl" \
+		--console "$d/console.log" --boot-status "$d/status.json" \
+		--out "$RUN_DIR" || return 1
+	# The guest's own words stay with the run; the next boot of this
+	# variant overwrites build/$v/run.
+	cp "$d/console.log" "$d/ttyS1.jsonl" "$d/status.json" "$RUN_DIR/$v/" 2>/dev/null
+	write_build_json "$v" > "$RUN_DIR/$v/build.json.tmp" &&
+		mv "$RUN_DIR/$v/build.json.tmp" "$RUN_DIR/$v/build.json"
+}
+
+# What was built, for the history: fragments, patches, the .config's hash,
+# the tree and hzrig versions, and how long the builds took.
+tree_describe() {
+	# Only a tree that is a git work tree of its own (build/src sits
+	# inside hzrig's).
+	if [ "$(git -C "$KSRC" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$KSRC" && pwd -P)" ]; then
+		git -C "$KSRC" describe --always --dirty && return
+	fi
+	if [ "$KSRC" = "$B/src/linux-source-6.1" ]; then
+		echo "linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)"
+	else
+		echo "$(make -s -C "$KSRC" kernelversion 2>/dev/null) ($KSRC)"
+	fi
+}
+
+write_build_json() {
+	local v=$1
+	jq -n --arg variant "$v" \
+		--arg fragments "$(variant_field "$v" fragments)" \
+		--arg patches "$(variant_field "$v" patches)" \
+		--arg config_hash "sha256:$(sha256sum < "$B/$v/kernel/.config" | cut -d' ' -f1)" \
+		--arg tree_describe "$TREE_DESCRIBE" \
+		--arg hzrig_version "$HZRIG_VERSION" \
+		--arg kernel_build_s "$(cat "$B/$v/kernel-build-s" 2>/dev/null)" \
+		--arg module_build_s "$(cat "$B/$v/module-build-s" 2>/dev/null)" \
+		--arg compiler "$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$B/$v/kernel/.config")" \
+		--arg patch_sha256 "$(for p in $(variant_field "$v" patches); do sha256sum < "$TOP/kernel/patches/$p" | cut -d' ' -f1; done)" \
+		'{schema: 1, variant: $variant,
+		  fragments: ($fragments | split(" ") | map(select(. != ""))),
+		  patches: ($patches | split(" ") | map(select(. != ""))),
+		  config_hash: $config_hash, tree_describe: $tree_describe,
+		  patch_sha256: ($patch_sha256 | split("\n") | map(select(. != ""))),
+		  compiler: $compiler, hzrig_version: $hzrig_version,
+		  kernel_build_s: ($kernel_build_s | tonumber? // null),
+		  module_build_s: ($module_build_s | tonumber? // null)}'
+}
+
+declare -A FAILED
+NFAILED=0
+fail() { FAILED[$1]="$2"; NFAILED=$((NFAILED + 1)); log "$1" "FAILED at $2"; }
+
+for v in "$@"; do
+	[ -f "$TOP/kernel/variants/$v.variant" ] || { fail "$v" "variant (no kernel/variants/$v.variant)"; continue; }
+	mkdir -p "$B/$v"
+	for s in tree config kernel module initramfs; do
+		"stage_$s" "$v" || { fail "$v" "$s"; break; }
+	done
+done
+
+if [ "$BUILD_ONLY" = 1 ]; then
+	for v in "$@"; do
+		[ -z "${FAILED[$v]:-}" ] || echo "matrix: $v failed at stage ${FAILED[$v]}" >&2
+	done
+	[ "$NFAILED" -eq 0 ]
+	exit
+fi
+
+# One accelerator decision for the whole matrix.
+ACCEL_USED=$ACCEL
+if [ "$ACCEL" = auto ]; then
+	for v in "$@"; do
+		[ -z "${FAILED[$v]:-}" ] || continue
+		ACCEL_USED=$("$HZRIG" accel --kernel "$B/$v/kernel/arch/x86/boot/bzImage" \
+			--initrd "$B/$v/initramfs.cpio" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
+			--scratch "$B/$v")
+		echo "matrix: accelerator: $ACCEL_USED"
+		break
+	done
+fi
+
+TREE_DESCRIBE=$(tree_describe)
+HZRIG_VERSION=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
+RESULTS=${OUT:-$TOP/results}
+RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
+RUN_DIR=$RESULTS/runs/$RUN_ID
+mkdir -p "$RUN_DIR"
+for v in "$@"; do
+	[ -z "${FAILED[$v]:-}" ] || continue
+	stage_boot "$v"
+	rc=$?
+	[ $rc -le 1 ] || log "$v" "guest did not finish cleanly (exit $rc), see build/$v/run/console.log"
+	stage_collect "$v" || fail "$v" "collect"
+done
+ln -sfn "runs/$RUN_ID" "$RESULTS/latest.tmp" && mv -T "$RESULTS/latest.tmp" "$RESULTS/latest"
+
+echo
+"$HZRIG" report "$RESULTS/latest"
+rc=$?
+
+# Across variants, then into the history: the run is ingested, held against
+# each variant's baseline (a variant's first run becomes its baseline), and
+# the dashboard is redrawn. HZRIG_DB moves the database.
+echo
+"$HZRIG" compare "$RESULTS/latest" || rc=1
+DB=${HZRIG_DB:-$RESULTS/hzrig.db}
+if "$HZRIG" ingest --db "$DB" "$RUN_DIR"; then
+	checked=()
+	for v in "$@"; do
+		[ -z "${FAILED[$v]:-}" ] || continue
+		if [ -n "$(sqlite3 -batch "$DB" "SELECT 1 FROM baselines WHERE variant = '$v'")" ]; then
+			checked+=(--variant "$v")
+		else
+			"$HZRIG" baseline --db "$DB" set "$RUN_ID" --variant "$v"
+		fi
+	done
+	if [ ${#checked[@]} -gt 0 ]; then
+		echo
+		"$HZRIG" check-regressions --db "$DB" --run "$RUN_ID" "${checked[@]}" || rc=1
+	fi
+	if "$HZRIG" dashboard --db "$DB" --out "$RESULTS/dashboard"; then
+		echo "matrix: dashboard: $RESULTS/dashboard/index.html"
+	else
+		rc=1
+	fi
+else
+	echo "matrix: the run was not recorded in $DB" >&2
+	rc=1
+fi
+for v in "${!FAILED[@]}"; do
+	echo "matrix: $v failed at stage ${FAILED[$v]}" >&2
+	rc=1
+done
+exit $rc

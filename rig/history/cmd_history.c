@@ -1,0 +1,1122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The history database's commands: ingest, history, baseline and
+ * check-regressions. docs/history.md describes them with examples; db.c
+ * holds the SQL that writes, stats.c the figures and the regression rules.
+ *
+ * Exit statuses follow the rest of hzrig: 0 done (and clean), 1 done but
+ * something to look at, 2 bad usage or unreadable input, nothing written.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "lib/json.h"
+#include "history/db.h"
+#include "history/history.h"
+#include "runs/runs.h"
+#include "lib/table.h"
+#include "lib/util.h"
+
+#define MAX_VARIANT_ARGS	32
+
+/* --variant V, repeatable. */
+struct variant_args {
+	const char *v[MAX_VARIANT_ARGS];
+	size_t n;
+};
+
+static int add_variant_arg(struct variant_args *a, const char *cmd,
+			   const char *v)
+{
+	if (a->n == MAX_VARIANT_ARGS) {
+		fprintf(stderr, "hzrig %s: more than %d --variant\n", cmd,
+			MAX_VARIANT_ARGS);
+		return -1;
+	}
+	a->v[a->n++] = v;
+	return 0;
+}
+
+static bool variant_wanted(const struct variant_args *a, const char *v)
+{
+	size_t i;
+
+	if (!a->n)
+		return true;
+	for (i = 0; i < a->n; i++)
+		if (!strcmp(a->v[i], v))
+			return true;
+	return false;
+}
+
+/*
+ * Every --variant names a variant some run recorded: a typo must not read
+ * as "nothing recorded" or "nothing to clear". 0, or 2 after a message.
+ */
+static int check_variants(sqlite3 *db, const struct variant_args *a,
+			  const char *cmd, const char *db_path)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		int r = hzrig_db_has_variant(db, a->v[i]);
+
+		if (r < 0) {
+			fprintf(stderr, "hzrig %s: %s: %s\n", cmd, db_path,
+				sqlite3_errmsg(db));
+			return 2;
+		}
+		if (!r) {
+			fprintf(stderr, "hzrig %s: --variant %s: no run in %s recorded a variant of that name\n",
+				cmd, a->v[i], db_path);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+static int bad_format(const char *cmd, const char *arg, const char *allowed)
+{
+	fprintf(stderr, "hzrig %s: --format: '%s' is not %s\n", cmd, arg,
+		allowed);
+	return 2;
+}
+
+static int extra_args(const char *cmd, int argc, char **argv,
+		      void (*usage)(FILE *))
+{
+	fprintf(stderr, "hzrig %s: unexpected argument '%s'\n", cmd,
+		argv[argc]);
+	usage(stderr);
+	return 2;
+}
+
+static const char *text_or(sqlite3_stmt *st, int i, const char *dflt)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s && s[0] ? (const char *)s : dflt;
+}
+
+static void ms_col(char *buf, size_t len, sqlite3_stmt *st, int i,
+		   int decimals)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, "%.*f", decimals,
+			 sqlite3_column_int64(st, i) / 1e6);
+}
+
+static int64_t col_ns(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? HZRIG_ABSENT :
+	       sqlite3_column_int64(st, i);
+}
+
+static struct json_object *jstr_opt(const char *s)
+{
+	return s && s[0] ? hzrig_json_str(s) : NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void ingest_usage(FILE *f)
+{
+	fputs("usage: hzrig ingest [--db FILE] [--replace] RUN_DIR...\n"
+	      "Records each run directory (samples.jsonl, <variant>/run.json,\n"
+	      "<variant>/build.json) in the history database (default\n"
+	      HZRIG_DB_DEFAULT ", created when missing), one transaction per\n"
+	      "run. Every file of a run is validated before anything is\n"
+	      "written: a run with an error is not recorded at all, and the\n"
+	      "errors name file:line. A run id (the directory's name) already\n"
+	      "recorded is left alone; --replace records it again, dropping\n"
+	      "the regressions found for or against the old rows.\n"
+	      "Exit: 0 every run recorded or already there, 1 a run already\n"
+	      "there differs from its directory (unchanged), 2 errors.\n", f);
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "replace", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *db_path = HZRIG_DB_DEFAULT;
+	bool replace = false, differs = false, failed = false;
+	sqlite3 *db = NULL;
+	int opt, i;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': db_path = optarg; break;
+		case 'r': replace = true; break;
+		case 'h': ingest_usage(stdout); return 0;
+		default: ingest_usage(stderr); return 2;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "hzrig ingest: no RUN_DIR\n");
+		ingest_usage(stderr);
+		return 2;
+	}
+	for (i = optind; i < argc; i++) {
+		struct hzrig_run run;
+		int errs, rc;
+
+		errs = hzrig_run_load(argv[i], &run, stderr);
+		if (errs) {
+			if (errs > 0)
+				fprintf(stderr, "hzrig ingest: %s: %d error%s, nothing written\n",
+					argv[i], errs, errs == 1 ? "" : "s");
+			hzrig_run_free(&run);
+			failed = true;
+			continue;
+		}
+		/* Opened only now: a run that fails to parse creates nothing. */
+		if (!db) {
+			db = hzrig_db_open(db_path, HZRIG_DB_CREATE, stderr);
+			if (!db) {
+				hzrig_run_free(&run);
+				return 2;
+			}
+		}
+		rc = hzrig_db_ingest(db, &run, replace, stdout, stderr);
+		if (rc == HZRIG_INGEST_ERROR)
+			failed = true;
+		else if (rc == HZRIG_INGEST_DIFFERS)
+			differs = true;
+		hzrig_run_free(&run);
+	}
+	sqlite3_close(db);
+	return failed ? 2 : differs ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void history_usage(FILE *f)
+{
+	fputs("usage: hzrig history [--db FILE] [--variant V]... [--case KEY]\n"
+	      "                     [--format table|csv|json]\n"
+	      "Lists the recorded runs, oldest first, one row per variant:\n"
+	      "HZ, kernel release, patches, accelerator, clocksource, the noise\n"
+	      "p99s (hrtimer sleep overshoot, answered control round trip), the\n"
+	      "samples and the share inside the model's window, and '*' when\n"
+	      "the run is the variant's baseline.\n"
+	      "With --case KEY (a case key as `hzrig compare` prints it, e.g.\n"
+	      "'bulk-in nak ms T=100') the same rows show that case's samples,\n"
+	      "median and p95 in ms, window and share inside instead.\n", f);
+}
+
+static int history_runs(sqlite3 *db, const struct variant_args *va,
+			enum hzrig_format fmt, FILE *out)
+{
+	static const char *const head[] = {
+		"run", "variant", "HZ", "release", "patches", "accel",
+		"clocksource", "overshoot p99", "rtt p99", "samples", "inside",
+		"baseline",
+	};
+	struct json_object *arr = NULL;
+	struct hzrig_table t;
+	char last[HZRIG_RUN_ID_MAX] = "";
+	sqlite3_stmt *st;
+	size_t rows = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT r.run_id, r.started_at, r.plan, v.variant, v.hz,"
+			       " v.release, v.patches, v.accel, v.clocksource,"
+			       " v.overshoot_p99_ns, v.rtt_p99_ns, v.samples, v.inside,"
+			       " EXISTS(SELECT 1 FROM baselines b WHERE b.variant = v.variant"
+			       " AND b.run_id = r.run_id), v.boot_status, v.allowance_ns,"
+			       " v.tree_describe, v.config_hash"
+			       " FROM runs r JOIN variant_runs v ON v.run_id = r.run_id"
+			       " ORDER BY coalesce(r.started_at, r.ingested_at), r.run_id,"
+			       " v.hz, v.variant", -1, &st, NULL)) {
+		fprintf(stderr, "hzrig history: %s\n", sqlite3_errmsg(db));
+		return 2;
+	}
+	hzrig_table_init(&t, "llrllllrrrrl");
+	if (fmt == HZRIG_FMT_TABLE)
+		hzrig_table_row(&t, head);
+	else if (fmt == HZRIG_FMT_CSV)
+		fputs("run_id,started_at,plan,variant,hz,release,patches,accel,"
+		      "clocksource,overshoot_p99_ms,rtt_p99_ms,allowance_ms,"
+		      "samples,inside,inside_share,baseline,boot_status,"
+		      "tree_describe,config_hash\n", out);
+	else
+		arr = json_object_new_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *run = text_or(st, 0, "");
+		const char *variant = text_or(st, 3, "");
+		int64_t n = sqlite3_column_int64(st, 11);
+		int64_t in = sqlite3_column_int64(st, 12);
+		bool base = sqlite3_column_int(st, 13);
+		double share = n ? (double)in / (double)n : 0;
+		char hz[16], over[24], rtt[24], allow[24], ns[24], ins[24];
+
+		if (!variant_wanted(va, variant))
+			continue;
+		rows++;
+		snprintf(hz, sizeof(hz), "%d", sqlite3_column_int(st, 4));
+		ms_col(over, sizeof(over), st, 9, fmt == HZRIG_FMT_TABLE ? 3 : 6);
+		ms_col(rtt, sizeof(rtt), st, 10, fmt == HZRIG_FMT_TABLE ? 3 : 6);
+		ms_col(allow, sizeof(allow), st, 15, 6);
+		snprintf(ns, sizeof(ns), "%" PRId64, n);
+		if (fmt == HZRIG_FMT_TABLE) {
+			const char *cells[12];
+
+			snprintf(ins, sizeof(ins), "%.1f%%", 100 * share);
+			cells[0] = strcmp(last, run) ? run : "";
+			cells[1] = variant;
+			cells[2] = hz;
+			cells[3] = text_or(st, 5, "?");
+			cells[4] = text_or(st, 6, "-");
+			cells[5] = text_or(st, 7, "?");
+			cells[6] = text_or(st, 8, "?");
+			cells[7] = over;
+			cells[8] = rtt;
+			cells[9] = ns;
+			cells[10] = ins;
+			cells[11] = base ? "*" : "";
+			hzrig_table_row(&t, cells);
+			snprintf(last, sizeof(last), "%s", run);
+		} else if (fmt == HZRIG_FMT_CSV) {
+			char ins2[24];
+
+			snprintf(ins, sizeof(ins), "%" PRId64, in);
+			snprintf(ins2, sizeof(ins2), "%.6f", share);
+			hzrig_csv_field(out, run, 0);
+			hzrig_csv_field(out, text_or(st, 1, ""), 0);
+			hzrig_csv_field(out, text_or(st, 2, ""), 0);
+			hzrig_csv_field(out, variant, 0);
+			hzrig_csv_field(out, hz, 0);
+			hzrig_csv_field(out, text_or(st, 5, ""), 0);
+			hzrig_csv_field(out, text_or(st, 6, ""), 0);
+			hzrig_csv_field(out, text_or(st, 7, ""), 0);
+			hzrig_csv_field(out, text_or(st, 8, ""), 0);
+			hzrig_csv_field(out, over, 0);
+			hzrig_csv_field(out, rtt, 0);
+			hzrig_csv_field(out, allow, 0);
+			hzrig_csv_field(out, ns, 0);
+			hzrig_csv_field(out, ins, 0);
+			hzrig_csv_field(out, ins2, 0);
+			hzrig_csv_field(out, base ? "1" : "0", 0);
+			hzrig_csv_field(out, text_or(st, 14, ""), 0);
+			hzrig_csv_field(out, text_or(st, 16, ""), 0);
+			hzrig_csv_field(out, text_or(st, 17, ""), 1);
+		} else {
+			struct json_object *o = json_object_new_object();
+			char sh[16];
+
+			snprintf(sh, sizeof(sh), "%.6f", share);
+			hzrig_json_put(o, "run_id", hzrig_json_str(run));
+			hzrig_json_put(o, "started_at", jstr_opt(text_or(st, 1, "")));
+			hzrig_json_put(o, "plan", jstr_opt(text_or(st, 2, "")));
+			hzrig_json_put(o, "variant", hzrig_json_str(variant));
+			hzrig_json_put(o, "hz", hzrig_json_int(sqlite3_column_int(st, 4)));
+			hzrig_json_put(o, "release", jstr_opt(text_or(st, 5, "")));
+			hzrig_json_put(o, "patches", jstr_opt(text_or(st, 6, "")));
+			hzrig_json_put(o, "accel", jstr_opt(text_or(st, 7, "")));
+			hzrig_json_put(o, "clocksource", jstr_opt(text_or(st, 8, "")));
+			hzrig_json_put(o, "overshoot_p99_ms", hzrig_json_ms(col_ns(st, 9)));
+			hzrig_json_put(o, "rtt_p99_ms", hzrig_json_ms(col_ns(st, 10)));
+			hzrig_json_put(o, "allowance_ms", hzrig_json_ms(col_ns(st, 15)));
+			hzrig_json_put(o, "samples", hzrig_json_int(n));
+			hzrig_json_put(o, "inside", hzrig_json_int(in));
+			hzrig_json_put(o, "inside_share", json_object_new_double_s(share, sh));
+			hzrig_json_put(o, "baseline", json_object_new_boolean(base));
+			hzrig_json_put(o, "boot_status", jstr_opt(text_or(st, 14, "")));
+			hzrig_json_put(o, "tree_describe", jstr_opt(text_or(st, 16, "")));
+			hzrig_json_put(o, "config_hash", jstr_opt(text_or(st, 17, "")));
+			json_object_array_add(arr, o);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		fprintf(stderr, "hzrig history: %s\n", sqlite3_errmsg(db));
+		hzrig_table_free(&t);
+		json_object_put(arr);
+		return 2;
+	}
+	if (fmt == HZRIG_FMT_TABLE) {
+		if (rows)
+			hzrig_table_print(&t, out, "");
+		else
+			fprintf(out, "no runs recorded%s\n",
+				va->n ? " of these variants" : "");
+	} else if (fmt == HZRIG_FMT_JSON) {
+		hzrig_json_print(arr, out);
+	}
+	hzrig_table_free(&t);
+	json_object_put(arr);
+	return 0;
+}
+
+/* Up to 5 recorded keys containing @key's words, to help a mistyped key. */
+static void suggest_keys(sqlite3 *db, const char *key)
+{
+	sqlite3_stmt *st;
+	char pat[HZRIG_CASE_KEY_MAX + 2];
+	size_t i, n = 0;
+
+	/* '%' for every blank: "nak T=100" finds "bulk-in nak ms T=100". */
+	pat[n++] = '%';
+	for (i = 0; key[i] && n < sizeof(pat) - 2; i++)
+		pat[n++] = key[i] == ' ' ? '%' : key[i];
+	pat[n++] = '%';
+	pat[n] = '\0';
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT case_key FROM samples"
+			       " WHERE case_key LIKE ? ORDER BY case_key LIMIT 5",
+			       -1, &st, NULL))
+		return;
+	sqlite3_bind_text(st, 1, pat, -1, SQLITE_STATIC);
+	n = 0;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		fprintf(stderr, "%s '%s'", n++ ? "," : "  similar:",
+			sqlite3_column_text(st, 0));
+	if (n)
+		fputc('\n', stderr);
+	sqlite3_finalize(st);
+}
+
+struct case_row {
+	char run[HZRIG_RUN_ID_MAX], variant[HZRIG_VARIANT_MAX];
+	int hz;
+	bool base;
+	int64_t lo, hi;
+	size_t inside;
+	int64_t *e;
+	size_t n, cap;
+};
+
+static int case_row_emit(struct case_row *r, enum hzrig_format fmt,
+			 struct hzrig_table *t, struct json_object *arr,
+			 const char *key, char *last, FILE *out)
+{
+	int64_t med = hzrig_percentile(r->e, r->n, 50);
+	int64_t p95 = hzrig_percentile(r->e, r->n, 95);
+	char hz[16], n[16], m[24], p[24], win[48], in[32];
+
+	snprintf(hz, sizeof(hz), "%d", r->hz);
+	snprintf(n, sizeof(n), "%zu", r->n);
+	if (fmt == HZRIG_FMT_TABLE) {
+		const char *cells[8];
+
+		snprintf(m, sizeof(m), "%.3f", med / 1e6);
+		snprintf(p, sizeof(p), "%.3f", p95 / 1e6);
+		if (r->lo == HZRIG_ABSENT)
+			snprintf(win, sizeof(win), "none");
+		else
+			snprintf(win, sizeof(win), "(%.3f, %.3f]", r->lo / 1e6,
+				 r->hi / 1e6);
+		snprintf(in, sizeof(in), "%zu/%zu", r->inside, r->n);
+		cells[0] = strcmp(last, r->run) ? r->run : "";
+		cells[1] = r->variant;
+		cells[2] = hz;
+		cells[3] = n;
+		cells[4] = win;
+		cells[5] = m;
+		cells[6] = p;
+		cells[7] = in;
+		hzrig_table_row(t, cells);
+		/* The baseline mark goes into the variant cell's neighbour. */
+		if (r->base) {
+			char *c = t->cell[(t->nrows - 1) * t->ncols + 1];
+			char *nc;
+
+			if (asprintf(&nc, "%s *", c) >= 0) {
+				free(c);
+				t->cell[(t->nrows - 1) * t->ncols + 1] = nc;
+			}
+		}
+		snprintf(last, HZRIG_RUN_ID_MAX, "%s", r->run);
+	} else if (fmt == HZRIG_FMT_CSV) {
+		char lo[24] = "", hi[24] = "", sh[24];
+
+		if (r->lo != HZRIG_ABSENT) {
+			snprintf(lo, sizeof(lo), "%.6f", r->lo / 1e6);
+			snprintf(hi, sizeof(hi), "%.6f", r->hi / 1e6);
+		}
+		snprintf(m, sizeof(m), "%.6f", med / 1e6);
+		snprintf(p, sizeof(p), "%.6f", p95 / 1e6);
+		snprintf(in, sizeof(in), "%zu", r->inside);
+		snprintf(sh, sizeof(sh), "%.6f", (double)r->inside / (double)r->n);
+		hzrig_csv_field(out, r->run, 0);
+		hzrig_csv_field(out, r->variant, 0);
+		hzrig_csv_field(out, hz, 0);
+		hzrig_csv_field(out, key, 0);
+		hzrig_csv_field(out, n, 0);
+		hzrig_csv_field(out, lo, 0);
+		hzrig_csv_field(out, hi, 0);
+		hzrig_csv_field(out, m, 0);
+		hzrig_csv_field(out, p, 0);
+		hzrig_csv_field(out, in, 0);
+		hzrig_csv_field(out, sh, 0);
+		hzrig_csv_field(out, r->base ? "1" : "0", 1);
+	} else {
+		struct json_object *o = json_object_new_object();
+
+		hzrig_json_put(o, "run_id", hzrig_json_str(r->run));
+		hzrig_json_put(o, "variant", hzrig_json_str(r->variant));
+		hzrig_json_put(o, "hz", hzrig_json_int(r->hz));
+		hzrig_json_put(o, "case_key", hzrig_json_str(key));
+		hzrig_json_put(o, "n", hzrig_json_int((int64_t)r->n));
+		hzrig_json_put(o, "window_lo_ms", hzrig_json_ms(r->lo));
+		hzrig_json_put(o, "window_hi_ms", hzrig_json_ms(r->hi));
+		hzrig_json_put(o, "median_ms", hzrig_json_ms(med));
+		hzrig_json_put(o, "p95_ms", hzrig_json_ms(p95));
+		hzrig_json_put(o, "inside", hzrig_json_int((int64_t)r->inside));
+		hzrig_json_put(o, "baseline", json_object_new_boolean(r->base));
+		json_object_array_add(arr, o);
+	}
+	return 0;
+}
+
+static int history_case(sqlite3 *db, const struct variant_args *va,
+			const char *key, enum hzrig_format fmt, FILE *out)
+{
+	static const char *const head[] = {
+		"run", "variant", "HZ", "n", "window ms", "median", "p95",
+		"inside",
+	};
+	struct json_object *arr = NULL;
+	struct case_row r = { 0 };
+	struct hzrig_table t;
+	char last[HZRIG_RUN_ID_MAX] = "";
+	sqlite3_int64 cur = -1;
+	sqlite3_stmt *st;
+	size_t rows = 0;
+	int rc;
+
+	/* Variant runs outermost, so that samples_case serves each lookup. */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT v.id, r.run_id, v.variant, v.hz,"
+			       " EXISTS(SELECT 1 FROM baselines b WHERE b.variant = v.variant"
+			       " AND b.run_id = r.run_id),"
+			       " s.elapsed_ns, s.verdict, s.window_lo_ns, s.window_hi_ns"
+			       " FROM runs r JOIN variant_runs v ON v.run_id = r.run_id"
+			       " JOIN samples s ON s.variant_run = v.id AND s.case_key = ?"
+			       " ORDER BY coalesce(r.started_at, r.ingested_at), r.run_id,"
+			       " v.hz, v.variant, s.elapsed_ns", -1, &st, NULL)) {
+		fprintf(stderr, "hzrig history: %s\n", sqlite3_errmsg(db));
+		return 2;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	hzrig_table_init(&t, "llrrlrrr");
+	if (fmt == HZRIG_FMT_TABLE) {
+		hzrig_table_row(&t, head);
+	} else if (fmt == HZRIG_FMT_CSV) {
+		fputs("run_id,variant,hz,case_key,n,window_lo_ms,window_hi_ms,"
+		      "median_ms,p95_ms,inside,inside_share,baseline\n", out);
+	} else {
+		arr = json_object_new_array();
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+		const char *verdict = text_or(st, 6, "");
+		int64_t *e;
+
+		if (!variant_wanted(va, text_or(st, 2, "")))
+			continue;
+		if (id != cur) {
+			if (r.n) {
+				case_row_emit(&r, fmt, &t, arr, key, last, out);
+				rows++;
+			}
+			cur = id;
+			r.n = 0;
+			r.inside = 0;
+			snprintf(r.run, sizeof(r.run), "%s", text_or(st, 1, ""));
+			snprintf(r.variant, sizeof(r.variant), "%s",
+				 text_or(st, 2, ""));
+			r.hz = sqlite3_column_int(st, 3);
+			r.base = sqlite3_column_int(st, 4);
+			r.lo = r.hi = HZRIG_ABSENT;
+		}
+		e = hzrig_grow(r.e, r.n, &r.cap, 64, sizeof(*e));
+		if (!e) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		r.e = e;
+		r.e[r.n++] = sqlite3_column_int64(st, 5);
+		r.inside += !strcmp(verdict, "inside");
+		if (r.lo == HZRIG_ABSENT &&
+		    sqlite3_column_type(st, 7) != SQLITE_NULL) {
+			r.lo = sqlite3_column_int64(st, 7);
+			r.hi = sqlite3_column_int64(st, 8);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE && r.n) {
+		case_row_emit(&r, fmt, &t, arr, key, last, out);
+		rows++;
+	}
+	free(r.e);
+	if (rc != SQLITE_DONE) {
+		fprintf(stderr, "hzrig history: %s\n", rc == SQLITE_NOMEM ?
+			"out of memory" : sqlite3_errmsg(db));
+		hzrig_table_free(&t);
+		json_object_put(arr);
+		return 2;
+	}
+	if (!rows) {
+		fprintf(stderr, "hzrig history: no samples of case '%s'%s\n", key,
+			va->n ? " in these variants" : "");
+		suggest_keys(db, key);
+		hzrig_table_free(&t);
+		json_object_put(arr);
+		return 2;
+	}
+	if (fmt == HZRIG_FMT_TABLE) {
+		fprintf(out, "case '%s' (ms; '*': the variant's baseline run)\n",
+			key);
+		hzrig_table_print(&t, out, "");
+	} else if (fmt == HZRIG_FMT_JSON) {
+		hzrig_json_print(arr, out);
+	}
+	hzrig_table_free(&t);
+	json_object_put(arr);
+	return 0;
+}
+
+int cmd_history(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "case", required_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *db_path = HZRIG_DB_DEFAULT, *key = NULL;
+	enum hzrig_format fmt = HZRIG_FMT_TABLE;
+	struct variant_args va = { 0 };
+	sqlite3 *db;
+	int opt, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': db_path = optarg; break;
+		case 'v':
+			if (add_variant_arg(&va, "history", optarg))
+				return 2;
+			break;
+		case 'c': key = optarg; break;
+		case 'f':
+			if (hzrig_format_parse(optarg, HZRIG_FMT_ALL, &fmt))
+				return bad_format("history", optarg,
+						  "table, csv or json");
+			break;
+		case 'h': history_usage(stdout); return 0;
+		default: history_usage(stderr); return 2;
+		}
+	}
+	if (optind != argc)
+		return extra_args("history", optind, argv, history_usage);
+	db = hzrig_db_open(db_path, HZRIG_DB_READ, stderr);
+	if (!db)
+		return 2;
+	if (check_variants(db, &va, "history", db_path)) {
+		sqlite3_close(db);
+		return 2;
+	}
+	ret = key ? history_case(db, &va, key, fmt, stdout) :
+	      history_runs(db, &va, fmt, stdout);
+	sqlite3_close(db);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void baseline_usage(FILE *f)
+{
+	fputs("usage: hzrig baseline [--db FILE] set RUN_ID [--variant V]...\n"
+	      "       hzrig baseline [--db FILE] show\n"
+	      "       hzrig baseline [--db FILE] clear [--variant V]...\n"
+	      "The baseline of a variant is the recorded run that\n"
+	      "`hzrig check-regressions` holds its later runs against.\n"
+	      "set makes RUN_ID the baseline of the given variants (default:\n"
+	      "all the run has); clear forgets them (default: all).\n", f);
+}
+
+static int baseline_show(sqlite3 *db, FILE *out)
+{
+	static const char *const head[] = { "variant", "HZ", "run", "set at" };
+	struct hzrig_table t;
+	sqlite3_stmt *st;
+	size_t rows = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT b.variant, v.hz, b.run_id, b.set_at FROM baselines b"
+			       " LEFT JOIN variant_runs v ON v.run_id = b.run_id"
+			       " AND v.variant = b.variant ORDER BY v.hz, b.variant",
+			       -1, &st, NULL)) {
+		fprintf(stderr, "hzrig baseline: %s\n", sqlite3_errmsg(db));
+		return 2;
+	}
+	hzrig_table_init(&t, "lrll");
+	hzrig_table_row(&t, head);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *cells[4];
+
+		cells[0] = text_or(st, 0, "");
+		cells[1] = text_or(st, 1, "?");
+		cells[2] = text_or(st, 2, "");
+		cells[3] = text_or(st, 3, "");
+		hzrig_table_row(&t, cells);
+		rows++;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE) {
+		if (rows)
+			hzrig_table_print(&t, out, "");
+		else
+			fprintf(out, "no baselines set (hzrig baseline set RUN_ID)\n");
+	}
+	hzrig_table_free(&t);
+	if (rc != SQLITE_DONE) {
+		fprintf(stderr, "hzrig baseline: %s\n", sqlite3_errmsg(db));
+		return 2;
+	}
+	return 0;
+}
+
+int cmd_baseline(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *db_path = HZRIG_DB_DEFAULT, *action;
+	struct variant_args va = { 0 };
+	sqlite3 *db;
+	int opt, ret = 0, nargs;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': db_path = optarg; break;
+		case 'v':
+			if (add_variant_arg(&va, "baseline", optarg))
+				return 2;
+			break;
+		case 'h': baseline_usage(stdout); return 0;
+		default: baseline_usage(stderr); return 2;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "hzrig baseline: set, show or clear?\n");
+		baseline_usage(stderr);
+		return 2;
+	}
+	action = argv[optind];
+	nargs = argc - optind - 1;
+	if (!strcmp(action, "set")) {
+		if (nargs != 1) {
+			fprintf(stderr, "hzrig baseline set: one RUN_ID, please\n");
+			baseline_usage(stderr);
+			return 2;
+		}
+	} else if (!strcmp(action, "show") || !strcmp(action, "clear")) {
+		if (nargs)
+			return extra_args("baseline", optind + 1, argv,
+					  baseline_usage);
+		if (!strcmp(action, "show") && va.n) {
+			fprintf(stderr, "hzrig baseline show: takes no --variant\n");
+			return 2;
+		}
+	} else {
+		fprintf(stderr, "hzrig baseline: '%s' is not set, show or clear\n",
+			action);
+		baseline_usage(stderr);
+		return 2;
+	}
+	db = hzrig_db_open(db_path, strcmp(action, "show") ? HZRIG_DB_WRITE :
+			   HZRIG_DB_READ, stderr);
+	if (!db)
+		return 2;
+	if (check_variants(db, &va, "baseline", db_path)) {
+		sqlite3_close(db);
+		return 2;
+	}
+	if (!strcmp(action, "set")) {
+		if (hzrig_db_baseline_set(db, argv[optind + 1], va.v, va.n,
+					  stdout, stderr) < 0)
+			ret = 2;
+	} else if (!strcmp(action, "show")) {
+		ret = baseline_show(db, stdout);
+	} else {
+		int n = hzrig_db_baseline_clear(db, va.v, va.n, stderr);
+
+		if (n < 0)
+			ret = 2;
+		else
+			printf("cleared %d baseline%s\n", n, n == 1 ? "" : "s");
+	}
+	sqlite3_close(db);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void check_usage(FILE *f)
+{
+	fputs("usage: hzrig check-regressions [--db FILE] [--run ID] [--variant V]...\n"
+	      "                               [--against VARIANT] [--baseline-run ID]\n"
+	      "                               [--threshold-ms X] [--format table|json]\n"
+	      "Holds each variant of a recorded run (default: the newest) against\n"
+	      "the baseline run of that variant, or of --against VARIANT (a\n"
+	      "patched variant against its clean counterpart), or against\n"
+	      "--baseline-run ID. Per case in both, it flags:\n"
+	      "  median, p95  |change| > threshold (default per case: both runs'\n"
+	      "               noise allowances, plus the model window's width when\n"
+	      "               the case times out; at least one jiffy; see\n"
+	      "               docs/history.md). --threshold-ms replaces it.\n"
+	      "  inside       the share inside the window fell by more than 10\n"
+	      "               points and more than one sample\n"
+	      "  status       the majority status changed\n"
+	      "Findings replace the earlier ones of the same run, variant and\n"
+	      "baseline in the database's regressions table.\n"
+	      "Exit: 0 no regression, 1 regressions, 2 errors (no baseline,\n"
+	      "unknown run, a variant with no case in common with its\n"
+	      "baseline, ...).\n", f);
+}
+
+struct check {
+	const struct hzrig_variant *newv, *oldv;
+	char base_run[HZRIG_RUN_ID_MAX];
+	struct hzrig_run *base;		/* the loaded baseline run */
+	struct hzrig_regress_result res;
+};
+
+static struct json_object *check_json(const struct check *c, double thr_ms)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *regs = json_object_new_array();
+	size_t i;
+
+	hzrig_json_put(o, "variant", hzrig_json_str(c->newv->name));
+	hzrig_json_put(o, "hz", hzrig_json_int(c->newv->hz));
+	hzrig_json_put(o, "baseline_run", hzrig_json_str(c->base_run));
+	hzrig_json_put(o, "baseline_variant", hzrig_json_str(c->oldv->name));
+	hzrig_json_put(o, "cases", hzrig_json_int((int64_t)c->res.compared));
+	hzrig_json_put(o, "only_in_baseline", hzrig_json_int((int64_t)c->res.only_old));
+	hzrig_json_put(o, "only_in_run", hzrig_json_int((int64_t)c->res.only_new));
+	hzrig_json_put(o, "threshold_ms", thr_ms >= 0 ? json_object_new_double(thr_ms) : NULL);
+	for (i = 0; i < c->res.n; i++) {
+		const struct hzrig_regression *r = &c->res.r[i];
+		struct json_object *e = json_object_new_object();
+
+		hzrig_json_put(e, "case_key", hzrig_json_str(r->case_key));
+		hzrig_json_put(e, "kind", hzrig_json_str(hzrig_regression_kind_name(r->kind)));
+		hzrig_json_put(e, "old_value", json_object_new_double(r->old_value));
+		hzrig_json_put(e, "new_value", json_object_new_double(r->new_value));
+		hzrig_json_put(e, "threshold", isnan(r->threshold) ? NULL :
+		    json_object_new_double(r->threshold));
+		hzrig_json_put(e, "window_lo_ms", hzrig_json_ms(r->window_lo_ns));
+		hzrig_json_put(e, "window_hi_ms", hzrig_json_ms(r->window_hi_ns));
+		hzrig_json_put(e, "detail", hzrig_json_str(r->detail));
+		json_object_array_add(regs, e);
+	}
+	hzrig_json_put(o, "regressions", regs);
+	return o;
+}
+
+/* The baseline run @id, loaded once for all the variants that use it. */
+static struct hzrig_run *base_run(sqlite3 *db, struct hzrig_run *runs,
+				  size_t *n, size_t max, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(runs[i].id, id))
+			return &runs[i];
+	if (*n == max)
+		return NULL;
+	if (hzrig_db_load_run(db, id, &runs[*n], stderr)) {
+		hzrig_run_free(&runs[*n]);
+		return NULL;
+	}
+	return &runs[(*n)++];
+}
+
+/* One check-regressions: its options, the run, its baselines, the checks. */
+struct cr {
+	const char *db_path, *run_id, *against, *forced_base;
+	enum hzrig_format fmt;
+	struct variant_args va;
+	double thr_ms;
+	sqlite3 *db;
+	struct hzrig_run run, *bases;
+	struct check *checks;
+	size_t nbases, nchecks, total;
+	bool empty;
+	char newest[HZRIG_RUN_ID_MAX];
+};
+
+/* 0 to go on, or the exit status (after a message). */
+static int cr_args(struct cr *x, int argc, char **argv, bool *done)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "against", required_argument, NULL, 'a' },
+		{ "baseline-run", required_argument, NULL, 'b' },
+		{ "threshold-ms", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	char *end;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': x->db_path = optarg; break;
+		case 'r': x->run_id = optarg; break;
+		case 'v':
+			if (add_variant_arg(&x->va, "check-regressions", optarg))
+				return 2;
+			break;
+		case 'a': x->against = optarg; break;
+		case 'b': x->forced_base = optarg; break;
+		case 't':
+			errno = 0;
+			x->thr_ms = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !isfinite(x->thr_ms) || x->thr_ms < 0 ||
+			    x->thr_ms > 1e9) {
+				fprintf(stderr, "hzrig check-regressions: --threshold-ms: '%s' is not a number of ms >= 0\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			if (hzrig_format_parse(optarg, (1u << HZRIG_FMT_TABLE) |
+					       (1u << HZRIG_FMT_JSON), &x->fmt))
+				return bad_format("check-regressions", optarg,
+						  "table or json");
+			break;
+		case 'h': check_usage(stdout); *done = true; return 0;
+		default: check_usage(stderr); return 2;
+		}
+	}
+	if (optind != argc)
+		return extra_args("check-regressions", optind, argv, check_usage);
+	return 0;
+}
+
+/* The run to check (--run, else the newest) and its --variant names. */
+static int cr_load_run(struct cr *x)
+{
+	size_t i;
+
+	if (!x->run_id) {
+		int r = hzrig_db_newest_run(x->db, NULL, x->newest,
+					    sizeof(x->newest));
+
+		if (r <= 0) {
+			fprintf(stderr, "hzrig check-regressions: %s: %s\n",
+				x->db_path, r ? sqlite3_errmsg(x->db) :
+				"no runs recorded");
+			return -1;
+		}
+		x->run_id = x->newest;
+	}
+	if (hzrig_db_load_run(x->db, x->run_id, &x->run, stderr))
+		return -1;
+	for (i = 0; i < x->va.n; i++) {
+		if (hzrig_run_find_variant(&x->run, x->va.v[i]) ==
+		    HZRIG_NO_VARIANT) {
+			fprintf(stderr, "hzrig check-regressions: run %s has no variant '%s'\n",
+				x->run.id, x->va.v[i]);
+			return -1;
+		}
+	}
+	/* At most one baseline run per variant. */
+	x->checks = calloc(x->run.nv + 1, sizeof(*x->checks));
+	x->bases = calloc(x->run.nv + 1, sizeof(*x->bases));
+	if (!x->checks || !x->bases) {
+		fprintf(stderr, "hzrig check-regressions: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The baseline of variant @v into check @c: --baseline-run or recorded. */
+static int cr_baseline(struct cr *x, struct check *c, const char *bv)
+{
+	int r;
+	size_t bi;
+
+	if (x->forced_base) {
+		snprintf(c->base_run, sizeof(c->base_run), "%s", x->forced_base);
+	} else {
+		r = hzrig_db_baseline(x->db, bv, c->base_run,
+				      sizeof(c->base_run));
+		if (r < 0) {
+			fprintf(stderr, "hzrig check-regressions: %s\n",
+				sqlite3_errmsg(x->db));
+			return -1;
+		}
+		if (!r) {
+			fprintf(stderr, "hzrig check-regressions: no baseline for %s: set one with `hzrig baseline set RUN%s%s` (or give --baseline-run)\n",
+				bv, x->against ? " --variant " : "",
+				x->against ? bv : "");
+			return -1;
+		}
+	}
+	c->base = base_run(x->db, x->bases, &x->nbases, x->run.nv,
+			   c->base_run);
+	if (!c->base)
+		return -1;
+	bi = hzrig_run_find_variant(c->base, bv);
+	if (bi == HZRIG_NO_VARIANT) {
+		fprintf(stderr, "hzrig check-regressions: baseline run %s has no variant '%s'\n",
+			c->base_run, bv);
+		return -1;
+	}
+	c->oldv = &c->base->v[bi];
+	if (c->oldv->hz != c->newv->hz)
+		fprintf(stderr, "hzrig check-regressions: note: %s (HZ=%d) held against %s (HZ=%d): the windows differ\n",
+			c->newv->name, c->newv->hz, c->oldv->name, c->oldv->hz);
+	return 0;
+}
+
+/* Resolve every baseline first: an error leaves the DB untouched. */
+static int cr_resolve(struct cr *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->run.nv; i++) {
+		struct check *c = &x->checks[x->nchecks];
+
+		if (!variant_wanted(&x->va, x->run.v[i].name))
+			continue;
+		c->newv = &x->run.v[i];
+		if (cr_baseline(x, c, x->against ? x->against :
+				x->run.v[i].name))
+			return -1;
+		x->nchecks++;
+	}
+	if (!x->nchecks) {
+		fprintf(stderr, "hzrig check-regressions: nothing to check\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Hold each variant against its baseline and record the findings. */
+static int cr_check(struct cr *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nchecks; i++) {
+		struct check *c = &x->checks[i];
+
+		if (hzrig_regress(c->oldv, c->newv,
+				  x->thr_ms >= 0 ? llround(x->thr_ms * 1e6) : -1,
+				  &c->res) ||
+		    hzrig_db_store_check(x->db, x->run.id, c->newv->name,
+					 c->base_run, c->oldv->name, &c->res,
+					 x->thr_ms, stderr))
+			return -1;
+		x->total += c->res.n;
+		/* Clean because nothing was compared is not clean. */
+		if (!c->res.compared) {
+			fprintf(stderr, "hzrig check-regressions: %s and %s %s have no case in common: nothing checked\n",
+				c->newv->name, c->base_run, c->oldv->name);
+			x->empty = true;
+		}
+	}
+	return 0;
+}
+
+static void cr_print(const struct cr *x, FILE *out)
+{
+	size_t i, k;
+
+	if (x->fmt == HZRIG_FMT_JSON) {
+		struct json_object *o = json_object_new_object();
+		struct json_object *arr = json_object_new_array();
+
+		hzrig_json_put(o, "run_id", hzrig_json_str(x->run.id));
+		for (i = 0; i < x->nchecks; i++)
+			json_object_array_add(arr, check_json(&x->checks[i],
+							      x->thr_ms));
+		hzrig_json_put(o, "checks", arr);
+		hzrig_json_put(o, "regressions",
+			       hzrig_json_int((int64_t)x->total));
+		hzrig_json_print(o, out);
+		json_object_put(o);
+		return;
+	}
+	for (i = 0; i < x->nchecks; i++) {
+		const struct check *c = &x->checks[i];
+
+		fprintf(out, "%s vs %s %s: %zu cases compared, %zu regression%s",
+			c->newv->name, c->base_run, c->oldv->name,
+			c->res.compared, c->res.n, c->res.n == 1 ? "" : "s");
+		if (c->res.only_old || c->res.only_new)
+			fprintf(out, " (%zu cases only in the baseline, %zu only in %s)",
+				c->res.only_old, c->res.only_new, x->run.id);
+		fputc('\n', out);
+		for (k = 0; k < c->res.n; k++)
+			fprintf(out, "  %s: %s: %s\n", c->newv->name,
+				c->res.r[k].case_key, c->res.r[k].detail);
+	}
+	fprintf(out, "check-regressions: run %s, %zu variant%s, %zu regression%s\n",
+		x->run.id, x->nchecks, x->nchecks == 1 ? "" : "s", x->total,
+		x->total == 1 ? "" : "s");
+}
+
+int cmd_check_regressions(int argc, char **argv)
+{
+	struct cr x = {
+		.db_path = HZRIG_DB_DEFAULT, .fmt = HZRIG_FMT_TABLE,
+		.thr_ms = -1,
+	};
+	bool done = false;
+	int ret;
+	size_t i;
+
+	ret = cr_args(&x, argc, argv, &done);
+	if (ret || done)
+		return ret;
+	x.db = hzrig_db_open(x.db_path, HZRIG_DB_WRITE, stderr);
+	if (!x.db)
+		return 2;
+	ret = 2;
+	if (!cr_load_run(&x) && !cr_resolve(&x) && !cr_check(&x)) {
+		cr_print(&x, stdout);
+		ret = x.empty ? 2 : x.total ? 1 : 0;
+	}
+	for (i = 0; i < x.nchecks; i++)
+		hzrig_regress_free(&x.checks[i].res);
+	free(x.checks);
+	for (i = 0; i < x.nbases; i++)
+		hzrig_run_free(&x.bases[i]);
+	free(x.bases);
+	hzrig_run_free(&x.run);
+	sqlite3_close(x.db);
+	return ret;
+}

@@ -1,0 +1,1073 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The history database; see db.h and docs/history.md.
+ *
+ * Writes are all-or-nothing: a run is validated completely (stats.c) before
+ * the one transaction that records it begins, and any SQLite error rolls
+ * that transaction back. Readers such as the dashboard use the file
+ * concurrently, hence WAL (they never block us, nor we them) and a busy
+ * timeout for the moments two writers meet.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "history/db.h"
+
+/*
+ * Migration i takes the schema from version i to i + 1. Never edit one that
+ * has shipped: append a new one.
+ */
+const char *const hzrig_db_migrations[] = {
+	/* 1: the contract (docs/history.md). */
+	"CREATE TABLE runs(run_id TEXT PRIMARY KEY, started_at TEXT,"
+	" ingested_at TEXT NOT NULL, hzrig_version TEXT, plan TEXT,"
+	" source TEXT);"
+	"CREATE TABLE variant_runs(id INTEGER PRIMARY KEY,"
+	" run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+	" variant TEXT NOT NULL, hz INTEGER NOT NULL, release TEXT,"
+	" tree_describe TEXT, config_hash TEXT, patches TEXT, accel TEXT,"
+	" clocksource TEXT, boot_status TEXT, overshoot_p50_ns INTEGER,"
+	" overshoot_p99_ns INTEGER, rtt_p50_ns INTEGER, rtt_p99_ns INTEGER,"
+	" allowance_ns INTEGER, waits_ms INTEGER, wall_ms INTEGER,"
+	" samples INTEGER, inside INTEGER, run_json TEXT NOT NULL,"
+	" UNIQUE(run_id, variant));"
+	"CREATE TABLE samples(variant_run INTEGER NOT NULL"
+	" REFERENCES variant_runs(id) ON DELETE CASCADE,"
+	" case_idx INTEGER NOT NULL, rep INTEGER NOT NULL,"
+	" case_key TEXT NOT NULL, transfer TEXT NOT NULL,"
+	" behaviour TEXT NOT NULL, mode TEXT NOT NULL,"
+	" timeout_ms INTEGER NOT NULL, timeout_arg INTEGER NOT NULL,"
+	" delay_us INTEGER, length INTEGER, status INTEGER NOT NULL,"
+	" expected_status INTEGER, elapsed_ns INTEGER NOT NULL,"
+	" actual_length INTEGER, phase_ns INTEGER, window_lo_ns INTEGER,"
+	" window_hi_ns INTEGER, allowance_ns INTEGER, verdict TEXT NOT NULL);"
+	"CREATE INDEX samples_case ON samples(variant_run, case_key);"
+	"CREATE TABLE baselines(variant TEXT PRIMARY KEY,"
+	" run_id TEXT NOT NULL REFERENCES runs(run_id),"
+	" set_at TEXT NOT NULL);"
+	"CREATE TABLE regressions(run_id TEXT NOT NULL, variant TEXT NOT NULL,"
+	" baseline_run TEXT NOT NULL, baseline_variant TEXT NOT NULL,"
+	" case_key TEXT NOT NULL, kind TEXT NOT NULL, old_value REAL,"
+	" new_value REAL, threshold REAL, window_lo_ns INTEGER,"
+	" window_hi_ns INTEGER, detail TEXT, checked_at TEXT NOT NULL);",
+
+	/*
+	 * 2: keep what the files had and v1 has no column for (build.json,
+	 * the model's jiffies/level/granule and the sample's sequence
+	 * numbers), and record clean checks too, so that "checked, no
+	 * regression" differs from "never checked".
+	 */
+	"ALTER TABLE variant_runs ADD COLUMN fragments TEXT;"
+	"ALTER TABLE variant_runs ADD COLUMN hzrig_version TEXT;"
+	"ALTER TABLE variant_runs ADD COLUMN kernel_build_s REAL;"
+	"ALTER TABLE variant_runs ADD COLUMN module_build_s REAL;"
+	"ALTER TABLE variant_runs ADD COLUMN build_json TEXT;"
+	"ALTER TABLE samples ADD COLUMN path TEXT;"
+	"ALTER TABLE samples ADD COLUMN seq INTEGER;"
+	"ALTER TABLE samples ADD COLUMN start_jiffies INTEGER;"
+	"ALTER TABLE samples ADD COLUMN jiffies INTEGER;"
+	"ALTER TABLE samples ADD COLUMN level INTEGER;"
+	"ALTER TABLE samples ADD COLUMN granule INTEGER;"
+	"CREATE TABLE regression_checks(run_id TEXT NOT NULL,"
+	" variant TEXT NOT NULL, baseline_run TEXT NOT NULL,"
+	" baseline_variant TEXT NOT NULL, cases INTEGER NOT NULL,"
+	" regressions INTEGER NOT NULL, threshold_ms REAL,"
+	" checked_at TEXT NOT NULL,"
+	" PRIMARY KEY(run_id, variant, baseline_run, baseline_variant));"
+	"CREATE INDEX regressions_run ON regressions(run_id, variant);",
+
+	/*
+	 * 3: how many ticks jiffies was behind the tick grid when the call
+	 * started (samples.jsonl's jiffies_lag, docs/model.md section 10).
+	 */
+	"ALTER TABLE samples ADD COLUMN jiffies_lag INTEGER;",
+};
+
+const int hzrig_db_version =
+	(int)(sizeof(hzrig_db_migrations) / sizeof(hzrig_db_migrations[0]));
+
+void hzrig_utc_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int exec(sqlite3 *db, const char *sql, FILE *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(err, "hzrig: database: %s\n",
+			msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void rollback(sqlite3 *db)
+{
+	/* Errors here mean there was nothing to roll back. */
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* COMMIT, rolling back when that fails; -1 then. */
+static int commit(sqlite3 *db, FILE *err)
+{
+	if (exec(db, "COMMIT", err)) {
+		rollback(db);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Step @sql once with ?1 bound to @arg (NULL: left null): 1 when it gives
+ * a row, and that row's first column in @buf unless @buf is NULL; 0 when it
+ * gives none; -1 on error.
+ */
+static int query_row(sqlite3 *db, const char *sql, const char *arg,
+		     char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return -1;
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && buf)
+		snprintf(buf, len, "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+int hzrig_db_user_version(sqlite3 *db, int *version)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL))
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+static int refuse_version(const char *path, int v, FILE *err)
+{
+	if (v < 0)
+		fprintf(err, "hzrig: %s: schema version %d: no hzrig writes a negative version; not a history database\n",
+			path, v);
+	else
+		fprintf(err, "hzrig: %s: schema version %d is newer than this hzrig knows (%d): use a newer hzrig\n",
+			path, v, hzrig_db_version);
+	return -1;
+}
+
+int hzrig_db_migrate(sqlite3 *db, const char *path, FILE *err)
+{
+	int v, i;
+
+	if (hzrig_db_user_version(db, &v)) {
+		fprintf(err, "hzrig: %s: %s\n", path, sqlite3_errmsg(db));
+		return -1;
+	}
+	if (v < 0 || v > hzrig_db_version)
+		return refuse_version(path, v, err);
+	if (v == hzrig_db_version)
+		return 0;
+	/* IMMEDIATE: another hzrig migrating at the same time waits for us. */
+	if (exec(db, "BEGIN IMMEDIATE", err))
+		return -1;
+	if (hzrig_db_user_version(db, &v) || v < 0 || v > hzrig_db_version) {
+		rollback(db);
+		return refuse_version(path, v, err);
+	}
+	for (i = v; i < hzrig_db_version; i++) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", i + 1);
+		if (exec(db, hzrig_db_migrations[i], err) || exec(db, sql, err)) {
+			fprintf(err, "hzrig: %s: migration to schema version %d failed; the database is unchanged\n",
+				path, i + 1);
+			rollback(db);
+			return -1;
+		}
+	}
+	return commit(db, err);
+}
+
+/* The directory @path is in can be written (SQLite puts -wal, -shm there). */
+static bool dir_writable(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return false;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return !access(".", W_OK);
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return !access(dir, W_OK);
+}
+
+/*
+ * "file:" URI of @path with ?immutable=1: SQLite then reads a WAL database
+ * without creating its -shm file, which a read-only directory forbids.
+ */
+static int immutable_uri(char *buf, size_t len, const char *path)
+{
+	size_t n = 0;
+	int w;
+
+	w = snprintf(buf, len, "file:");
+	n = (size_t)w;
+	for (; *path && n + 4 < len; path++) {
+		unsigned char ch = (unsigned char)*path;
+
+		if (ch == '%' || ch == '?' || ch == '#' || ch < 0x20)
+			n += (size_t)snprintf(buf + n, len - n, "%%%02X", ch);
+		else
+			buf[n++] = (char)ch;
+	}
+	if (*path || snprintf(buf + n, len - n, "?immutable=1") >=
+		     (int)(len - n))
+		return -1;
+	return 0;
+}
+
+/* Open flags and checks shared by every mode: a regular file or nothing. */
+static int check_path(const char *path, enum hzrig_db_mode mode, FILE *err)
+{
+	struct stat st;
+
+	if (!path[0]) {
+		fprintf(err, "hzrig: database path is empty\n");
+		return -1;
+	}
+	if (stat(path, &st)) {
+		if (errno == ENOENT && mode == HZRIG_DB_CREATE)
+			return 0;
+		fprintf(err, "hzrig: %s: %s%s\n", path, strerror(errno),
+			errno == ENOENT ?
+			" (ingest a run first: hzrig ingest RUN_DIR)" : "");
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(err, "hzrig: %s: not a regular file, so not a history database\n",
+			path);
+		return -1;
+	}
+	return 0;
+}
+
+sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err)
+{
+	char uri[PATH_MAX + 32];
+	sqlite3 *db = NULL;
+	int flags = SQLITE_OPEN_READONLY, v;
+	const char *name = path;
+
+	if (check_path(path, HZRIG_DB_READ, err))
+		return NULL;
+	if (!dir_writable(path)) {
+		if (immutable_uri(uri, sizeof(uri), path)) {
+			fprintf(err, "hzrig: %s: path too long\n", path);
+			return NULL;
+		}
+		name = uri;
+		flags |= SQLITE_OPEN_URI;
+	}
+	if (sqlite3_open_v2(name, &db, flags, NULL) != SQLITE_OK) {
+		fprintf(err, "hzrig: %s: cannot open: %s\n", path,
+			db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, HZRIG_DB_BUSY_MS);
+	sqlite3_extended_result_codes(db, 1);
+	if (hzrig_db_user_version(db, &v)) {
+		fprintf(err, "hzrig: %s: cannot read it as a history database: %s\n",
+			path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (v < 0 || v > hzrig_db_version) {
+		refuse_version(path, v, err);
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+/* WAL, unless it already is (a change needs every other reader gone). */
+static int want_wal(sqlite3 *db, FILE *err)
+{
+	char mode[16] = "";
+
+	if (query_row(db, "PRAGMA journal_mode", NULL, mode, sizeof(mode)) < 0) {
+		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		return -1;
+	}
+	if (!strcmp(mode, "wal"))
+		return 0;
+	return exec(db, "PRAGMA journal_mode = WAL", err);
+}
+
+sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err)
+{
+	int flags = SQLITE_OPEN_READWRITE, v;
+	sqlite3 *db = NULL;
+
+	if (check_path(path, mode, err))
+		return NULL;
+	/* Read-only file or directory: read it as it is, if it is current. */
+	if (mode == HZRIG_DB_READ &&
+	    (access(path, W_OK) || !dir_writable(path))) {
+		db = hzrig_db_open_readonly(path, err);
+		if (db && (hzrig_db_user_version(db, &v) ||
+			   v != hzrig_db_version)) {
+			fprintf(err, "hzrig: %s: schema version %d needs migrating to %d, but the database is read-only: run any hzrig command on it with write access once\n",
+				path, v, hzrig_db_version);
+			sqlite3_close(db);
+			db = NULL;
+		}
+		return db;
+	}
+	if (mode == HZRIG_DB_CREATE)
+		flags |= SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+		fprintf(err, "hzrig: %s: cannot open: %s\n", path,
+			db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, HZRIG_DB_BUSY_MS);
+	sqlite3_extended_result_codes(db, 1);
+	/* Not a database at all shows up on the first read. */
+	if (hzrig_db_user_version(db, &v)) {
+		fprintf(err, "hzrig: %s: cannot read it as a history database: %s\n",
+			path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (exec(db, "PRAGMA foreign_keys = ON", err) ||
+	    hzrig_db_migrate(db, path, err) || want_wal(db, err)) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, FILE *err)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
+		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		*st = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v == HZRIG_ABSENT)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (!s || !s[0])
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_opt_real(sqlite3_stmt *st, int i, double v)
+{
+	if (v < 0 || isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+/* Step a statement that returns no row. */
+static int step_done(sqlite3 *db, sqlite3_stmt *st, FILE *err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+/* Finalize @st, last stepped to @rc; -1 (after a message) unless done. */
+static int finalize_done(sqlite3 *db, sqlite3_stmt *st, int rc, FILE *err)
+{
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+int hzrig_db_has_variant(sqlite3 *db, const char *variant)
+{
+	return query_row(db, "SELECT 1 FROM variant_runs WHERE variant = ? LIMIT 1",
+			 variant, NULL, 0);
+}
+
+int hzrig_db_has_run(sqlite3 *db, const char *run_id)
+{
+	return query_row(db, "SELECT 1 FROM runs WHERE run_id = ?", run_id,
+			 NULL, 0);
+}
+
+/* Distinct non-empty values of the variants' @field, space-separated. */
+static void join_distinct(char *buf, size_t len, const struct hzrig_run *run,
+			  size_t off)
+{
+	size_t i, j;
+
+	buf[0] = '\0';
+	for (i = 0; i < run->nv; i++) {
+		const char *s = (const char *)&run->v[i] + off;
+
+		if (!s[0])
+			continue;
+		for (j = 0; j < i; j++)
+			if (!strcmp((const char *)&run->v[j] + off, s))
+				break;
+		if (j < i)
+			continue;
+		if (buf[0])
+			strncat(buf, " ", len - strlen(buf) - 1);
+		strncat(buf, s, len - strlen(buf) - 1);
+	}
+}
+
+/*
+ * Is the run in the DB the one in the directory? Same variants with the same
+ * samples (by count and sum of elapsed times): what a later collect into the
+ * same run directory, or an edit of it, would change.
+ */
+static int same_as_db(sqlite3 *db, const struct hzrig_run *run, char *why,
+		      size_t len, FILE *err)
+{
+	sqlite3_stmt *st;
+	size_t seen = 0, dbs = 0, dirs = 0, i;
+	bool same = true;
+	int rc;
+
+	if (prep(db, "SELECT variant, (SELECT count(*) FROM samples WHERE variant_run = v.id),"
+		 " (SELECT coalesce(sum(elapsed_ns), 0) FROM samples WHERE variant_run = v.id)"
+		 " FROM variant_runs v WHERE run_id = ?", &st, err))
+		return -1;
+	sqlite3_bind_text(st, 1, run->id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		size_t n = (size_t)sqlite3_column_int64(st, 1);
+		int64_t sum = sqlite3_column_int64(st, 2), dsum = 0;
+		size_t vi = hzrig_run_find_variant(run, name);
+
+		seen++;
+		dbs += n;
+		if (vi == HZRIG_NO_VARIANT || run->v[vi].nsamples != n) {
+			same = false;
+			continue;
+		}
+		for (i = 0; i < run->ns; i++)
+			if (run->s[i].variant == vi)
+				dsum += run->s[i].elapsed_ns;
+		if (dsum != sum)
+			same = false;
+	}
+	if (finalize_done(db, st, rc, err))
+		return -1;
+	for (i = 0; i < run->nv; i++)
+		dirs += run->v[i].nsamples;
+	if (seen != run->nv)
+		same = false;
+	snprintf(why, len, "database: %zu variants, %zu samples; directory: %zu variants, %zu samples%s",
+		 seen, dbs, run->nv, dirs,
+		 seen == run->nv && dbs == dirs ? ", other timings" : "");
+	return same;
+}
+
+static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
+			  const struct hzrig_variant *v, sqlite3_stmt *vst,
+			  sqlite3_stmt *sst, FILE *err)
+{
+	sqlite3_int64 id;
+	size_t i;
+
+	sqlite3_reset(vst);
+	sqlite3_clear_bindings(vst);
+	sqlite3_bind_text(vst, 1, run->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(vst, 2, v->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(vst, 3, v->hz);
+	bind_opt_text(vst, 4, v->release);
+	bind_opt_text(vst, 5, v->tree_describe);
+	bind_opt_text(vst, 6, v->config_hash);
+	bind_opt_text(vst, 7, v->patches);
+	bind_opt_text(vst, 8, v->accel);
+	bind_opt_text(vst, 9, v->clocksource);
+	bind_opt_text(vst, 10, v->boot_status);
+	bind_opt_int(vst, 11, v->overshoot_p50_ns);
+	bind_opt_int(vst, 12, v->overshoot_p99_ns);
+	bind_opt_int(vst, 13, v->rtt_p50_ns);
+	bind_opt_int(vst, 14, v->rtt_p99_ns);
+	bind_opt_int(vst, 15, v->allowance_ns);
+	bind_opt_int(vst, 16, v->waits_ms);
+	bind_opt_int(vst, 17, v->wall_ms);
+	sqlite3_bind_int64(vst, 18, (sqlite3_int64)v->nsamples);
+	sqlite3_bind_int64(vst, 19, (sqlite3_int64)v->ninside);
+	sqlite3_bind_text(vst, 20, v->run_json ? v->run_json : "{}", -1,
+			  SQLITE_STATIC);
+	bind_opt_text(vst, 21, v->fragments);
+	bind_opt_text(vst, 22, v->hzrig_version);
+	bind_opt_real(vst, 23, v->kernel_build_s);
+	bind_opt_real(vst, 24, v->module_build_s);
+	bind_opt_text(vst, 25, v->build_json);
+	if (step_done(db, vst, err))
+		return -1;
+	id = sqlite3_last_insert_rowid(db);
+
+	for (i = 0; i < run->ns; i++) {
+		const struct hzrig_run_sample *s = &run->s[i];
+		const struct hzrig_variant *sv = &run->v[s->variant];
+		char key[HZRIG_CASE_KEY_MAX];
+
+		if (sv != v)
+			continue;
+		if (hzrig_case_key(key, sizeof(key), s->transfer, s->behaviour,
+				   s->mode, s->timeout_ms, s->delay_us,
+				   s->length) < 0) {
+			fprintf(err, "hzrig: case key too long\n");
+			return -1;
+		}
+		sqlite3_clear_bindings(sst);
+		sqlite3_bind_int64(sst, 1, id);
+		sqlite3_bind_int64(sst, 2, s->case_idx);
+		sqlite3_bind_int64(sst, 3, s->rep);
+		sqlite3_bind_text(sst, 4, key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(sst, 5, s->transfer, -1, SQLITE_STATIC);
+		sqlite3_bind_text(sst, 6, s->behaviour, -1, SQLITE_STATIC);
+		sqlite3_bind_text(sst, 7, s->mode, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(sst, 8, s->timeout_ms);
+		sqlite3_bind_int64(sst, 9, s->timeout_arg);
+		bind_opt_int(sst, 10, s->delay_us);
+		bind_opt_int(sst, 11, s->length);
+		sqlite3_bind_int64(sst, 12, s->status);
+		bind_opt_int(sst, 13, s->expected_status);
+		sqlite3_bind_int64(sst, 14, s->elapsed_ns);
+		bind_opt_int(sst, 15, s->actual_length);
+		bind_opt_int(sst, 16, s->phase_ns);
+		bind_opt_int(sst, 17, s->window_lo_ns);
+		bind_opt_int(sst, 18, s->window_hi_ns);
+		bind_opt_int(sst, 19, s->allowance_ns);
+		sqlite3_bind_text(sst, 20, s->verdict, -1, SQLITE_STATIC);
+		bind_opt_text(sst, 21, s->path);
+		bind_opt_int(sst, 22, s->seq);
+		bind_opt_int(sst, 23, s->start_jiffies);
+		bind_opt_int(sst, 24, s->jiffies);
+		bind_opt_int(sst, 25, s->level);
+		bind_opt_int(sst, 26, s->granule);
+		bind_opt_int(sst, 27, s->jiffies_lag);
+		if (step_done(db, sst, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int delete_run(sqlite3 *db, const char *run_id, FILE *err)
+{
+	static const char *const sql[] = {
+		/* Findings computed from the rows about to go. */
+		"DELETE FROM regressions WHERE run_id = ?1 OR baseline_run = ?1",
+		"DELETE FROM regression_checks WHERE run_id = ?1 OR baseline_run = ?1",
+		/* variant_runs and samples follow by ON DELETE CASCADE. */
+		"DELETE FROM runs WHERE run_id = ?1",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
+		sqlite3_stmt *st;
+		int rc;
+
+		if (prep(db, sql[i], &st, err))
+			return -1;
+		sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+		rc = step_done(db, st, err);
+		sqlite3_finalize(st);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
+		    FILE *out, FILE *err)
+{
+	sqlite3_stmt *rst = NULL, *vst = NULL, *sst = NULL;
+	char started[32], now[32], plans[256], versions[256], why[160];
+	size_t i, ns = 0;
+	int have, ret = HZRIG_INGEST_ERROR;
+
+	if (exec(db, "BEGIN IMMEDIATE", err))
+		return HZRIG_INGEST_ERROR;
+	have = hzrig_db_has_run(db, run->id);
+	if (have < 0) {
+		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (have && !replace) {
+		int same = same_as_db(db, run, why, sizeof(why), err);
+
+		if (same < 0)
+			goto fail;
+		rollback(db);
+		if (same) {
+			fprintf(out, "%s: already ingested, unchanged\n", run->id);
+			return HZRIG_INGEST_SAME;
+		}
+		fprintf(err, "hzrig ingest: %s: already ingested but the directory differs (%s); unchanged, --replace re-ingests\n",
+			run->id, why);
+		return HZRIG_INGEST_DIFFERS;
+	}
+	if (have) {
+		/*
+		 * A baseline may point at this run: let the foreign key be
+		 * checked at COMMIT, when the run is back.
+		 */
+		if (exec(db, "PRAGMA defer_foreign_keys = ON", err) ||
+		    delete_run(db, run->id, err))
+			goto fail;
+	}
+
+	join_distinct(plans, sizeof(plans), run,
+		      offsetof(struct hzrig_variant, plan));
+	join_distinct(versions, sizeof(versions), run,
+		      offsetof(struct hzrig_variant, hzrig_version));
+	hzrig_utc_now(now, sizeof(now));
+	if (prep(db, "INSERT INTO runs(run_id, started_at, ingested_at,"
+		 " hzrig_version, plan, source) VALUES(?, ?, ?, ?, ?, ?)",
+		 &rst, err))
+		goto fail;
+	sqlite3_bind_text(rst, 1, run->id, -1, SQLITE_STATIC);
+	if (hzrig_run_id_time(run->id, started, sizeof(started)))
+		sqlite3_bind_null(rst, 2);
+	else
+		sqlite3_bind_text(rst, 2, started, -1, SQLITE_STATIC);
+	sqlite3_bind_text(rst, 3, now, -1, SQLITE_STATIC);
+	bind_opt_text(rst, 4, versions);
+	bind_opt_text(rst, 5, plans);
+	bind_opt_text(rst, 6, run->source);
+	if (step_done(db, rst, err))
+		goto fail;
+
+	if (prep(db, "INSERT INTO variant_runs(run_id, variant, hz, release,"
+		 " tree_describe, config_hash, patches, accel, clocksource,"
+		 " boot_status, overshoot_p50_ns, overshoot_p99_ns, rtt_p50_ns,"
+		 " rtt_p99_ns, allowance_ns, waits_ms, wall_ms, samples, inside,"
+		 " run_json, fragments, hzrig_version, kernel_build_s,"
+		 " module_build_s, build_json) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?,"
+		 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &vst, err) ||
+	    prep(db, "INSERT INTO samples(variant_run, case_idx, rep, case_key,"
+		 " transfer, behaviour, mode, timeout_ms, timeout_arg, delay_us,"
+		 " length, status, expected_status, elapsed_ns, actual_length,"
+		 " phase_ns, window_lo_ns, window_hi_ns, allowance_ns, verdict,"
+		 " path, seq, start_jiffies, jiffies, level, granule,"
+		 " jiffies_lag) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+		 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &sst, err))
+		goto fail;
+	for (i = 0; i < run->nv; i++) {
+		if (insert_variant(db, run, &run->v[i], vst, sst, err))
+			goto fail;
+		ns += run->v[i].nsamples;
+	}
+	if (exec(db, "COMMIT", err))
+		goto fail;
+	fprintf(out, "%s: %s %zu variants, %zu samples\n", run->id,
+		have ? "re-ingested" : "ingested", run->nv, ns);
+	ret = HZRIG_INGEST_DONE;
+	goto out;
+fail:
+	rollback(db);
+	fprintf(err, "hzrig ingest: %s: nothing written\n", run->id);
+out:
+	sqlite3_finalize(rst);
+	sqlite3_finalize(vst);
+	sqlite3_finalize(sst);
+	return ret;
+}
+
+int hzrig_db_newest_run(sqlite3 *db, const char *variant, char *buf,
+			size_t len)
+{
+	/* started_at is NULL for ids without a time: then ingestion time. */
+	return query_row(db,
+			 "SELECT run_id FROM runs r WHERE ?1 IS NULL OR EXISTS"
+			 " (SELECT 1 FROM variant_runs v"
+			 " WHERE v.run_id = r.run_id AND v.variant = ?1)"
+			 " ORDER BY coalesce(started_at, ingested_at) DESC,"
+			 " run_id DESC LIMIT 1", variant, buf, len);
+}
+
+static int64_t col_opt_int(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? HZRIG_ABSENT :
+	       sqlite3_column_int64(st, i);
+}
+
+static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	snprintf(buf, len, "%s", s ? (const char *)s : "");
+}
+
+static char *col_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? strdup((const char *)s) : NULL;
+}
+
+static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
+			sqlite3_int64 id, FILE *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(db, "SELECT case_idx, rep, transfer, behaviour, mode,"
+		 " timeout_ms, timeout_arg, delay_us, length, status,"
+		 " expected_status, elapsed_ns, actual_length, phase_ns,"
+		 " window_lo_ns, window_hi_ns, allowance_ns, verdict, path, seq,"
+		 " start_jiffies, jiffies, level, granule, jiffies_lag"
+		 " FROM samples WHERE variant_run = ? ORDER BY case_idx, rep", &st, err))
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct hzrig_run_sample *s = hzrig_run_add_sample(run);
+
+		if (!s) {
+			sqlite3_finalize(st);
+			fprintf(err, "hzrig: out of memory\n");
+			return -1;
+		}
+		s->variant = vi;
+		s->case_idx = sqlite3_column_int64(st, 0);
+		s->rep = sqlite3_column_int64(st, 1);
+		col_text(st, 2, s->transfer, sizeof(s->transfer));
+		col_text(st, 3, s->behaviour, sizeof(s->behaviour));
+		col_text(st, 4, s->mode, sizeof(s->mode));
+		s->timeout_ms = sqlite3_column_int64(st, 5);
+		s->timeout_arg = sqlite3_column_int64(st, 6);
+		s->delay_us = col_opt_int(st, 7);
+		s->length = col_opt_int(st, 8);
+		s->status = sqlite3_column_int64(st, 9);
+		s->expected_status = col_opt_int(st, 10);
+		s->elapsed_ns = sqlite3_column_int64(st, 11);
+		s->actual_length = col_opt_int(st, 12);
+		s->phase_ns = col_opt_int(st, 13);
+		s->window_lo_ns = col_opt_int(st, 14);
+		s->window_hi_ns = col_opt_int(st, 15);
+		s->allowance_ns = col_opt_int(st, 16);
+		col_text(st, 17, s->verdict, sizeof(s->verdict));
+		col_text(st, 18, s->path, sizeof(s->path));
+		s->seq = col_opt_int(st, 19);
+		s->start_jiffies = col_opt_int(st, 20);
+		s->jiffies = col_opt_int(st, 21);
+		s->level = col_opt_int(st, 22);
+		s->granule = col_opt_int(st, 23);
+		s->jiffies_lag = col_opt_int(st, 24);
+	}
+	return finalize_done(db, st, rc, err);
+}
+
+int hzrig_db_load_run(sqlite3 *db, const char *run_id, struct hzrig_run *run,
+		      FILE *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(run, 0, sizeof(*run));
+	snprintf(run->id, sizeof(run->id), "%s", run_id);
+	if (prep(db, "SELECT id, variant, hz, release, clocksource, accel,"
+		 " boot_status, overshoot_p50_ns, overshoot_p99_ns, rtt_p50_ns,"
+		 " rtt_p99_ns, allowance_ns, waits_ms, wall_ms, run_json,"
+		 " tree_describe, config_hash, patches, fragments, hzrig_version,"
+		 " build_json, (SELECT source FROM runs r WHERE r.run_id = v.run_id)"
+		 " FROM variant_runs v WHERE run_id = ? ORDER BY hz, variant",
+		 &st, err))
+		return -1;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct hzrig_variant *v;
+		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+
+		v = hzrig_run_add_variant(run, (const char *)sqlite3_column_text(st, 1),
+					  sqlite3_column_int(st, 2));
+		if (!v)
+			goto oom;
+		col_text(st, 3, v->release, sizeof(v->release));
+		col_text(st, 4, v->clocksource, sizeof(v->clocksource));
+		col_text(st, 5, v->accel, sizeof(v->accel));
+		col_text(st, 6, v->boot_status, sizeof(v->boot_status));
+		v->overshoot_p50_ns = col_opt_int(st, 7);
+		v->overshoot_p99_ns = col_opt_int(st, 8);
+		v->rtt_p50_ns = col_opt_int(st, 9);
+		v->rtt_p99_ns = col_opt_int(st, 10);
+		v->allowance_ns = col_opt_int(st, 11);
+		v->waits_ms = col_opt_int(st, 12);
+		v->wall_ms = col_opt_int(st, 13);
+		v->run_json = col_strdup(st, 14);
+		col_text(st, 15, v->tree_describe, sizeof(v->tree_describe));
+		col_text(st, 16, v->config_hash, sizeof(v->config_hash));
+		v->patches = col_strdup(st, 17);
+		v->fragments = col_strdup(st, 18);
+		col_text(st, 19, v->hzrig_version, sizeof(v->hzrig_version));
+		v->build_json = col_strdup(st, 20);
+		if (!run->source)
+			run->source = col_strdup(st, 21);
+		if (load_samples(db, run, run->nv - 1, id, err)) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+	}
+	if (finalize_done(db, st, rc, err))
+		return -1;
+	if (!run->nv) {
+		fprintf(err, "hzrig: run '%s' is not in the database\n", run_id);
+		return -1;
+	}
+	if (hzrig_run_stats(run))
+		goto oom_quiet;
+	return 0;
+oom:
+	sqlite3_finalize(st);
+oom_quiet:
+	fprintf(err, "hzrig: out of memory\n");
+	return -1;
+}
+
+/* ---------------------------------------------------------------------- */
+
+int hzrig_db_baseline(sqlite3 *db, const char *variant, char *buf, size_t len)
+{
+	return query_row(db, "SELECT run_id FROM baselines WHERE variant = ?",
+			 variant, buf, len);
+}
+
+int hzrig_db_baseline_set(sqlite3 *db, const char *run_id,
+			  const char *const *variants, size_t n, FILE *out,
+			  FILE *err)
+{
+	sqlite3_stmt *st = NULL, *ins = NULL;
+	char now[32];
+	size_t i, set = 0;
+	int rc, have;
+
+	if (exec(db, "BEGIN IMMEDIATE", err))
+		return -1;
+	have = hzrig_db_has_run(db, run_id);
+	if (have <= 0) {
+		if (!have)
+			fprintf(err, "hzrig baseline: run '%s' is not in the database\n",
+				run_id);
+		goto fail;
+	}
+	hzrig_utc_now(now, sizeof(now));
+	if (prep(db, "INSERT OR REPLACE INTO baselines(variant, run_id, set_at)"
+		 " VALUES(?, ?, ?)", &ins, err) ||
+	    prep(db, "SELECT variant FROM variant_runs WHERE run_id = ?1"
+		 " AND (?2 IS NULL OR variant = ?2) ORDER BY hz, variant",
+		 &st, err))
+		goto fail;
+	for (i = 0; i < (n ? n : 1); i++) {
+		size_t found = 0;
+
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+		if (n)
+			sqlite3_bind_text(st, 2, variants[i], -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 2);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *v = (const char *)sqlite3_column_text(st, 0);
+
+			sqlite3_bind_text(ins, 1, v, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(ins, 2, run_id, -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 3, now, -1, SQLITE_STATIC);
+			if (step_done(db, ins, err))
+				goto fail;
+			fprintf(out, "baseline of %s: %s\n", v, run_id);
+			found++;
+			set++;
+		}
+		if (rc != SQLITE_DONE) {
+			fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+			goto fail;
+		}
+		if (n && !found) {
+			fprintf(err, "hzrig baseline: run '%s' has no variant '%s'\n",
+				run_id, variants[i]);
+			goto fail;
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(ins);
+	if (commit(db, err))
+		return -1;
+	return (int)set;
+fail:
+	sqlite3_finalize(st);
+	sqlite3_finalize(ins);
+	rollback(db);
+	return -1;
+}
+
+int hzrig_db_baseline_clear(sqlite3 *db, const char *const *variants,
+			    size_t n, FILE *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int cleared = 0;
+
+	if (!n) {
+		if (exec(db, "DELETE FROM baselines", err))
+			return -1;
+		return sqlite3_changes(db);
+	}
+	if (exec(db, "BEGIN IMMEDIATE", err))
+		return -1;
+	if (prep(db, "DELETE FROM baselines WHERE variant = ?", &st, err)) {
+		rollback(db);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_text(st, 1, variants[i], -1, SQLITE_STATIC);
+		if (step_done(db, st, err)) {
+			sqlite3_finalize(st);
+			rollback(db);
+			return -1;
+		}
+		cleared += sqlite3_changes(db);
+	}
+	sqlite3_finalize(st);
+	if (commit(db, err))
+		return -1;
+	return cleared;
+}
+
+/* ?1 to ?4 of a check's rows: the run and variant held against a baseline. */
+static void bind_check(sqlite3_stmt *st, const char *run_id,
+		       const char *variant, const char *base_run,
+		       const char *base_variant)
+{
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, base_run, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, base_variant, -1, SQLITE_STATIC);
+}
+
+int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
+			 const char *base_run, const char *base_variant,
+			 const struct hzrig_regress_result *res,
+			 double threshold_ms, FILE *err)
+{
+	static const char *const del[] = {
+		"DELETE FROM regressions WHERE run_id = ?1 AND variant = ?2"
+		" AND baseline_run = ?3 AND baseline_variant = ?4",
+		"DELETE FROM regression_checks WHERE run_id = ?1 AND variant = ?2"
+		" AND baseline_run = ?3 AND baseline_variant = ?4",
+	};
+	sqlite3_stmt *st = NULL;
+	char now[32];
+	size_t i;
+
+	hzrig_utc_now(now, sizeof(now));
+	if (exec(db, "BEGIN IMMEDIATE", err))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		if (prep(db, del[i], &st, err))
+			goto fail;
+		bind_check(st, run_id, variant, base_run, base_variant);
+		if (step_done(db, st, err))
+			goto fail;
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (prep(db, "INSERT INTO regressions(run_id, variant, baseline_run,"
+		 " baseline_variant, case_key, kind, old_value, new_value,"
+		 " threshold, window_lo_ns, window_hi_ns, detail, checked_at)"
+		 " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err))
+		goto fail;
+	for (i = 0; i < res->n; i++) {
+		const struct hzrig_regression *r = &res->r[i];
+
+		bind_check(st, run_id, variant, base_run, base_variant);
+		sqlite3_bind_text(st, 5, r->case_key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, hzrig_regression_kind_name(r->kind),
+				  -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 7, r->old_value);
+		sqlite3_bind_double(st, 8, r->new_value);
+		if (isnan(r->threshold))
+			sqlite3_bind_null(st, 9);
+		else
+			sqlite3_bind_double(st, 9, r->threshold);
+		bind_opt_int(st, 10, r->window_lo_ns);
+		bind_opt_int(st, 11, r->window_hi_ns);
+		sqlite3_bind_text(st, 12, r->detail, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 13, now, -1, SQLITE_STATIC);
+		if (step_done(db, st, err))
+			goto fail;
+	}
+	sqlite3_finalize(st);
+	if (prep(db, "INSERT INTO regression_checks(run_id, variant,"
+		 " baseline_run, baseline_variant, cases, regressions,"
+		 " threshold_ms, checked_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+		 &st, err))
+		goto fail;
+	bind_check(st, run_id, variant, base_run, base_variant);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)res->compared);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)res->n);
+	bind_opt_real(st, 7, threshold_ms);
+	sqlite3_bind_text(st, 8, now, -1, SQLITE_STATIC);
+	if (step_done(db, st, err))
+		goto fail;
+	sqlite3_finalize(st);
+	return commit(db, err);
+fail:
+	sqlite3_finalize(st);
+	rollback(db);
+	return -1;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers every part of the host tool needs.
+ */
+#ifndef HZRIG_UTIL_H
+#define HZRIG_UTIL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* An optional integer that a file did not have (or had as null). */
+#define HZRIG_ABSENT		INT64_MIN
+
+/*
+ * Room for element @n of the array @p of *@cap elements of @size bytes: @p
+ * itself while there is, else @p grown to @first elements, then to twice as
+ * many each time (*@cap updated). NULL when out of memory or when the size
+ * would overflow; @p is then untouched and still owned by the caller.
+ */
+static inline void *hzrig_grow(void *p, size_t n, size_t *cap, size_t first,
+			       size_t size)
+{
+	size_t c;
+
+	if (n < *cap)
+		return p;
+	c = *cap ? *cap * 2 : first;
+	if (c < *cap || (size && c > SIZE_MAX / size))
+		return NULL;
+	p = realloc(p, c * size);
+	if (p)
+		*cap = c;
+	return p;
+}
+
+/* strtoll with the whole string, range-checked. */
+static inline int hzrig_parse_ll(const char *s, long long min,
+				 long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+#endif /* HZRIG_UTIL_H */

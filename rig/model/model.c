@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The analytical model of a synchronous USB timeout, step by step as Linux
+ * 6.1 takes them (docs/model.md has the derivation and the kernel lines):
+ *
+ *  1. usb_start_wait_urb() clamps non-killable timeouts <= 0 or > 60000 ms
+ *     to 60000 ms; killable ones with timeout <= 0 wait without a timer.
+ *  2. msecs_to_jiffies() rounds the milliseconds up to whole jiffies: n.
+ *  3. wait_for_completion_timeout() -> schedule_timeout(n) arms a timer_list
+ *     for jiffies + n; calc_wheel_index() picks the wheel level from the
+ *     distance n and calc_index() rounds the expiry up to the next multiple
+ *     of that level's granule g = 8^level (always strictly later).
+ *  4. The tick that reaches the rounded expiry runs the timer; the caller
+ *     started somewhere inside a jiffy, so the wait lies in (n*tau, (n+g)*tau].
+ *
+ * The kernel computations are redone here, not copied: the constants of the
+ * generic msecs_to_jiffies() are derived the way kernel/time/timeconst.bc
+ * derives them, and the wheel geometry from its defining numbers.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <hzrig/ioctl.h>
+#include <hzrig/wire.h>
+
+#include "model/model.h"
+
+/* kernel/time/timer.c: 64 buckets a level, each level 8 times coarser. */
+#define WHEEL_LVL_BITS		6
+#define WHEEL_LVL_SIZE		(1ULL << WHEEL_LVL_BITS)
+#define WHEEL_CLK_SHIFT		3
+
+#define NSEC_PER_SEC		1000000000ULL
+#define MSEC_PER_SEC		1000
+
+static bool hz_ok(int hz)
+{
+	return hz >= HZRIG_MODEL_HZ_MIN && hz <= HZRIG_MODEL_HZ_MAX;
+}
+
+/* include/vdso/jiffies.h: TICK_NSEC, the period the tick is programmed with. */
+uint64_t hzrig_tick_ns(int hz)
+{
+	if (!hz_ok(hz))
+		return 0;
+	return (NSEC_PER_SEC + (uint64_t)hz / 2) / (uint64_t)hz;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * timeconst.bc: the multiplier is the reciprocal n/d scaled by the smallest
+ * power of two that makes it at least 2^31 (so it is exact enough over the
+ * whole int range), rounded up; the adjustment turns the truncating shift
+ * into a ceiling. 128-bit intermediates: 2^s * n overflows 64 bits for
+ * small HZ.
+ */
+int hzrig_msec_to_hz_consts(int hz, uint64_t *mul32, uint64_t *adj32,
+			    unsigned int *shr32)
+{
+	const unsigned __int128 n = (unsigned int)hz, d = MSEC_PER_SEC;
+	unsigned __int128 m = 0, dr;
+	unsigned int s;
+
+	if (!hz_ok(hz) || !mul32 || !adj32 || !shr32)
+		return -EINVAL;
+	for (s = 0; s < 96; s++) {
+		m = (((unsigned __int128)1 << s) * n + d - 1) / d;
+		if (m >= (unsigned __int128)1 << 31)
+			break;
+	}
+	dr = d / gcd((uint64_t)n, (uint64_t)d);
+	*mul32 = (uint64_t)m;
+	*adj32 = (uint64_t)((((unsigned __int128)1 << s) * (dr - 1)) / dr);
+	*shr32 = s;
+	return 0;
+}
+
+/*
+ * include/linux/jiffies.h _msecs_to_jiffies(): for HZ dividing 1000 a
+ * rounded-up division by the jiffy length in ms; otherwise the 64-bit
+ * multiply, add and shift. Both round up: n * tau >= m ms always.
+ */
+uint64_t hzrig_msecs_to_jiffies(int hz, int m)
+{
+	uint64_t mul, adj;
+	unsigned int shr;
+
+	if (!hz_ok(hz) || m < 0)
+		return 0;
+	if (!(MSEC_PER_SEC % hz)) {
+		uint64_t per = MSEC_PER_SEC / hz;
+
+		return ((uint64_t)m + per - 1) / per;
+	}
+	hzrig_msec_to_hz_consts(hz, &mul, &adj, &shr);
+	/* u64 arithmetic, wrapping exactly as the kernel's would. */
+	return (mul * (uint64_t)(unsigned int)m + adj) >> shr;
+}
+
+/* LVL_DEPTH: a ninth level only above HZ=100, so the wheel spans ~12 days. */
+unsigned int hzrig_wheel_depth(int hz)
+{
+	return hz > 100 ? 9 : 8;
+}
+
+/* LVL_START(lvl): the last delta of level lvl-1, i.e. 63 << 3*(lvl-1). */
+uint64_t hzrig_wheel_lvl_start(unsigned int lvl)
+{
+	if (!lvl)
+		return 0;
+	return (WHEEL_LVL_SIZE - 1) << ((lvl - 1) * WHEEL_CLK_SHIFT);
+}
+
+uint64_t hzrig_wheel_gran(unsigned int lvl)
+{
+	return 1ULL << (lvl * WHEEL_CLK_SHIFT);
+}
+
+/* calc_index(): strictly after @expires, on the level's granule grid. */
+static uint64_t bucket_expiry(uint64_t expires, unsigned int lvl)
+{
+	unsigned int shift = lvl * WHEEL_CLK_SHIFT;
+
+	return ((expires >> shift) + 1) << shift;
+}
+
+/* The level calc_wheel_index() picks for a delta below the cutoff. */
+static unsigned int level_of(int hz, uint64_t delta)
+{
+	unsigned int depth = hzrig_wheel_depth(hz), lvl;
+
+	for (lvl = 0; lvl < depth - 1; lvl++)
+		if (delta < hzrig_wheel_lvl_start(lvl + 1))
+			return lvl;
+	return depth - 1;
+}
+
+uint64_t hzrig_wheel_bucket_expiry(int hz, uint64_t expires, uint64_t clk,
+				   unsigned int *level)
+{
+	unsigned int depth = hzrig_wheel_depth(hz);
+	uint64_t cutoff = hzrig_wheel_lvl_start(depth);
+	uint64_t max = cutoff - hzrig_wheel_gran(depth - 1);
+	uint64_t delta = expires - clk;
+	unsigned int lvl;
+
+	if (delta < hzrig_wheel_lvl_start(depth - 1)) {
+		lvl = level_of(hz, delta);
+	} else if ((int64_t)delta < 0) {
+		/* Already expired: queued to run at the next tick of clk. */
+		if (level)
+			*level = 0;
+		return clk;
+	} else {
+		/* WHEEL_TIMEOUT_CUTOFF: force-expire at the wheel's capacity. */
+		if (delta >= cutoff)
+			expires = clk + max;
+		lvl = depth - 1;
+	}
+	if (level)
+		*level = lvl;
+	return bucket_expiry(expires, lvl);
+}
+
+/*
+ * A wait of n >= WHEEL_TIMEOUT_CUTOFF jiffies: the first timer is
+ * force-expired after (max, cutoff] jiffies, schedule_timeout() returns the
+ * rest and do_wait_for_common() loops into a new schedule_timeout() for the
+ * same absolute expiry. Track the interval [a, b] of possible remainders to
+ * find the largest remainder that ends up on a final (uncapped) timer, and
+ * whether the remainder can be exactly 0 (the wait then ends at n, within
+ * the last jiffy instead of after it).
+ */
+static void chain(int hz, uint64_t n, uint64_t *final_max, bool *zero,
+		  unsigned int *rearms)
+{
+	unsigned int depth = hzrig_wheel_depth(hz);
+	uint64_t cutoff = hzrig_wheel_lvl_start(depth);
+	uint64_t max = cutoff - hzrig_wheel_gran(depth - 1);
+	uint64_t a = n, b = n, lo;
+
+	*final_max = 0;
+	*zero = false;
+	*rearms = 0;
+	for (;;) {
+		if (a < cutoff) {
+			uint64_t top = b < cutoff ? b : cutoff - 1;
+
+			if (top > *final_max)
+				*final_max = top;
+		}
+		if (b < cutoff)
+			break;
+		lo = a > cutoff ? a : cutoff;
+		if (lo == cutoff)
+			*zero = true;
+		a = lo - cutoff;
+		b -= max + 1;
+		(*rearms)++;
+	}
+}
+
+int hzrig_model_window(int hz, int timeout_arg, bool killable,
+		       struct hzrig_window *w)
+{
+	uint64_t n, last, tau;
+	bool zero;
+
+	if (!hz_ok(hz) || !w)
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->hz = hz;
+	w->timeout_arg = timeout_arg;
+	w->killable = killable;
+	w->tick_ns = tau = hzrig_tick_ns(hz);
+	w->effective_ms = timeout_arg;
+	if (!killable && (timeout_arg <= 0 ||
+			  timeout_arg > HZRIG_USB_MAX_SYNC_TIMEOUT_MS))
+		w->effective_ms = HZRIG_USB_MAX_SYNC_TIMEOUT_MS;
+	if (w->effective_ms <= 0) {
+		/* MAX_SCHEDULE_TIMEOUT: schedule() with no timer at all. */
+		w->forever = true;
+		w->lo_ns = w->hi_ns = UINT64_MAX;
+		return 0;
+	}
+	w->jiffies = n = hzrig_msecs_to_jiffies(hz, w->effective_ms);
+	chain(hz, n, &last, &zero, &w->rearms);
+	w->level = level_of(hz, last);
+	w->granule = hzrig_wheel_gran(w->level);
+	w->lag_edge = !w->rearms && w->level < hzrig_wheel_depth(hz) - 1 &&
+		      n + 1 == hzrig_wheel_lvl_start(w->level + 1);
+	w->lo_ns = (zero ? n - 1 : n) * tau;
+	w->hi_ns = (n + w->granule) * tau;
+	return 0;
+}
+
+void hzrig_window_stale_jiffies(struct hzrig_window *w, int64_t ticks)
+{
+	uint64_t d;
+
+	if (w->forever || ticks <= 0)
+		return;
+	d = (uint64_t)ticks > w->lo_ns / w->tick_ns ? w->lo_ns :
+	    (uint64_t)ticks * w->tick_ns;
+	w->lo_ns -= d;
+	w->stale_ticks = (unsigned int)(d / w->tick_ns);
+}
+
+enum hzrig_verdict hzrig_verdict(const struct hzrig_window *w,
+				 uint64_t allowance_ns, int expected_status,
+				 int status, int64_t elapsed_ns)
+{
+	uint64_t lo, hi, e;
+
+	if (status != expected_status)
+		return HZRIG_WRONG_STATUS;
+	lo = w->lo_ns > allowance_ns ? w->lo_ns - allowance_ns : 0;
+	hi = w->hi_ns > UINT64_MAX - allowance_ns ? UINT64_MAX :
+	     w->hi_ns + allowance_ns;
+	if (elapsed_ns < 0)
+		return expected_status == -ETIMEDOUT ? HZRIG_EARLY : HZRIG_INSIDE;
+	e = (uint64_t)elapsed_ns;
+	if (expected_status == -ETIMEDOUT && e < lo)
+		return HZRIG_EARLY;
+	if (e > hi)
+		return HZRIG_LATE;
+	return HZRIG_INSIDE;
+}
+
+enum hzrig_verdict hzrig_verdict_delay(uint64_t delay_ns, uint64_t allowance_ns,
+				       int64_t elapsed_ns)
+{
+	uint64_t e = elapsed_ns < 0 ? 0 : (uint64_t)elapsed_ns;
+
+	if (e + allowance_ns < delay_ns)
+		return HZRIG_EARLY;
+	if (e > delay_ns + allowance_ns)
+		return HZRIG_LATE;
+	return HZRIG_INSIDE;
+}
+
+enum hzrig_verdict hzrig_verdict_stall(int hz, uint64_t allowance_ns,
+				       int64_t elapsed_ns)
+{
+	uint64_t limit;
+
+	if (!hz_ok(hz))
+		return HZRIG_LATE;
+	limit = HZRIG_STALL_TICKS * hzrig_tick_ns(hz) + allowance_ns;
+	return elapsed_ns > 0 && (uint64_t)elapsed_ns > limit ?
+	       HZRIG_LATE : HZRIG_INSIDE;
+}
+
+enum hzrig_verdict hzrig_verdict_sample(const struct hzrig_window *w,
+					unsigned int behaviour,
+					uint64_t delay_ns,
+					uint64_t allowance_ns,
+					int expected_status, int status,
+					int64_t elapsed_ns, bool refused)
+{
+	enum hzrig_verdict v;
+
+	if (refused)
+		return HZRIG_REFUSED;
+	v = hzrig_verdict(w, allowance_ns, expected_status, status,
+			  elapsed_ns);
+	if (v != HZRIG_INSIDE)
+		return v;
+	switch (behaviour) {
+	case HZRIG_BEH_DELAY:
+		/* An answer after a delay must come when the delay says. */
+		return status == 0 ?
+		       hzrig_verdict_delay(delay_ns, allowance_ns, elapsed_ns) :
+		       v;
+	case HZRIG_BEH_STALL:
+		/* A halt is reported at once, not when the timer fires. */
+		return hzrig_verdict_stall(w->hz, allowance_ns, elapsed_ns);
+	default:
+		return v;
+	}
+}
+
+static const char *const verdict_names[HZRIG_VERDICT_COUNT] = {
+	[HZRIG_INSIDE] = "inside",
+	[HZRIG_EARLY] = "early",
+	[HZRIG_LATE] = "late",
+	[HZRIG_WRONG_STATUS] = "wrong-status",
+	[HZRIG_REFUSED] = "refused",
+};
+
+const char *hzrig_verdict_name(enum hzrig_verdict v)
+{
+	return (unsigned int)v < HZRIG_VERDICT_COUNT ? verdict_names[v] : NULL;
+}
+
+int hzrig_verdict_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; s && i < HZRIG_VERDICT_COUNT; i++)
+		if (!strcmp(verdict_names[i], s))
+			return i;
+	return -1;
+}
+
+int64_t hzrig_mode_timeout_arg(int hz, unsigned int mode,
+			       unsigned int timeout_ms)
+{
+	if (!hz_ok(hz) || timeout_ms > INT_MAX)
+		return -1;
+	switch (mode) {
+	case HZRIG_MODE_MS:
+		return timeout_ms;
+	case HZRIG_MODE_LEGACY_JIFFIES:
+		return (int64_t)hzrig_msecs_to_jiffies(hz, (int)timeout_ms);
+	case HZRIG_MODE_HZ_CONSTANT:
+		return (int64_t)hz * timeout_ms / MSEC_PER_SEC;
+	case HZRIG_MODE_ZERO:
+		return 0;
+	default:
+		return -1;
+	}
+}

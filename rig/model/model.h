@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The analytical model: how long a synchronous USB call that times out waits,
+ * for a given HZ and timeout argument, as Linux 6.1 computes it. Every step
+ * mirrors a piece of the kernel; docs/model.md walks through them with the
+ * file:line references they rest on. Host-side only; depends on libc.
+ */
+#ifndef HZRIG_MODEL_H
+#define HZRIG_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* include/linux/usb.h: the clamp of non-killable synchronous calls. */
+#define HZRIG_USB_MAX_SYNC_TIMEOUT_MS	60000
+
+/* The HZ range the model covers: HZ <= 1000 (msecs_to_jiffies' first two cases). */
+/*
+ * The largest nanosecond (millisecond) figure a result file may hold: 2^55
+ * ns is 417 days, far beyond any wait the rig asks for (usbfs may wait
+ * 2^32 - 1 ms, 50 days), and small enough that a sum of a few such
+ * figures, as the regression rules and the report's median take them,
+ * cannot overflow int64_t (longer sums are kept in double). Readers refuse
+ * larger values instead of clamping them.
+ */
+#define HZRIG_NS_MAX			(INT64_C(1) << 55)
+#define HZRIG_MS_MAX			(HZRIG_NS_MAX / 1000000)
+
+#define HZRIG_MODEL_HZ_MIN		2
+#define HZRIG_MODEL_HZ_MAX		1000
+
+/* The window of one (hz, timeout_arg, killable): the wait lies in (lo, hi]. */
+struct hzrig_window {
+	int hz;
+	int timeout_arg;	/* the int passed to usb_*_msg() */
+	bool killable;		/* usb_bulk_msg_killable(): no clamp */
+	bool forever;		/* killable, timeout <= 0: no timer at all */
+	int effective_ms;	/* after usb_start_wait_urb()'s clamp */
+	uint64_t jiffies;	/* n = msecs_to_jiffies(effective_ms) */
+	unsigned int level;	/* wheel level of the timer that ends the wait */
+	uint64_t granule;	/* g = 8^level jiffies */
+	unsigned int rearms;	/* timers force-expired at the wheel's cutoff */
+	bool lag_edge;		/* n is one jiffy below the next level start */
+	uint64_t tick_ns;	/* TICK_NSEC: tau, one jiffy */
+	uint64_t lo_ns;		/* n * tau (UINT64_MAX if forever) */
+	uint64_t hi_ns;		/* (n + g) * tau (UINT64_MAX if forever) */
+	/* jiffies lo_ns was moved down by hzrig_window_stale_jiffies() */
+	unsigned int stale_ticks;
+};
+
+enum hzrig_verdict {
+	HZRIG_INSIDE,
+	HZRIG_EARLY,
+	HZRIG_LATE,
+	HZRIG_WRONG_STATUS,
+	HZRIG_REFUSED,		/* timings not judged (jiffy-resolution clock) */
+	HZRIG_VERDICT_COUNT
+};
+
+/* TICK_NSEC for @hz: the length of one jiffy in ns; 0 if @hz is not modelled. */
+uint64_t hzrig_tick_ns(int hz);
+
+/*
+ * msecs_to_jiffies(@m) as a kernel built with HZ=@hz computes it, for
+ * 0 <= m <= INT_MAX. Returns 0 and sets nothing for a bad @hz or @m < 0; use
+ * hzrig_model_window() for the checked entry point.
+ */
+uint64_t hzrig_msecs_to_jiffies(int hz, int m);
+
+/*
+ * The constants kernel/time/timeconst.bc generates for the generic
+ * msecs_to_jiffies() (HZ that does not divide 1000). -EINVAL for a bad @hz.
+ */
+int hzrig_msec_to_hz_consts(int hz, uint64_t *mul32, uint64_t *adj32,
+			    unsigned int *shr32);
+
+/* LVL_DEPTH of a kernel with HZ=@hz, and LVL_START(@lvl), LVL_GRAN(@lvl). */
+unsigned int hzrig_wheel_depth(int hz);
+uint64_t hzrig_wheel_lvl_start(unsigned int lvl);
+uint64_t hzrig_wheel_gran(unsigned int lvl);
+
+/*
+ * calc_wheel_index() for one timer: given its absolute @expires and the
+ * base clock @clk it is queued against, the jiffy at which its bucket
+ * expires (the tick that runs it), and in @level the level it went to.
+ * Reproduces the force-expiry of timers beyond WHEEL_TIMEOUT_CUTOFF.
+ */
+uint64_t hzrig_wheel_bucket_expiry(int hz, uint64_t expires, uint64_t clk,
+				   unsigned int *level);
+
+/*
+ * The window of a call with @timeout_arg at @hz. 0 on success, -EINVAL for an
+ * @hz outside HZRIG_MODEL_HZ_MIN..HZRIG_MODEL_HZ_MAX or a NULL @w.
+ */
+int hzrig_model_window(int hz, int timeout_arg, bool killable,
+		       struct hzrig_window *w);
+
+/*
+ * A call that began while jiffies was @ticks behind the tick grid (an edge
+ * had passed, its tick interrupt not run yet: the driver's jiffies_lag) may
+ * arm its timer against the old jiffies and end up to @ticks jiffies early.
+ * The tick may also catch up before the timer is armed, so only the lower
+ * edge moves: lo_ns goes down by @ticks jiffies (not below 0) and
+ * stale_ticks says by how many. Nothing for @ticks <= 0 or a window without
+ * a timer.
+ */
+void hzrig_window_stale_jiffies(struct hzrig_window *w, int64_t ticks);
+
+/*
+ * The window part of the verdict on one sample (hzrig_verdict_sample() is
+ * the whole rule). A status other than @expected_status is WRONG_STATUS. A
+ * sample expected to time out must satisfy
+ * lo - allowance <= elapsed <= hi + allowance; one expected to complete
+ * (answer, short, stall, early enough delay) ends before the timer would
+ * have fired, so only the upper edge applies to it.
+ */
+enum hzrig_verdict hzrig_verdict(const struct hzrig_window *w,
+				 uint64_t allowance_ns, int expected_status,
+				 int status, int64_t elapsed_ns);
+
+/*
+ * The verdict on a sample the gadget answered after a delay of @delay_ns:
+ * the call must end about then, within @allowance_ns either side (the
+ * gadget times the delay from the start the host announced).
+ */
+enum hzrig_verdict hzrig_verdict_delay(uint64_t delay_ns, uint64_t allowance_ns,
+				       int64_t elapsed_ns);
+
+/*
+ * A halt comes back without any timer: the gadget stalls at once and the
+ * host's URB completes with -EPIPE. It must end within
+ * HZRIG_STALL_TICKS jiffies of @hz (plus @allowance_ns), whatever the
+ * timeout: a stall that took as long as the timeout would be a timeout
+ * reported as a stall.
+ */
+#define HZRIG_STALL_TICKS	2
+enum hzrig_verdict hzrig_verdict_stall(int hz, uint64_t allowance_ns,
+				       int64_t elapsed_ns);
+
+/*
+ * The whole verdict on one sample of a call with window @w, the one rule
+ * hzrig collect applies (the three functions above are its parts):
+ *
+ *  - @refused (the capture's clock has jiffy resolution): REFUSED, nothing
+ *    is judged;
+ *  - otherwise hzrig_verdict(): WRONG_STATUS unless @status is
+ *    @expected_status (the caller's: hzrig_rec_expected_status()), then the
+ *    window widened by @allowance_ns, both edges for an expected timeout,
+ *    only the upper one for a call expected to complete;
+ *  - if that says INSIDE, @behaviour (enum hzrig_behaviour,
+ *    include/hzrig/wire.h) may hold the sample tighter: an answered
+ *    (@status 0) HZRIG_BEH_DELAY must end within @allowance_ns of @delay_ns
+ *    (hzrig_verdict_delay()), a HZRIG_BEH_STALL within HZRIG_STALL_TICKS
+ *    jiffies of w->hz plus @allowance_ns (hzrig_verdict_stall());
+ *  - nak, answer, short and a delay that timed out: the window alone.
+ *
+ * @delay_ns is only read for HZRIG_BEH_DELAY.
+ */
+enum hzrig_verdict hzrig_verdict_sample(const struct hzrig_window *w,
+					unsigned int behaviour,
+					uint64_t delay_ns,
+					uint64_t allowance_ns,
+					int expected_status, int status,
+					int64_t elapsed_ns, bool refused);
+
+/* "inside", "early", "late", "wrong-status", "refused"; NULL if unknown. */
+const char *hzrig_verdict_name(enum hzrig_verdict v);
+int hzrig_verdict_parse(const char *s);
+
+/*
+ * The int a caller in @mode (enum hzrig_mode) passes for @timeout_ms on a
+ * kernel with HZ=@hz, as include/hzrig/ioctl.h defines the modes; -1 for an
+ * unknown mode or bad @hz.
+ */
+int64_t hzrig_mode_timeout_arg(int hz, unsigned int mode,
+			       unsigned int timeout_ms);
+
+/* `hzrig model` (rig/model/cmd_model.c). */
+int cmd_model(int argc, char **argv);
+
+#endif /* HZRIG_MODEL_H */

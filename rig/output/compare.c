@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig compare: one run's cases side by side across its variants, from a
+ * run directory or from the history database. See docs/history.md.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "lib/json.h"
+#include "history/db.h"
+#include "output/compare.h"
+#include "runs/runs.h"
+#include "lib/table.h"
+
+#define DEFAULT_RUN_DIR	"results/latest"
+
+static void compare_usage(FILE *f)
+{
+	fputs("usage: hzrig compare [--format table|csv|json] [RUN_DIR]\n"
+	      "       hzrig compare [--format table|csv|json] [--db FILE] --run ID\n"
+	      "Prints every case of one run side by side across its variants:\n"
+	      "the model's window, the observed p5/median/p95/max in ms\n"
+	      "(nearest-rank percentiles), the statuses seen (most frequent\n"
+	      "first) and how many samples fell inside the window.\n"
+	      "RUN_DIR defaults to " DEFAULT_RUN_DIR "; with --run the run comes\n"
+	      "from the history database (--db, default " HZRIG_DB_DEFAULT "),\n"
+	      "--db alone takes its newest run.\n"
+	      "Exit: 0 printed, 2 unreadable run or bad usage.\n", f);
+}
+
+struct key_pos {
+	const char *key;
+	int64_t idx;
+};
+
+static int cmp_key_pos(const void *a, const void *b)
+{
+	const struct key_pos *x = a, *y = b;
+
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/*
+ * Every case key of the run once, in plan order: variants of one plan share
+ * indices; a case only some variants have keeps its lowest index.
+ */
+static struct key_pos *case_order(const struct hzrig_run *run, size_t *np)
+{
+	struct key_pos *k;
+	size_t n = 0, cap = 1, i, j, c;
+
+	for (i = 0; i < run->nv; i++)
+		cap += run->v[i].ncases;
+	k = calloc(cap, sizeof(*k));
+	if (!k)
+		return NULL;
+	for (i = 0; i < run->nv; i++) {
+		for (c = 0; c < run->v[i].ncases; c++) {
+			const struct hzrig_case_stats *cs = &run->v[i].cases[c];
+
+			for (j = 0; j < n; j++)
+				if (!strcmp(k[j].key, cs->key))
+					break;
+			if (j == n)
+				k[n++] = (struct key_pos){ cs->key, cs->case_idx };
+			else if (cs->case_idx < k[j].idx)
+				k[j].idx = cs->case_idx;
+		}
+	}
+	qsort(k, n, sizeof(*k), cmp_key_pos);
+	*np = n;
+	return k;
+}
+
+static void ms(char *buf, size_t len, int64_t ns, int decimals)
+{
+	if (ns == HZRIG_ABSENT)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, "%.*f", decimals, ns / 1e6);
+}
+
+/* "-110" or "0,-110": every status seen, most frequent first. */
+static void statuses(char *buf, size_t len, const struct hzrig_case_stats *c,
+		     char sep)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < c->nstatus && n < len; i++) {
+		int r = snprintf(buf + n, len - n, "%s%" PRId64,
+				 i ? (char[]){ sep, 0 } : "", c->status[i].status);
+
+		if (r < 0)
+			break;
+		n += (size_t)r;
+	}
+}
+
+/* The window as report prints it: a completed call is bounded above only. */
+static void window(char *buf, size_t len, const struct hzrig_case_stats *c)
+{
+	if (c->window_lo_ns == HZRIG_ABSENT)
+		snprintf(buf, len, "none (no timer)");
+	else if (c->expected_status != HZRIG_ABSENT &&
+		 c->expected_status != HZRIG_ETIMEDOUT)
+		snprintf(buf, len, "<= %.3f", c->window_hi_ns / 1e6);
+	else
+		snprintf(buf, len, "(%.3f, %.3f]", c->window_lo_ns / 1e6,
+			 c->window_hi_ns / 1e6);
+}
+
+static int print_table(const struct hzrig_run *run, const struct key_pos *k,
+		       size_t nk, FILE *out)
+{
+	static const char *const head[] = {
+		"case", "variant", "HZ", "n", "status", "window ms", "p5",
+		"median", "p95", "max", "inside",
+	};
+	struct hzrig_table t;
+	size_t i, j;
+	int ret;
+
+	fprintf(out, "run %s%s%s: %zu variants\n", run->id,
+		run->source ? ", " : "", run->source ? run->source : "",
+		run->nv);
+	for (j = 0; j < run->nv; j++) {
+		const struct hzrig_variant *v = &run->v[j];
+
+		fprintf(out, "  %s: HZ=%d, %s, %zu samples, %zu inside",
+			v->name, v->hz, v->release[0] ? v->release : "?",
+			v->nsamples, v->ninside);
+		if (v->allowance_ns != HZRIG_ABSENT)
+			fprintf(out, ", allowance %.3f ms",
+				v->allowance_ns / 1e6);
+		if (v->patches && v->patches[0])
+			fprintf(out, ", patches: %s", v->patches);
+		fputc('\n', out);
+	}
+	hzrig_table_init(&t, "llrrllrrrrr");
+	hzrig_table_row(&t, head);
+	for (i = 0; i < nk; i++) {
+		bool first = true;
+
+		for (j = 0; j < run->nv; j++) {
+			const struct hzrig_case_stats *c =
+				hzrig_variant_case(&run->v[j], k[i].key);
+			char hz[16], n[16], st[64], win[48], p5[24], med[24];
+			char p95[24], max[24], in[32];
+			const char *cells[11];
+
+			if (!c)
+				continue;
+			snprintf(hz, sizeof(hz), "%d", run->v[j].hz);
+			snprintf(n, sizeof(n), "%zu", c->n);
+			statuses(st, sizeof(st), c, ',');
+			window(win, sizeof(win), c);
+			ms(p5, sizeof(p5), c->p5_ns, 3);
+			ms(med, sizeof(med), c->median_ns, 3);
+			ms(p95, sizeof(p95), c->p95_ns, 3);
+			ms(max, sizeof(max), c->max_ns, 3);
+			snprintf(in, sizeof(in), "%zu/%zu", c->inside, c->n);
+			cells[0] = first ? c->key : "";
+			cells[1] = run->v[j].name;
+			cells[2] = hz;
+			cells[3] = n;
+			cells[4] = st;
+			cells[5] = win;
+			cells[6] = p5;
+			cells[7] = med;
+			cells[8] = p95;
+			cells[9] = max;
+			cells[10] = in;
+			hzrig_table_row(&t, cells);
+			first = false;
+		}
+	}
+	ret = hzrig_table_print(&t, out, "");
+	hzrig_table_free(&t);
+	return ret;
+}
+
+static void csv_int(FILE *out, int64_t v)
+{
+	if (v != HZRIG_ABSENT)
+		fprintf(out, "%" PRId64, v);
+	fputc(',', out);
+}
+
+static void csv_ms(FILE *out, int64_t ns, int last)
+{
+	char b[32];
+
+	ms(b, sizeof(b), ns, 6);
+	hzrig_csv_field(out, b, last);
+}
+
+static void print_csv(const struct hzrig_run *run, const struct key_pos *k,
+		      size_t nk, FILE *out)
+{
+	size_t i, j;
+
+	fputs("run_id,case_idx,case_key,transfer,behaviour,mode,timeout_ms,"
+	      "timeout_arg,delay_us,length,variant,hz,n,statuses,"
+	      "majority_status,expected_status,window_lo_ms,window_hi_ms,"
+	      "allowance_ms,min_ms,p5_ms,median_ms,p95_ms,max_ms,inside,"
+	      "inside_share\n", out);
+	for (i = 0; i < nk; i++) {
+		for (j = 0; j < run->nv; j++) {
+			const struct hzrig_variant *v = &run->v[j];
+			const struct hzrig_case_stats *c =
+				hzrig_variant_case(v, k[i].key);
+			char st[64];
+
+			if (!c)
+				continue;
+			hzrig_csv_field(out, run->id, 0);
+			csv_int(out, c->case_idx);
+			hzrig_csv_field(out, c->key, 0);
+			hzrig_csv_field(out, c->transfer, 0);
+			hzrig_csv_field(out, c->behaviour, 0);
+			hzrig_csv_field(out, c->mode, 0);
+			csv_int(out, c->timeout_ms);
+			csv_int(out, c->timeout_arg);
+			csv_int(out, c->delay_us);
+			csv_int(out, c->length);
+			hzrig_csv_field(out, v->name, 0);
+			csv_int(out, v->hz);
+			csv_int(out, (int64_t)c->n);
+			statuses(st, sizeof(st), c, ' ');
+			hzrig_csv_field(out, st, 0);
+			csv_int(out, c->majority_status);
+			csv_int(out, c->expected_status);
+			csv_ms(out, c->window_lo_ns, 0);
+			csv_ms(out, c->window_hi_ns, 0);
+			csv_ms(out, c->allowance_ns, 0);
+			csv_ms(out, c->min_ns, 0);
+			csv_ms(out, c->p5_ns, 0);
+			csv_ms(out, c->median_ns, 0);
+			csv_ms(out, c->p95_ns, 0);
+			csv_ms(out, c->max_ns, 0);
+			csv_int(out, (int64_t)c->inside);
+			fprintf(out, "%.6f\n", c->n ? (double)c->inside / c->n : 0);
+		}
+	}
+}
+
+static struct json_object *jint_opt(int64_t v)
+{
+	return v == HZRIG_ABSENT ? NULL : hzrig_json_int(v);
+}
+
+static int print_json(const struct hzrig_run *run, const struct key_pos *k,
+		      size_t nk, FILE *out)
+{
+	struct json_object *arr = json_object_new_array();
+	size_t i, j, s;
+
+	if (!arr)
+		return -1;
+	for (i = 0; i < nk; i++) {
+		for (j = 0; j < run->nv; j++) {
+			const struct hzrig_variant *v = &run->v[j];
+			const struct hzrig_case_stats *c =
+				hzrig_variant_case(v, k[i].key);
+			struct json_object *o, *st;
+			double share;
+			char sh[16];
+
+			if (!c)
+				continue;
+			o = json_object_new_object();
+			st = json_object_new_array();
+			hzrig_json_put(o, "run_id", hzrig_json_str(run->id));
+			hzrig_json_put(o, "case_idx", hzrig_json_int(c->case_idx));
+			hzrig_json_put(o, "case_key", hzrig_json_str(c->key));
+			hzrig_json_put(o, "transfer", hzrig_json_str(c->transfer));
+			hzrig_json_put(o, "behaviour", hzrig_json_str(c->behaviour));
+			hzrig_json_put(o, "mode", hzrig_json_str(c->mode));
+			hzrig_json_put(o, "timeout_ms", hzrig_json_int(c->timeout_ms));
+			hzrig_json_put(o, "timeout_arg", hzrig_json_int(c->timeout_arg));
+			hzrig_json_put(o, "delay_us", jint_opt(c->delay_us));
+			hzrig_json_put(o, "length", jint_opt(c->length));
+			hzrig_json_put(o, "variant", hzrig_json_str(v->name));
+			hzrig_json_put(o, "hz", hzrig_json_int(v->hz));
+			hzrig_json_put(o, "n", hzrig_json_int((int64_t)c->n));
+			for (s = 0; s < c->nstatus; s++) {
+				struct json_object *e = json_object_new_object();
+
+				hzrig_json_put(e, "status", hzrig_json_int(c->status[s].status));
+				hzrig_json_put(e, "n", hzrig_json_int((int64_t)c->status[s].n));
+				json_object_array_add(st, e);
+			}
+			hzrig_json_put(o, "statuses", st);
+			hzrig_json_put(o, "majority_status", hzrig_json_int(c->majority_status));
+			hzrig_json_put(o, "expected_status", jint_opt(c->expected_status));
+			hzrig_json_put(o, "window_lo_ms", hzrig_json_ms(c->window_lo_ns));
+			hzrig_json_put(o, "window_hi_ms", hzrig_json_ms(c->window_hi_ns));
+			hzrig_json_put(o, "allowance_ms", hzrig_json_ms(c->allowance_ns));
+			hzrig_json_put(o, "min_ms", hzrig_json_ms(c->min_ns));
+			hzrig_json_put(o, "p5_ms", hzrig_json_ms(c->p5_ns));
+			hzrig_json_put(o, "median_ms", hzrig_json_ms(c->median_ns));
+			hzrig_json_put(o, "p95_ms", hzrig_json_ms(c->p95_ns));
+			hzrig_json_put(o, "max_ms", hzrig_json_ms(c->max_ns));
+			hzrig_json_put(o, "inside", hzrig_json_int((int64_t)c->inside));
+			share = c->n ? (double)c->inside / (double)c->n : 0;
+			snprintf(sh, sizeof(sh), "%.6f", share);
+			hzrig_json_put(o, "inside_share", json_object_new_double_s(share, sh));
+			json_object_array_add(arr, o);
+		}
+	}
+	hzrig_json_print(arr, out);
+	json_object_put(arr);
+	return 0;
+}
+
+static int hzrig_compare_print(const struct hzrig_run *run, enum hzrig_format f,
+			FILE *out)
+{
+	struct key_pos *k;
+	size_t nk = 0;
+	int ret = 0;
+
+	k = case_order(run, &nk);
+	if (!k)
+		return -1;
+	switch (f) {
+	case HZRIG_FMT_TABLE:
+		ret = print_table(run, k, nk, out);
+		break;
+	case HZRIG_FMT_CSV:
+		print_csv(run, k, nk, out);
+		break;
+	case HZRIG_FMT_JSON:
+		ret = print_json(run, k, nk, out);
+		break;
+	}
+	free(k);
+	return ret;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	enum hzrig_format fmt = HZRIG_FMT_TABLE;
+	const char *db_path = NULL, *run_id = NULL, *dir = DEFAULT_RUN_DIR;
+	struct hzrig_run run;
+	char newest[HZRIG_RUN_ID_MAX];
+	int opt, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (hzrig_format_parse(optarg, HZRIG_FMT_ALL, &fmt)) {
+				fprintf(stderr, "hzrig compare: --format: '%s' is not table, csv or json\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'd': db_path = optarg; break;
+		case 'r': run_id = optarg; break;
+		case 'h': compare_usage(stdout); return 0;
+		default: compare_usage(stderr); return 2;
+		}
+	}
+	if (argc - optind > 1 || (optind < argc && (db_path || run_id))) {
+		fprintf(stderr, "hzrig compare: give one RUN_DIR, or --db/--run, not both\n");
+		compare_usage(stderr);
+		return 2;
+	}
+	if (optind < argc)
+		dir = argv[optind];
+
+	if (db_path || run_id) {
+		sqlite3 *db;
+
+		if (!db_path)
+			db_path = HZRIG_DB_DEFAULT;
+		db = hzrig_db_open(db_path, HZRIG_DB_READ, stderr);
+
+		if (!db)
+			return 2;
+		if (!run_id) {
+			ret = hzrig_db_newest_run(db, NULL, newest, sizeof(newest));
+			if (ret <= 0) {
+				fprintf(stderr, "hzrig compare: %s: %s\n",
+					db_path, ret ? sqlite3_errmsg(db) : "no runs");
+				sqlite3_close(db);
+				return 2;
+			}
+			run_id = newest;
+		}
+		ret = hzrig_db_load_run(db, run_id, &run, stderr);
+		sqlite3_close(db);
+		if (ret) {
+			hzrig_run_free(&run);
+			return 2;
+		}
+	} else {
+		ret = hzrig_run_load(dir, &run, stderr);
+		if (ret) {
+			if (ret > 0)
+				fprintf(stderr, "hzrig compare: %s: %d error%s, nothing compared\n",
+					dir, ret, ret == 1 ? "" : "s");
+			hzrig_run_free(&run);
+			return 2;
+		}
+	}
+	ret = hzrig_compare_print(&run, fmt, stdout);
+	hzrig_run_free(&run);
+	if (ret) {
+		fprintf(stderr, "hzrig compare: out of memory\n");
+		return 2;
+	}
+	return 0;
+}

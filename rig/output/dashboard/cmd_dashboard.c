@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig dashboard: write the static HTML dashboard of the history database.
+ * The page itself is rig/output/dashboard/dashboard.c; docs/dashboard.md describes it.
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "output/dashboard/dashboard.h"
+#include "history/db.h"
+
+#define DEFAULT_OUT	"results/dashboard"
+
+static void dashboard_usage(FILE *f)
+{
+	fputs("usage: hzrig dashboard [--db FILE] [--out DIR] [--run ID]\n"
+	      "Writes DIR/index.html (default " DEFAULT_OUT "): one static\n"
+	      "page with inline SVG charts of a run from the history database\n"
+	      "(--db, default " HZRIG_DB_DEFAULT ", opened read-only) - the\n"
+	      "newest run, or --run ID: observed vs requested timeouts with the\n"
+	      "model's window per HZ, the error per HZ, the legacy-jiffies\n"
+	      "modes, every case across runs with baselines and regressions,\n"
+	      "the runs' builds and noise, and the samples the model does not\n"
+	      "explain. No script, no network resources. The page is written\n"
+	      "to a temporary file and renamed: a failed run leaves the old one.\n"
+	      "See docs/dashboard.md.\n"
+	      "Exit: 0 written, 2 nothing written (unreadable database, unknown\n"
+	      "run, unwritable directory, bad usage).\n", f);
+}
+
+int cmd_dashboard(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct hzrig_dash_opts o = {
+		.db_path = HZRIG_DB_DEFAULT,
+		.out_dir = DEFAULT_OUT,
+		.err = stderr,
+		.out = stdout,
+	};
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': o.db_path = optarg; break;
+		case 'o': o.out_dir = optarg; break;
+		case 'r': o.run_id = optarg; break;
+		case 'h': dashboard_usage(stdout); return 0;
+		default: dashboard_usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hzrig dashboard: unexpected argument '%s'\n",
+			argv[optind]);
+		dashboard_usage(stderr);
+		return 2;
+	}
+	if (!*o.db_path || !*o.out_dir || (o.run_id && !*o.run_id)) {
+		fprintf(stderr, "hzrig dashboard: --db, --out and --run need a"
+			" value\n");
+		return 2;
+	}
+	return hzrig_dashboard(&o) == HZRIG_DASH_OK ? 0 : 2;
+}

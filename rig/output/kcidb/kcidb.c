@@ -1,0 +1,1517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig report --kcidb: a run directory as one KCIDB I/O document (see
+ * kcidb.h and docs/kcidb.md).
+ *
+ * The run is loaded and validated by rig/runs/stats.c; this file only maps it.
+ * What stats.c does not keep (collected_at, refused, boot, capture, ...) is
+ * read here from the run.json and build.json texts it keeps, with the same
+ * rule: a field of the wrong type is an error naming the file and field,
+ * and any error means nothing is written. Before anything is written the
+ * document is checked once more for what the schema forbids and a bug here
+ * could produce: nulls, non-finite numbers, duplicate ids.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "lib/json.h"
+#include "output/kcidb/kcidb.h"
+#include "runs/runs.h"
+
+#define ID_MAX		512
+#define PATH_LEN	4352	/* PATH_MAX and a file name */
+
+/* Per variant: what the export needs beyond struct hzrig_variant. */
+struct vextra {
+	char run_path[PATH_LEN], build_path[PATH_LEN];
+	struct json_object *run;	/* parsed run.json */
+	struct json_object *build;	/* parsed build.json, or NULL */
+	const char *refused;		/* run.json "refused", NULL: none */
+	const char *cmdline;
+	int64_t jiffy_rate_mhz;		/* HZRIG_ABSENT: not recorded */
+	int64_t noise_floor_ns;
+	const char *allowance_source;
+	struct json_object *boot, *capture, *ktap;	/* or NULL */
+	double wall_s;			/* boot.wall_s; < 0: absent */
+	bool have_collected;
+	time_t collected_at;
+	const char *compiler;		/* build.json "compiler", or NULL */
+	struct json_object *patch_sha256;	/* build.json, or NULL */
+	size_t checkout;		/* index into ctx.co */
+};
+
+struct checkout {
+	const char *patches;	/* space-separated names; "" for none */
+	const char *tree;	/* tree_describe; "" when not recorded */
+	const char *tree_from;	/* the variant that gave it */
+	bool known;		/* some variant of it has a build.json */
+	size_t first;		/* its first variant */
+	char id[ID_MAX];
+};
+
+struct ctx {
+	const struct hzrig_kcidb_opts *o;
+	FILE *err;
+	const char *origin;
+	struct hzrig_run run;
+	struct vextra *x;
+	struct checkout *co;
+	size_t nco;
+	bool have_run_time;
+	time_t run_time;
+	unsigned int errors;
+};
+
+static void kerr(struct ctx *c, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void kerr(struct ctx *c, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(c->err, "%s: ", file);
+	va_start(ap, fmt);
+	vfprintf(c->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->err);
+	c->errors++;
+}
+
+static void kwarn(struct ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void kwarn(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hzrig report --kcidb: warning: ", c->err);
+	va_start(ap, fmt);
+	vfprintf(c->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->err);
+}
+
+bool hzrig_kcidb_origin_ok(const char *origin)
+{
+	const char *p;
+
+	if (!origin || !*origin)
+		return false;
+	for (p = origin; *p; p++)
+		if (!islower((unsigned char)*p) &&
+		    !isdigit((unsigned char)*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* JSON values                                                              */
+/* ---------------------------------------------------------------------- */
+
+/* "2026-12-03T10:20:31[.mmm]+00:00" for @ms milliseconds since the epoch. */
+static void fmt_time(char *buf, size_t len, int64_t ms, bool frac)
+{
+	time_t t = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+	int64_t rem = ms - (int64_t)t * 1000;
+	struct tm tm;
+	char base[32];
+
+	gmtime_r(&t, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (frac)
+		snprintf(buf, len, "%s.%03d+00:00", base, (int)rem);
+	else
+		snprintf(buf, len, "%s+00:00", base);
+}
+
+/* "2026-12-03T10:21:14Z" (what collect writes) to seconds since the epoch. */
+static int parse_utc(const char *s, time_t *out)
+{
+	struct tm tm = { 0 }, check;
+	int n = -1;
+	time_t t;
+
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon,
+		   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
+	    n < 0 || s[n] || strlen(s) != 20)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	check = tm;
+	t = timegm(&check);
+	/* timegm normalises 2026-02-31: a date that moved was not a date. */
+	if (t == (time_t)-1 || check.tm_mday != tm.tm_mday ||
+	    check.tm_mon != tm.tm_mon || check.tm_hour != tm.tm_hour ||
+	    check.tm_min != tm.tm_min || check.tm_sec != tm.tm_sec)
+		return -1;
+	*out = t;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Fields stats.c does not keep                                             */
+/* ---------------------------------------------------------------------- */
+
+static const char *type_name(struct json_object *v)
+{
+	return json_type_to_name(json_object_get_type(v));
+}
+
+/* Member @key of @o of @type; NULL when absent or null (or mistyped: error). */
+static struct json_object *member(struct ctx *c, const char *file,
+				  struct json_object *o, const char *pfx,
+				  const char *key, enum json_type type)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !v)
+		return NULL;
+	if (!json_object_is_type(v, type) &&
+	    !(type == json_type_double &&
+	      json_object_is_type(v, json_type_int))) {
+		kerr(c, file, "field \"%s%s\": is %s, expected %s", pfx, key,
+		     type_name(v), json_type_to_name(type));
+		return NULL;
+	}
+	return v;
+}
+
+static const char *mstr(struct ctx *c, const char *file, struct json_object *o,
+			const char *pfx, const char *key)
+{
+	struct json_object *v = member(c, file, o, pfx, key, json_type_string);
+
+	return v ? json_object_get_string(v) : NULL;
+}
+
+static int64_t mint(struct ctx *c, const char *file, struct json_object *o,
+		    const char *pfx, const char *key)
+{
+	struct json_object *v = member(c, file, o, pfx, key, json_type_int);
+
+	return v ? json_object_get_int64(v) : HZRIG_ABSENT;
+}
+
+/* A finite double, or NAN when absent (or bad: error). */
+static double mnum(struct ctx *c, const char *file, struct json_object *o,
+		   const char *pfx, const char *key)
+{
+	struct json_object *v = member(c, file, o, pfx, key, json_type_double);
+	double d;
+
+	if (!v)
+		return NAN;
+	d = json_object_get_double(v);
+	if (!isfinite(d)) {
+		kerr(c, file, "field \"%s%s\": not a finite number", pfx, key);
+		return NAN;
+	}
+	return d;
+}
+
+static void load_extra(struct ctx *c, size_t vi)
+{
+	const struct hzrig_variant *v = &c->run.v[vi];
+	struct vextra *x = &c->x[vi];
+	const char *s;
+	double d;
+
+	snprintf(x->run_path, sizeof(x->run_path), "%s/%s/run.json",
+		 c->run.source, v->name);
+	snprintf(x->build_path, sizeof(x->build_path), "%s/%s/build.json",
+		 c->run.source, v->name);
+	/* stats.c parsed these texts already: they are valid JSON objects. */
+	x->run = json_tokener_parse(v->run_json);
+	if (!x->run) {
+		kerr(c, x->run_path, "cannot be parsed again (out of memory?)");
+		return;
+	}
+	x->refused = mstr(c, x->run_path, x->run, "", "refused");
+	x->cmdline = mstr(c, x->run_path, x->run, "", "cmdline");
+	x->jiffy_rate_mhz = mint(c, x->run_path, x->run, "", "jiffy_rate_mhz");
+	x->noise_floor_ns = mint(c, x->run_path, x->run, "", "noise_floor_ns");
+	x->allowance_source = mstr(c, x->run_path, x->run, "",
+				   "allowance_source");
+	x->boot = member(c, x->run_path, x->run, "", "boot", json_type_object);
+	x->capture = member(c, x->run_path, x->run, "", "capture",
+			    json_type_object);
+	x->ktap = member(c, x->run_path, x->run, "", "ktap", json_type_object);
+	d = mnum(c, x->run_path, x->boot, "boot.", "wall_s");
+	x->wall_s = isnan(d) || d < 0 ? -1 : d;
+	s = mstr(c, x->run_path, x->run, "", "collected_at");
+	if (s) {
+		if (parse_utc(s, &x->collected_at))
+			kerr(c, x->run_path,
+			     "field \"collected_at\": '%s' is not a UTC time like 2026-12-03T10:21:14Z",
+			     s);
+		else
+			x->have_collected = true;
+	}
+
+	if (!v->build_json)
+		return;
+	x->build = json_tokener_parse(v->build_json);
+	if (!x->build) {
+		kerr(c, x->build_path, "cannot be parsed again (out of memory?)");
+		return;
+	}
+	/* Not written by matrix.sh yet; read when it is. */
+	x->compiler = mstr(c, x->build_path, x->build, "", "compiler");
+	x->patch_sha256 = member(c, x->build_path, x->build, "", "patch_sha256",
+				 json_type_array);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Checkouts: one per (tree, patch series)                                  */
+/* ---------------------------------------------------------------------- */
+
+static int sha256_hex(const void *data, size_t len, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+
+	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
+		return -1;
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+/*
+ * sha256 of a patch file: a regular file of at most HZRIG_KCIDB_PATCH_MAX
+ * bytes (a device or a FIFO named by mistake is refused, not read until
+ * memory runs out). -1 with errno set on failure.
+ */
+static int sha256_file(const char *path, char hex[65]);
+
+/* Whether @path (which may not exist yet) lies inside directory @dir. */
+static bool inside_dir(const char *path, const char *dir)
+{
+	char *rdir = realpath(dir, NULL), *copy = strdup(path), *rparent;
+	const char *parent;
+	char *slash;
+	bool in = false;
+	size_t n;
+
+	if (!rdir || !copy)
+		goto out;
+	slash = strrchr(copy, '/');
+	if (slash == copy)
+		parent = "/";
+	else if (slash) {
+		*slash = '\0';
+		parent = copy;
+	} else {
+		parent = ".";
+	}
+	rparent = realpath(parent, NULL);
+	if (rparent) {
+		n = strlen(rdir);
+		in = !strncmp(rparent, rdir, n) &&
+		     (rparent[n] == '\0' || rparent[n] == '/');
+		free(rparent);
+	}
+out:
+	free(rdir);
+	free(copy);
+	return in;
+}
+
+static int sha256_file(const char *path, char hex[65])
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	ssize_t got;
+	int ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st))
+		goto out;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto out;
+	}
+	if (st.st_size > HZRIG_KCIDB_PATCH_MAX) {
+		errno = EFBIG;
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		goto out;
+	/* Read one byte more than stat said: a file still growing fails. */
+	while (len <= (size_t)st.st_size) {
+		got = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto out;
+		if (!got)
+			break;
+		len += (size_t)got;
+	}
+	if (len != (size_t)st.st_size) {
+		errno = EIO;
+		goto out;
+	}
+	ret = sha256_hex(buf, len, hex);
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+static bool is_sha256(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!isdigit((unsigned char)s[i]) &&
+		    !(s[i] >= 'a' && s[i] <= 'f'))
+			return false;
+	return !s[64];
+}
+
+/* Number of names in a space-separated list. */
+static size_t count_words(const char *s)
+{
+	size_t n = 0;
+
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		n++;
+		while (*s && *s != ' ')
+			s++;
+	}
+	return n;
+}
+
+/* The @i-th name of @s into @buf. */
+static void nth_word(const char *s, size_t i, char *buf, size_t len)
+{
+	size_t n = 0, w;
+
+	buf[0] = '\0';
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		for (w = 0; s[w] && s[w] != ' '; w++)
+			;
+		if (w && n++ == i) {
+			snprintf(buf, len, "%.*s", (int)w, s);
+			return;
+		}
+		s += w;
+	}
+}
+
+static void group_checkouts(struct ctx *c)
+{
+	size_t i, j;
+
+	c->co = calloc(c->run.nv + 1, sizeof(*c->co));
+	if (!c->co) {
+		kerr(c, c->run.source, "out of memory");
+		return;
+	}
+	for (i = 0; i < c->run.nv; i++) {
+		const struct hzrig_variant *v = &c->run.v[i];
+		/* No build.json: taken as built from the unpatched tree. */
+		const char *patches = v->patches ? v->patches : "";
+		const char *tree = v->build_json ? v->tree_describe : "";
+		struct checkout *co;
+
+		for (j = 0; j < c->nco; j++)
+			if (!strcmp(c->co[j].patches, patches))
+				break;
+		co = &c->co[j];
+		if (j == c->nco) {
+			c->nco++;
+			co->patches = patches;
+			co->tree = tree;
+			co->tree_from = v->name;
+			co->first = i;
+		} else if (tree[0] && co->tree[0] && strcmp(tree, co->tree)) {
+			kerr(c, c->x[i].build_path,
+			     "field \"tree_describe\": '%s', but %s was built from '%s' with the same patches",
+			     tree, co->tree_from, co->tree);
+		} else if (tree[0] && !co->tree[0]) {
+			co->tree = tree;
+			co->tree_from = v->name;
+		}
+		co->known |= v->build_json != NULL;
+		c->x[i].checkout = j;
+	}
+	for (j = 0; j < c->nco; j++) {
+		struct checkout *co = &c->co[j];
+		size_t k, n;
+
+		n = snprintf(co->id, sizeof(co->id), "%s:%s", c->origin,
+			     c->run.id);
+		/* The series names a patched checkout: readable, stable. */
+		for (k = 0; k < count_words(co->patches); k++) {
+			char name[256];
+
+			nth_word(co->patches, k, name, sizeof(name));
+			if (n < sizeof(co->id))
+				n += snprintf(co->id + n, sizeof(co->id) - n,
+					      "+%s", name);
+		}
+		if (n >= sizeof(co->id))
+			kerr(c, c->x[co->first].build_path,
+			     "field \"patches\": too long for a checkout id");
+	}
+}
+
+/*
+ * kcidb-io's patchset_hash: sha256 over the newline-terminated sha256 hex
+ * digests of the patches in order. Each digest comes from build.json's
+ * patch_sha256 (taken when the kernel was built) or, failing that, from the
+ * file in the patch directory now. "" for no patches; false when a digest
+ * cannot be had (warned: the checkout goes without a hash).
+ */
+static bool patchset_hash(struct ctx *c, const struct checkout *co,
+			  char hash[65])
+{
+	size_t n = count_words(co->patches), i, vi;
+	struct json_object *given = NULL;
+	const char *given_in = NULL;
+	char *lines;
+	bool ok = true;
+
+	hash[0] = '\0';
+	if (!n)
+		return true;
+	for (vi = 0; vi < c->run.nv && !given; vi++) {
+		if (c->x[vi].checkout == (size_t)(co - c->co) &&
+		    c->x[vi].patch_sha256) {
+			given = c->x[vi].patch_sha256;
+			given_in = c->x[vi].build_path;
+		}
+	}
+	if (given && json_object_array_length(given) != n) {
+		kerr(c, given_in, "field \"patch_sha256\": %zu digests for %zu patches",
+		     json_object_array_length(given), n);
+		return false;
+	}
+	lines = calloc(n, 65);
+	if (!lines)
+		return false;
+	for (i = 0; i < n && ok; i++) {
+		char *hex = lines + 65 * i;
+
+		if (given) {
+			struct json_object *e;
+			const char *s = "";
+
+			e = json_object_array_get_idx(given, i);
+			if (json_object_is_type(e, json_type_string))
+				s = json_object_get_string(e);
+
+			if (!is_sha256(s)) {
+				kerr(c, given_in,
+				     "field \"patch_sha256[%zu]\": not a lowercase sha256 hex digest",
+				     i);
+				ok = false;
+				break;
+			}
+			memcpy(hex, s, 64);
+		} else {
+			const char *dir = c->o->patch_dir ? c->o->patch_dir :
+					  HZRIG_KCIDB_PATCH_DIR;
+			char name[256], path[PATH_LEN];
+
+			nth_word(co->patches, i, name, sizeof(name));
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			errno = 0;
+			if (sha256_file(path, hex)) {
+				kwarn(c, "%s: %s: checkout %s goes without patchset_hash (give --patch-dir)",
+				      path, errno == EINVAL ? "not a regular file" :
+				      strerror(errno ? errno : EIO), co->id);
+				ok = false;
+				break;
+			}
+		}
+		hex[64] = '\n';
+	}
+	if (ok && sha256_hex(lines, 65 * n, hash))
+		ok = false;
+	free(lines);
+	if (!ok)
+		hash[0] = '\0';
+	return ok;
+}
+
+/* @name percent-encoded where a URL path segment needs it. */
+static void url_segment(char *buf, size_t len, const char *name)
+{
+	size_t n = 0;
+
+	for (; *name && n + 4 < len; name++) {
+		unsigned char ch = (unsigned char)*name;
+
+		if (isalnum(ch) || strchr("-._~", ch))
+			buf[n++] = (char)ch;
+		else
+			n += snprintf(buf + n, len - n, "%%%02X", ch);
+	}
+	buf[n] = '\0';
+}
+
+static struct json_object *checkout_json(struct ctx *c, struct checkout *co)
+{
+	struct json_object *o = json_object_new_object(), *m, *a;
+	size_t n = count_words(co->patches), i;
+	char hash[65], buf[1024], t[64];
+	bool have_hash;
+
+	json_object_object_add(o, "id", hzrig_json_str(co->id));
+	json_object_object_add(o, "origin", hzrig_json_str(c->origin));
+	/* A describe without blanks is git's; Debian's is "pkg version". */
+	if (co->tree[0] && !strpbrk(co->tree, " \t"))
+		json_object_object_add(o, "git_commit_name", hzrig_json_str(co->tree));
+	have_hash = co->known && patchset_hash(c, co, hash);
+	if (have_hash)
+		json_object_object_add(o, "patchset_hash", hzrig_json_str(hash));
+	if (n && c->o->patch_url) {
+		size_t blen = strlen(c->o->patch_url);
+
+		while (blen && c->o->patch_url[blen - 1] == '/')
+			blen--;
+		a = json_object_new_array();
+		for (i = 0; i < n; i++) {
+			struct json_object *r = json_object_new_object();
+			char name[256], seg[800];
+
+			nth_word(co->patches, i, name, sizeof(name));
+			url_segment(seg, sizeof(seg), name);
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)blen,
+				 c->o->patch_url, seg);
+			json_object_object_add(r, "name", hzrig_json_str(name));
+			json_object_object_add(r, "url", hzrig_json_str(buf));
+			json_object_array_add(a, r);
+		}
+		json_object_object_add(o, "patchset_files", a);
+	}
+	if (co->tree[0])
+		snprintf(buf, sizeof(buf), "%s", co->tree);
+	else
+		snprintf(buf, sizeof(buf), "kernel tree not recorded (no build.json)");
+	if (n)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 " + %zu patch%s: %s", n, n == 1 ? "" : "es",
+			 co->patches);
+	json_object_object_add(o, "comment", hzrig_json_str(buf));
+	if (c->have_run_time) {
+		fmt_time(t, sizeof(t), (int64_t)c->run_time * 1000, false);
+		json_object_object_add(o, "start_time", hzrig_json_str(t));
+	}
+	/* The variants were built from it: the checkout worked. */
+	json_object_object_add(o, "valid", json_object_new_boolean(1));
+
+	m = json_object_new_object();
+	json_object_object_add(m, "run_id", hzrig_json_str(c->run.id));
+	if (co->tree[0])
+		json_object_object_add(m, "tree_describe", hzrig_json_str(co->tree));
+	if (co->known) {
+		a = json_object_new_array();
+		for (i = 0; i < n; i++) {
+			nth_word(co->patches, i, buf, sizeof(buf));
+			json_object_array_add(a, hzrig_json_str(buf));
+		}
+		json_object_object_add(m, "patches", a);
+	}
+	if (c->run.v[co->first].hzrig_version[0])
+		json_object_object_add(m, "hzrig_version",
+				       hzrig_json_str(c->run.v[co->first].hzrig_version));
+	json_object_object_add(o, "misc", m);
+	return o;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Builds                                                                   */
+/* ---------------------------------------------------------------------- */
+
+static void build_id(char *buf, size_t len, struct ctx *c, size_t vi)
+{
+	snprintf(buf, len, "%s:%s/%s", c->origin, c->run.id, c->run.v[vi].name);
+}
+
+static struct json_object *words_json(const char *s)
+{
+	struct json_object *a = json_object_new_array();
+	size_t i, n = count_words(s);
+	char w[256];
+
+	for (i = 0; i < n; i++) {
+		nth_word(s, i, w, sizeof(w));
+		json_object_array_add(a, hzrig_json_str(w));
+	}
+	return a;
+}
+
+static struct json_object *build_json(struct ctx *c, size_t vi)
+{
+	const struct hzrig_variant *v = &c->run.v[vi];
+	const struct vextra *x = &c->x[vi];
+	struct json_object *o = json_object_new_object(), *m;
+	char id[ID_MAX], buf[512], t[64];
+
+	build_id(id, sizeof(id), c, vi);
+	json_object_object_add(o, "id", hzrig_json_str(id));
+	json_object_object_add(o, "checkout_id", hzrig_json_str(c->co[x->checkout].id));
+	json_object_object_add(o, "origin", hzrig_json_str(c->origin));
+	snprintf(buf, sizeof(buf), "%s: HZ=%d kernel %s", v->name, v->hz,
+		 v->release[0] ? v->release : "(release not recorded)");
+	if (v->fragments)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 ", fragments %s", v->fragments);
+	if (v->patches && v->patches[0])
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 ", patches %s", v->patches);
+	json_object_object_add(o, "comment", hzrig_json_str(buf));
+	/*
+	 * The run id is taken after the build stage, as the guests are about
+	 * to boot: the kernels were built (or found up to date) just before.
+	 */
+	if (c->have_run_time) {
+		fmt_time(t, sizeof(t), (int64_t)c->run_time * 1000, false);
+		json_object_object_add(o, "start_time", hzrig_json_str(t));
+	}
+	if (v->kernel_build_s >= 0)
+		json_object_object_add(o, "duration",
+				       hzrig_json_number(v->kernel_build_s +
+					    (v->module_build_s >= 0 ?
+					     v->module_build_s : 0), 3));
+	json_object_object_add(o, "architecture", hzrig_json_str(HZRIG_KCIDB_ARCH));
+	if (x->compiler)
+		json_object_object_add(o, "compiler", hzrig_json_str(x->compiler));
+	json_object_object_add(o, "config_name", hzrig_json_str(v->name));
+	/* It booted (run.json exists): it was built. */
+	json_object_object_add(o, "valid", json_object_new_boolean(1));
+
+	m = json_object_new_object();
+	json_object_object_add(m, "variant", hzrig_json_str(v->name));
+	json_object_object_add(m, "hz", hzrig_json_int(v->hz));
+	if (v->release[0])
+		json_object_object_add(m, "release", hzrig_json_str(v->release));
+	if (v->build_json) {
+		if (v->fragments)
+			json_object_object_add(m, "fragments",
+					       words_json(v->fragments));
+		if (v->patches)
+			json_object_object_add(m, "patches",
+					       words_json(v->patches));
+		if (v->config_hash[0])
+			json_object_object_add(m, "config_hash",
+					       hzrig_json_str(v->config_hash));
+		if (v->tree_describe[0])
+			json_object_object_add(m, "tree_describe",
+					       hzrig_json_str(v->tree_describe));
+		if (v->hzrig_version[0])
+			json_object_object_add(m, "hzrig_version",
+					       hzrig_json_str(v->hzrig_version));
+		if (v->kernel_build_s >= 0)
+			json_object_object_add(m, "kernel_build_s",
+					       hzrig_json_number(v->kernel_build_s, 3));
+		if (v->module_build_s >= 0)
+			json_object_object_add(m, "module_build_s",
+					       hzrig_json_number(v->module_build_s, 3));
+	} else {
+		json_object_object_add(m, "build_json", hzrig_json_str("absent"));
+	}
+	json_object_object_add(o, "misc", m);
+	return o;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Tests                                                                    */
+/* ---------------------------------------------------------------------- */
+
+/* The variant's name as one path component: [a-zA-Z0-9_-] only. */
+static void path_word(char *buf, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < len; s++)
+		buf[n++] = isalnum((unsigned char)*s) || *s == '-' ||
+			   *s == '_' ? *s : '_';
+	buf[n] = '\0';
+}
+
+static bool boot_broke(const char *boot_status)
+{
+	return !strcmp(boot_status, "crashed") || !strcmp(boot_status, "hung") ||
+	       !strcmp(boot_status, "error");
+}
+
+static struct json_object *environment_json(struct ctx *c, size_t vi)
+{
+	const struct hzrig_variant *v = &c->run.v[vi];
+	const struct vextra *x = &c->x[vi];
+	struct json_object *e = json_object_new_object(), *m;
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "QEMU %s guest (%s), clocksource %s, HZ=%d",
+		 HZRIG_KCIDB_ARCH, v->accel[0] ? v->accel : "accel not recorded",
+		 v->clocksource[0] ? v->clocksource : "not recorded", v->hz);
+	json_object_object_add(e, "comment", hzrig_json_str(buf));
+	m = json_object_new_object();
+	json_object_object_add(m, "qemu_accel", hzrig_json_str(v->accel[0] ? v->accel : "unknown"));
+	json_object_object_add(m, "clocksource",
+			       hzrig_json_str(v->clocksource[0] ? v->clocksource : "unknown"));
+	json_object_object_add(m, "hz", hzrig_json_int(v->hz));
+	if (v->release[0])
+		json_object_object_add(m, "release", hzrig_json_str(v->release));
+	if (v->plan[0])
+		json_object_object_add(m, "plan", hzrig_json_str(v->plan));
+	if (x->cmdline)
+		json_object_object_add(m, "cmdline", hzrig_json_str(x->cmdline));
+	json_object_object_add(e, "misc", m);
+	return e;
+}
+
+/* The fields every test of variant @vi has; @what names it in the id. */
+static struct json_object *test_new(struct ctx *c, size_t vi, const char *what,
+				    const char *status)
+{
+	const struct vextra *x = &c->x[vi];
+	struct json_object *o = json_object_new_object();
+	char id[ID_MAX], path[ID_MAX], vw[HZRIG_VARIANT_MAX], t[64];
+
+	snprintf(id, sizeof(id), "%s:%s/%s/%s", c->origin, c->run.id,
+		 c->run.v[vi].name, what);
+	json_object_object_add(o, "id", hzrig_json_str(id));
+	build_id(id, sizeof(id), c, vi);
+	json_object_object_add(o, "build_id", hzrig_json_str(id));
+	json_object_object_add(o, "origin", hzrig_json_str(c->origin));
+	path_word(vw, sizeof(vw), c->run.v[vi].name);
+	snprintf(path, sizeof(path), "hzrig.%s.%s", vw, what);
+	json_object_object_add(o, "path", hzrig_json_str(path));
+	json_object_object_add(o, "status", hzrig_json_str(status));
+	json_object_object_add(o, "environment", environment_json(c, vi));
+	/*
+	 * The guest started wall_s before collect stamped the run, in whole
+	 * seconds: not before the run itself started.
+	 */
+	if (x->have_collected) {
+		int64_t ms = (int64_t)x->collected_at * 1000;
+
+		if (x->wall_s >= 0)
+			ms -= llround(x->wall_s * 1000);
+		if (c->have_run_time && ms < (int64_t)c->run_time * 1000)
+			ms = (int64_t)c->run_time * 1000;
+		fmt_time(t, sizeof(t), ms, true);
+		json_object_object_add(o, "start_time", hzrig_json_str(t));
+	}
+	return o;
+}
+
+static void set_number(struct json_object *t, struct json_object *value,
+		       const char *unit)
+{
+	struct json_object *n = json_object_new_object();
+
+	json_object_object_add(n, "value", value);
+	json_object_object_add(n, "unit", hzrig_json_str(unit));
+	json_object_object_add(t, "number", n);
+}
+
+/* Copy the listed members of @from (when present) into @to. */
+static void copy_members(struct json_object *to, struct json_object *from,
+			 const char *const *keys)
+{
+	struct json_object *v;
+
+	for (; from && *keys; keys++)
+		if (json_object_object_get_ex(from, *keys, &v) && v)
+			json_object_object_add(to, *keys, json_object_get(v));
+}
+
+static struct json_object *boot_test(struct ctx *c, size_t vi)
+{
+	static const char *const boot_keys[] = {
+		"guest_rc", "wall_s", "first_result_s", "timeout_s", "crash", NULL
+	};
+	static const char *const ktap_keys[] = {
+		"plan", "ok", "not_ok", "skip", "bail_out", NULL
+	};
+	const struct hzrig_variant *v = &c->run.v[vi];
+	const struct vextra *x = &c->x[vi];
+	const char *bs = v->boot_status, *status, *crash = NULL;
+	struct json_object *t, *m, *k;
+	char buf[600];
+
+	/*
+	 * "failed" means the guest ran the whole plan and some KTAP result was
+	 * "not ok": the boot worked, the cases carry the failures. A crash is
+	 * the kernel's (or its driver's); a hang can be anyone's; an error is
+	 * QEMU not starting, so the test never ran.
+	 */
+	if (!strcmp(bs, "ok") || !strcmp(bs, "failed"))
+		status = "PASS";
+	else if (!strcmp(bs, "crashed"))
+		status = "FAIL";
+	else if (!strcmp(bs, "hung"))
+		status = "ERROR";
+	else
+		status = "MISS";
+	t = test_new(c, vi, "boot", status);
+	if (x->boot)
+		crash = mstr(c, x->run_path, x->boot, "boot.", "crash");
+	if (!bs[0])
+		snprintf(buf, sizeof(buf), "boot outcome not recorded");
+	else if (!strcmp(status, "PASS"))
+		snprintf(buf, sizeof(buf), "guest booted and ran the plan (boot %s)",
+			 bs);
+	else if (!strcmp(bs, "error"))
+		snprintf(buf, sizeof(buf), "QEMU did not start the guest");
+	else
+		snprintf(buf, sizeof(buf), "guest %s%s%.500s", bs,
+			 crash && crash[0] ? ": " : "", crash ? crash : "");
+	json_object_object_add(t, "comment", hzrig_json_str(buf));
+	if (x->wall_s >= 0)
+		json_object_object_add(t, "duration", hzrig_json_number(x->wall_s, 3));
+	m = json_object_new_object();
+	json_object_object_add(m, "boot_status", hzrig_json_str(bs[0] ? bs : "unknown"));
+	copy_members(m, x->boot, boot_keys);
+	if (x->ktap) {
+		k = json_object_new_object();
+		copy_members(k, x->ktap, ktap_keys);
+		json_object_object_add(m, "ktap", k);
+	}
+	if (v->waits_ms != HZRIG_ABSENT && v->wall_ms != HZRIG_ABSENT) {
+		json_object_object_add(m, "waits_ms", hzrig_json_int(v->waits_ms));
+		json_object_object_add(m, "measuring_ms", hzrig_json_int(v->wall_ms));
+	}
+	json_object_object_add(t, "misc", m);
+	return t;
+}
+
+static struct json_object *capture_test(struct ctx *c, size_t vi)
+{
+	static const char *const keys[] = {
+		"lines", "bad_lines", "bad_records", "ignored_records", "errors",
+		"truncated", NULL
+	};
+	const struct vextra *x = &c->x[vi];
+	struct json_object *t, *m, *tr;
+	int64_t errors;
+	bool truncated;
+	char buf[160];
+
+	if (!x->capture) {
+		t = test_new(c, vi, "capture", "MISS");
+		json_object_object_add(t, "comment",
+				       hzrig_json_str("capture not recorded in run.json"));
+		return t;
+	}
+	errors = mint(c, x->run_path, x->capture, "capture.", "errors");
+	tr = member(c, x->run_path, x->capture, "capture.", "truncated",
+		    json_type_boolean);
+	truncated = tr && json_object_get_boolean(tr);
+	/* Lost or garbled records: what the cases show is not all there was. */
+	t = test_new(c, vi, "capture",
+		     truncated || (errors != HZRIG_ABSENT && errors > 0) ?
+		     "ERROR" : "PASS");
+	snprintf(buf, sizeof(buf), "guest capture %s, %" PRId64 " errors",
+		 truncated ? "truncated (no end record)" : "complete",
+		 errors == HZRIG_ABSENT ? 0 : errors);
+	json_object_object_add(t, "comment", hzrig_json_str(buf));
+	m = json_object_new_object();
+	copy_members(m, x->capture, keys);
+	json_object_object_add(t, "misc", m);
+	return t;
+}
+
+static struct json_object *clocksource_test(struct ctx *c, size_t vi)
+{
+	const struct hzrig_variant *v = &c->run.v[vi];
+	const struct vextra *x = &c->x[vi];
+	struct json_object *t, *m;
+	char buf[400];
+
+	/* A jiffy clocksource makes every timing worthless: no case ran. */
+	if (x->refused)
+		t = test_new(c, vi, "clocksource", "ERROR");
+	else
+		t = test_new(c, vi, "clocksource",
+			     v->clocksource[0] ? "PASS" : "MISS");
+	if (x->refused)
+		snprintf(buf, sizeof(buf), "timings refused: %.300s", x->refused);
+	else if (v->clocksource[0])
+		snprintf(buf, sizeof(buf), "clocksource %s has the resolution to time waits",
+			 v->clocksource);
+	else
+		snprintf(buf, sizeof(buf), "clocksource not recorded");
+	json_object_object_add(t, "comment", hzrig_json_str(buf));
+	m = json_object_new_object();
+	if (v->clocksource[0])
+		json_object_object_add(m, "clocksource", hzrig_json_str(v->clocksource));
+	if (x->refused)
+		json_object_object_add(m, "refused", hzrig_json_str(x->refused));
+	json_object_object_add(t, "misc", m);
+	return t;
+}
+
+static struct json_object *jiffy_test(struct ctx *c, size_t vi)
+{
+	const struct hzrig_variant *v = &c->run.v[vi];
+	const struct vextra *x = &c->x[vi];
+	int64_t mhz = x->jiffy_rate_mhz;
+	struct json_object *t, *m;
+	double rate, off;
+	char buf[200];
+
+	if (mhz == HZRIG_ABSENT || mhz <= 0) {
+		t = test_new(c, vi, "jiffy_rate", "MISS");
+		json_object_object_add(t, "comment",
+				       hzrig_json_str("jiffy rate not measured"));
+		return t;
+	}
+	rate = mhz / 1000.0;
+	off = 100.0 * fabs(rate - v->hz) / v->hz;
+	/*
+	 * The module measures jiffies against ktime at load. Off by more than
+	 * the tolerance: a module built for another HZ, or a tick that does
+	 * not keep time; either way the model's jiffy is not the guest's.
+	 */
+	t = test_new(c, vi, "jiffy_rate",
+		     off <= HZRIG_KCIDB_JIFFY_TOLERANCE_PCT ? "PASS" : "FAIL");
+	snprintf(buf, sizeof(buf), "jiffies advance at %.3f Hz, %.2f%% off HZ=%d (tolerance %d%%)",
+		 rate, off, v->hz, HZRIG_KCIDB_JIFFY_TOLERANCE_PCT);
+	json_object_object_add(t, "comment", hzrig_json_str(buf));
+	set_number(t, hzrig_json_number(rate, 3), "Hz");
+	m = json_object_new_object();
+	json_object_object_add(m, "jiffy_rate_mhz", hzrig_json_int(mhz));
+	json_object_object_add(m, "hz", hzrig_json_int(v->hz));
+	json_object_object_add(m, "off_pct", hzrig_json_number(off, 3));
+	json_object_object_add(m, "tolerance_pct",
+			       hzrig_json_int(HZRIG_KCIDB_JIFFY_TOLERANCE_PCT));
+	json_object_object_add(t, "misc", m);
+	return t;
+}
+
+static struct json_object *noise_test(struct ctx *c, size_t vi)
+{
+	const struct hzrig_variant *v = &c->run.v[vi];
+	const struct vextra *x = &c->x[vi];
+	struct json_object *t, *m;
+	char buf[300];
+	bool measured = v->overshoot_p99_ns != HZRIG_ABSENT &&
+			v->rtt_p99_ns != HZRIG_ABSENT;
+
+	/* A measurement, not a verdict: DONE, with the allowance it gave. */
+	t = test_new(c, vi, "noise", measured ? "DONE" : "MISS");
+	/*
+	 * run.json's noise is the probe before the plan; a guest that probed
+	 * again as it went may have judged some cases with more.
+	 */
+	if (measured && v->allowance_ns != HZRIG_ABSENT &&
+	    v->allowance_ns > v->overshoot_p99_ns + v->rtt_p99_ns &&
+	    (x->noise_floor_ns == HZRIG_ABSENT ||
+	     v->allowance_ns > x->noise_floor_ns))
+		snprintf(buf, sizeof(buf),
+			 "before the plan: 1-ms sleep overshoot p99 %.3f ms + answered ctrl-in p99 %.3f ms; allowance up to %.3f ms on both window edges (later noise probes)",
+			 v->overshoot_p99_ns / 1e6, v->rtt_p99_ns / 1e6,
+			 v->allowance_ns / 1e6);
+	else if (measured)
+		snprintf(buf, sizeof(buf),
+			 "1-ms sleep overshoot p99 %.3f ms + answered ctrl-in p99 %.3f ms: allowance %.3f ms on both window edges",
+			 v->overshoot_p99_ns / 1e6, v->rtt_p99_ns / 1e6,
+			 v->allowance_ns != HZRIG_ABSENT ? v->allowance_ns / 1e6 : 0);
+	else
+		snprintf(buf, sizeof(buf), "noise not measured; allowance %s",
+			 v->allowance_ns != HZRIG_ABSENT ? "from the noise floor" :
+			 "not recorded");
+	json_object_object_add(t, "comment", hzrig_json_str(buf));
+	if (v->allowance_ns != HZRIG_ABSENT && measured)
+		set_number(t, hzrig_json_ms_trim(v->allowance_ns), "ms");
+	m = json_object_new_object();
+	if (v->overshoot_p50_ns != HZRIG_ABSENT)
+		json_object_object_add(m, "sleep_overshoot_p50_ms",
+				       hzrig_json_ms_trim(v->overshoot_p50_ns));
+	if (v->overshoot_p99_ns != HZRIG_ABSENT)
+		json_object_object_add(m, "sleep_overshoot_p99_ms",
+				       hzrig_json_ms_trim(v->overshoot_p99_ns));
+	if (v->rtt_p50_ns != HZRIG_ABSENT)
+		json_object_object_add(m, "ctrl_in_rtt_p50_ms", hzrig_json_ms_trim(v->rtt_p50_ns));
+	if (v->rtt_p99_ns != HZRIG_ABSENT)
+		json_object_object_add(m, "ctrl_in_rtt_p99_ms", hzrig_json_ms_trim(v->rtt_p99_ns));
+	if (v->allowance_ns != HZRIG_ABSENT)
+		json_object_object_add(m, "allowance_ms", hzrig_json_ms_trim(v->allowance_ns));
+	if (x->allowance_source)
+		json_object_object_add(m, "allowance_source",
+				       hzrig_json_str(x->allowance_source));
+	if (x->noise_floor_ns != HZRIG_ABSENT)
+		json_object_object_add(m, "noise_floor_ms", hzrig_json_ms_trim(x->noise_floor_ns));
+	json_object_object_add(t, "misc", m);
+	return t;
+}
+
+/* The case as one path component sequence: "bulk-in.delay.ms.T50.D5000us". */
+static void case_word(char *buf, size_t len, const struct hzrig_case_stats *cs)
+{
+	char w[3][HZRIG_FIELD_MAX];
+	int n;
+
+	path_word(w[0], sizeof(w[0]), cs->transfer);
+	path_word(w[1], sizeof(w[1]), cs->behaviour);
+	path_word(w[2], sizeof(w[2]), cs->mode);
+	n = snprintf(buf, len, "%s.%s.%s.T%" PRId64, w[0], w[1], w[2],
+		     cs->timeout_ms);
+	/* The same optional parts as the case key, under the same rules. */
+	if (!strcmp(cs->behaviour, "delay") && cs->delay_us >= 0 && n > 0 &&
+	    (size_t)n < len)
+		n += snprintf(buf + n, len - n, ".D%" PRId64 "us", cs->delay_us);
+	if (cs->length >= 0 && cs->length != HZRIG_DEFAULT_LENGTH && n > 0 &&
+	    (size_t)n < len)
+		snprintf(buf + n, len - n, ".len%" PRId64, cs->length);
+}
+
+static const char *const verdict_names[] = {
+	"inside", "early", "late", "wrong-status", "refused",
+};
+#define NVERDICTS	(sizeof(verdict_names) / sizeof(verdict_names[0]))
+
+static struct json_object *case_test(struct ctx *c, size_t vi,
+				     const struct hzrig_case_stats *cs)
+{
+	const struct hzrig_variant *v = &c->run.v[vi];
+	const struct vextra *x = &c->x[vi];
+	size_t vc[NVERDICTS] = { 0 }, i, j;
+	struct json_object *t, *m, *o;
+	double elapsed = 0;	/* s; a sum of int64_t could overflow */
+	const char *status;
+	char word[ID_MAX], buf[600], win[120];
+	bool refused;
+
+	for (i = 0; i < c->run.ns; i++) {
+		const struct hzrig_run_sample *s = &c->run.s[i];
+		char key[HZRIG_CASE_KEY_MAX];
+
+		if (s->variant != vi ||
+		    hzrig_case_key(key, sizeof(key), s->transfer, s->behaviour,
+				   s->mode, s->timeout_ms, s->delay_us,
+				   s->length) < 0 || strcmp(key, cs->key))
+			continue;
+		for (j = 0; j < NVERDICTS; j++)
+			if (!strcmp(s->verdict, verdict_names[j]))
+				vc[j]++;
+		elapsed += s->elapsed_ns / 1e9;
+	}
+	refused = x->refused || vc[4];
+	if (boot_broke(v->boot_status) || refused)
+		status = "ERROR";
+	else if (cs->inside == cs->n)
+		status = "PASS";
+	else
+		status = "FAIL";
+
+	case_word(word, sizeof(word), cs);
+	t = test_new(c, vi, word, status);
+
+	if (cs->window_lo_ns == HZRIG_ABSENT)
+		snprintf(win, sizeof(win), "no timer");
+	else if (cs->expected_status != HZRIG_ABSENT &&
+		 cs->expected_status != HZRIG_ETIMEDOUT)
+		snprintf(win, sizeof(win), "done by %.3f ms",
+			 cs->window_hi_ns / 1e6);
+	else
+		snprintf(win, sizeof(win), "window (%.3f, %.3f] ms",
+			 cs->window_lo_ns / 1e6, cs->window_hi_ns / 1e6);
+	snprintf(buf, sizeof(buf), "%s: %zu/%zu inside %s (allowance %.3f ms)",
+		 cs->key, cs->inside, cs->n, win, cs->allowance_ns / 1e6);
+	if (refused)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 "; timings refused");
+	else
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 "; median %.3f ms", cs->median_ns / 1e6);
+	if (boot_broke(v->boot_status))
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 "; boot %s", v->boot_status);
+	json_object_object_add(t, "comment", hzrig_json_str(buf));
+	/* The measurement itself; on a jiffy clocksource there is none. */
+	if (!refused)
+		set_number(t, hzrig_json_ms_trim(cs->median_ns), "ms");
+	json_object_object_add(t, "duration", hzrig_json_number(elapsed, 6));
+
+	m = json_object_new_object();
+	json_object_object_add(m, "case_key", hzrig_json_str(cs->key));
+	json_object_object_add(m, "case", hzrig_json_int(cs->case_idx));
+	json_object_object_add(m, "timeout_ms", hzrig_json_int(cs->timeout_ms));
+	json_object_object_add(m, "timeout_arg", hzrig_json_int(cs->timeout_arg));
+	if (!strcmp(cs->behaviour, "delay") && cs->delay_us >= 0)
+		json_object_object_add(m, "delay_us", hzrig_json_int(cs->delay_us));
+	if (cs->length >= 0)
+		json_object_object_add(m, "length", hzrig_json_int(cs->length));
+	json_object_object_add(m, "samples", hzrig_json_int((int64_t)cs->n));
+	json_object_object_add(m, "inside", hzrig_json_int((int64_t)cs->inside));
+	json_object_object_add(m, "inside_share",
+			       hzrig_json_number(cs->n ? (double)cs->inside / cs->n : 0, 4));
+	o = json_object_new_object();
+	for (j = 0; j < NVERDICTS; j++)
+		if (vc[j])
+			json_object_object_add(o, verdict_names[j],
+					       hzrig_json_int((int64_t)vc[j]));
+	json_object_object_add(m, "verdicts", o);
+	json_object_object_add(m, "min_ms", hzrig_json_ms_trim(cs->min_ns));
+	json_object_object_add(m, "p5_ms", hzrig_json_ms_trim(cs->p5_ns));
+	json_object_object_add(m, "median_ms", hzrig_json_ms_trim(cs->median_ns));
+	json_object_object_add(m, "p95_ms", hzrig_json_ms_trim(cs->p95_ns));
+	json_object_object_add(m, "max_ms", hzrig_json_ms_trim(cs->max_ns));
+	if (cs->window_lo_ns != HZRIG_ABSENT) {
+		json_object_object_add(m, "window_lo_ms", hzrig_json_ms_trim(cs->window_lo_ns));
+		json_object_object_add(m, "window_hi_ms", hzrig_json_ms_trim(cs->window_hi_ns));
+	}
+	json_object_object_add(m, "allowance_ms", hzrig_json_ms_trim(cs->allowance_ns));
+	if (cs->expected_status != HZRIG_ABSENT)
+		json_object_object_add(m, "expected_status",
+				       hzrig_json_int(cs->expected_status));
+	o = json_object_new_object();
+	for (j = 0; j < cs->nstatus; j++) {
+		char st[24];
+
+		snprintf(st, sizeof(st), "%" PRId64, cs->status[j].status);
+		json_object_object_add(o, st, hzrig_json_int((int64_t)cs->status[j].n));
+	}
+	json_object_object_add(m, "statuses", o);
+	json_object_object_add(t, "misc", m);
+	return t;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The document                                                             */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * What the schema forbids and only a bug here could produce: null anywhere
+ * ("no properties can be null"), numbers that are not finite.
+ */
+static void check_values(struct ctx *c, struct json_object *o, const char *at)
+{
+	char sub[600];
+	size_t i;
+
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		kerr(c, c->run.source, "internal: %s is null", at);
+		break;
+	case json_type_double:
+		if (!isfinite(json_object_get_double(o)))
+			kerr(c, c->run.source, "internal: %s is not finite", at);
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, key, val) {
+			snprintf(sub, sizeof(sub), "%.300s.%.200s", at, key);
+			check_values(c, val, sub);
+		}
+		break;
+	}
+	case json_type_array:
+		for (i = 0; i < json_object_array_length(o); i++) {
+			snprintf(sub, sizeof(sub), "%.300s[%zu]", at, i);
+			check_values(c, json_object_array_get_idx(o, i), sub);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Ids must be unique within their kind: report every duplicate. */
+static void check_ids(struct ctx *c, struct json_object *arr, const char *kind)
+{
+	size_t n = json_object_array_length(arr), i;
+	const char **ids = calloc(n + 1, sizeof(*ids));
+	struct json_object *v;
+
+	if (!ids) {
+		kerr(c, c->run.source, "out of memory");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+
+		ids[i] = json_object_object_get_ex(o, "id", &v) ?
+			 json_object_get_string(v) : "";
+	}
+	qsort(ids, n, sizeof(*ids), cmp_str);
+	for (i = 1; i < n; i++)
+		if (!strcmp(ids[i], ids[i - 1]))
+			kerr(c, c->run.source, "%s id '%s' is not unique", kind,
+			     ids[i]);
+	free(ids);
+}
+
+struct json_object *hzrig_kcidb_document(const struct hzrig_kcidb_opts *o)
+{
+	struct ctx c = { .o = o, .err = o->err ? o->err : stderr };
+	struct json_object *doc = NULL, *ver, *cos, *builds, *tests;
+	char t[32];
+	size_t i, j;
+	int ret;
+
+	c.origin = o->origin ? o->origin : HZRIG_KCIDB_ORIGIN;
+	if (!hzrig_kcidb_origin_ok(c.origin)) {
+		fprintf(c.err, "hzrig report --kcidb: origin '%s' is not [a-z0-9_]+\n",
+			c.origin);
+		return NULL;
+	}
+	ret = hzrig_run_load(o->run_dir, &c.run, c.err);
+	if (ret) {
+		if (ret > 0)
+			fprintf(c.err, "hzrig report --kcidb: %s: %d error%s, nothing written\n",
+				o->run_dir, ret, ret == 1 ? "" : "s");
+		else
+			fprintf(c.err, "hzrig report --kcidb: %s: not readable, nothing written\n",
+				o->run_dir);
+		hzrig_run_free(&c.run);
+		return NULL;
+	}
+	c.x = calloc(c.run.nv + 1, sizeof(*c.x));
+	if (!c.x) {
+		kerr(&c, c.run.source, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c.run.nv; i++)
+		load_extra(&c, i);
+	/* The run id is the UTC time the run started; other names have none. */
+	if (!hzrig_run_id_time(c.run.id, t, sizeof(t)) &&
+	    !parse_utc(t, &c.run_time))
+		c.have_run_time = true;
+	if (c.errors)
+		goto out;
+	group_checkouts(&c);
+	if (c.errors)
+		goto out;
+
+	doc = json_object_new_object();
+	ver = json_object_new_object();
+	json_object_object_add(ver, "major", hzrig_json_int(HZRIG_KCIDB_MAJOR));
+	json_object_object_add(ver, "minor", hzrig_json_int(HZRIG_KCIDB_MINOR));
+	json_object_object_add(doc, "version", ver);
+	cos = json_object_new_array();
+	for (j = 0; j < c.nco; j++)
+		json_object_array_add(cos, checkout_json(&c, &c.co[j]));
+	json_object_object_add(doc, "checkouts", cos);
+	builds = json_object_new_array();
+	tests = json_object_new_array();
+	for (i = 0; i < c.run.nv; i++) {
+		const struct hzrig_variant *v = &c.run.v[i];
+
+		json_object_array_add(builds, build_json(&c, i));
+		json_object_array_add(tests, boot_test(&c, i));
+		json_object_array_add(tests, capture_test(&c, i));
+		json_object_array_add(tests, clocksource_test(&c, i));
+		json_object_array_add(tests, jiffy_test(&c, i));
+		json_object_array_add(tests, noise_test(&c, i));
+		for (j = 0; j < v->ncases; j++)
+			json_object_array_add(tests,
+					      case_test(&c, i, &v->cases[j]));
+	}
+	json_object_object_add(doc, "builds", builds);
+	json_object_object_add(doc, "tests", tests);
+
+	check_values(&c, doc, "document");
+	check_ids(&c, cos, "checkout");
+	check_ids(&c, builds, "build");
+	check_ids(&c, tests, "test");
+out:
+	if (c.errors) {
+		fprintf(c.err, "hzrig report --kcidb: %s: %u error%s, nothing written\n",
+			o->run_dir, c.errors, c.errors == 1 ? "" : "s");
+		json_object_put(doc);
+		doc = NULL;
+	}
+	for (i = 0; c.x && i < c.run.nv; i++) {
+		json_object_put(c.x[i].run);
+		json_object_put(c.x[i].build);
+	}
+	free(c.x);
+	free(c.co);
+	hzrig_run_free(&c.run);
+	return doc;
+}
+
+int hzrig_kcidb_write(struct json_object *doc, const char *path, FILE *err)
+{
+	const char *text;
+	char tmp[PATH_LEN];
+	size_t len;
+	FILE *f;
+	int fd;
+
+	if (!err)
+		err = stderr;
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text) {
+		fprintf(err, "hzrig report --kcidb: out of memory\n");
+		return -1;
+	}
+	len = strlen(text);
+	if (!path || !strcmp(path, "-")) {
+		if (fwrite(text, 1, len, stdout) != len ||
+		    fputc('\n', stdout) == EOF || fflush(stdout)) {
+			fprintf(err, "hzrig report --kcidb: standard output: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >=
+	    (int)sizeof(tmp)) {
+		fprintf(err, "%s: path too long\n", path);
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		fprintf(err, "%s: cannot write: %s\n", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF ||
+	    fflush(f) || fsync(fileno(f))) {
+		fprintf(err, "%s: %s\n", tmp, strerror(errno ? errno : EIO));
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	if (fclose(f) || rename(tmp, path)) {
+		fprintf(err, "%s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* hzrig report --kcidb                                                     */
+/* ---------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hzrig report --kcidb[=FILE] [-o FILE] [--origin NAME]\n"
+		"                    [--patch-dir PDIR] [--patch-url URL] DIR\n"
+		"Writes the run directory DIR (results/runs/<id> or results/latest)\n"
+		"as one KCIDB I/O document, schema %d.%d, to FILE or standard output,\n"
+		"ready for `kcidb-submit`: a checkout per kernel source, a build per\n"
+		"variant, and per variant the tests boot, capture, clocksource,\n"
+		"jiffy_rate, noise and one per case, with the median elapsed time\n"
+		"in ms as its number. Ids are \"ORIGIN:<run id>/...\", the same on\n"
+		"every export of the run. ORIGIN defaults to %s and must be\n"
+		"[a-z0-9_]+. The patches build.json lists are hashed from PDIR\n"
+		"(default %s) unless build.json has their sha256;\n"
+		"--patch-url adds their download URLs. See docs/kcidb.md.\n"
+		"Exit: 0 written, 2 bad options or a run with errors (nothing written).\n",
+		HZRIG_KCIDB_MAJOR, HZRIG_KCIDB_MINOR, HZRIG_KCIDB_ORIGIN,
+		HZRIG_KCIDB_PATCH_DIR);
+}
+
+/* An absolute URI: scheme ":" something (RFC 3986 scheme alphabet). */
+static bool url_ok(const char *s)
+{
+	const char *p = s;
+
+	if (!isalpha((unsigned char)*p))
+		return false;
+	while (*p && (isalnum((unsigned char)*p) || strchr("+-.", *p)))
+		p++;
+	return *p == ':' && p[1];
+}
+
+int cmd_report_kcidb(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kcidb", optional_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "origin", required_argument, NULL, 'O' },
+		{ "patch-dir", required_argument, NULL, 'P' },
+		{ "patch-url", required_argument, NULL, 'U' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct hzrig_kcidb_opts o = { .err = stderr };
+	const char *out = NULL, *kout = NULL;
+	struct json_object *doc;
+	int opt, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'k': kout = optarg; break;
+		case 'o': out = optarg; break;
+		case 'O': o.origin = optarg; break;
+		case 'P': o.patch_dir = optarg; break;
+		case 'U': o.patch_url = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (kout && out && strcmp(kout, out)) {
+		fprintf(stderr, "hzrig report: --kcidb=%s and -o %s: two outputs\n",
+			kout, out);
+		return 2;
+	}
+	if (kout)
+		out = kout;
+	if (argc - optind != 1) {
+		fprintf(stderr, "hzrig report --kcidb: one run directory expected\n");
+		usage(stderr);
+		return 2;
+	}
+	if (o.origin && !hzrig_kcidb_origin_ok(o.origin)) {
+		fprintf(stderr, "hzrig report: --origin: '%s' is not [a-z0-9_]+ (a KCIDB origin)\n",
+			o.origin);
+		return 2;
+	}
+	if (o.patch_url && !url_ok(o.patch_url)) {
+		fprintf(stderr, "hzrig report: --patch-url: '%s' is not an absolute URL\n",
+			o.patch_url);
+		return 2;
+	}
+	if (out && !*out) {
+		fprintf(stderr, "hzrig report: --kcidb/-o: empty file name\n");
+		return 2;
+	}
+	o.run_dir = argv[optind];
+	if (out && strcmp(out, "-") && inside_dir(out, o.run_dir)) {
+		fprintf(stderr, "hzrig report: --kcidb/-o %s: inside the run directory %s; the export goes elsewhere, so that it can never overwrite what the run recorded\n",
+			out, o.run_dir);
+		return 2;
+	}
+	doc = hzrig_kcidb_document(&o);
+	if (!doc)
+		return 2;
+	ret = hzrig_kcidb_write(doc, out, stderr);
+	json_object_put(doc);
+	return ret ? 2 : 0;
+}

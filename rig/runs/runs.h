@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-case statistics of a run: load a results directory (or a run from the
+ * history database), group its samples by variant and case, and compute what
+ * `hzrig compare` prints and `hzrig check-regressions` holds against a
+ * baseline. docs/history.md describes the figures and the regression rules.
+ *
+ * A run directory holds samples.jsonl (docs/results.md), one
+ * <variant>/run.json per variant and, from later runs on, an optional
+ * <variant>/build.json. hzrig_run_load() validates all of it; every error
+ * names file:line and the field, and a run with any error is not used.
+ *
+ * The case key names a case independently of its index in the plan, so that
+ * runs of different plans can be compared:
+ *   "<transfer> <behaviour> <mode> T=<timeout_ms>[ D=<delay_us>us][ len=<length>]"
+ * with D only for behaviour "delay" and len only when the length is not the
+ * default 64, e.g. "bulk-in delay ms T=100 D=50000us".
+ */
+#ifndef HZRIG_STATS_H
+#define HZRIG_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/util.h"	/* HZRIG_ABSENT */
+
+#define HZRIG_CASE_KEY_MAX	160
+#define HZRIG_FIELD_MAX		32	/* transfer, behaviour, mode names */
+#define HZRIG_VARIANT_MAX	64
+#define HZRIG_RUN_ID_MAX	128
+#define HZRIG_DEFAULT_LENGTH	64	/* the plan's default transfer length */
+#define HZRIG_ETIMEDOUT		(-110)	/* the status of a call that timed out */
+
+
+/*
+ * The case key of a sample; @delay_us and @length may be HZRIG_ABSENT (or
+ * negative). Returns the key's length, or -1 (and an empty @buf) when it does
+ * not fit in @len bytes.
+ */
+int hzrig_case_key(char *buf, size_t len, const char *transfer,
+		   const char *behaviour, const char *mode, int64_t timeout_ms,
+		   int64_t delay_us, int64_t length);
+
+/* One timed call, as samples.jsonl (or the samples table) has it. */
+struct hzrig_run_sample {
+	size_t variant;			/* index into hzrig_run.v */
+	int64_t case_idx, rep;
+	char transfer[HZRIG_FIELD_MAX];
+	char behaviour[HZRIG_FIELD_MAX];
+	char mode[HZRIG_FIELD_MAX];
+	char path[HZRIG_FIELD_MAX];	/* "kernel"; empty when absent */
+	char verdict[16];
+	int64_t timeout_ms, timeout_arg;
+	int64_t status, elapsed_ns;
+	/* Optional: HZRIG_ABSENT when not recorded. */
+	int64_t delay_us, length, expected_status, actual_length, phase_ns;
+	int64_t seq, start_jiffies, jiffies, level, granule, jiffies_lag;
+	int64_t window_lo_ns, window_hi_ns;	/* both absent: no window */
+	int64_t allowance_ns;
+	unsigned int line;		/* of samples.jsonl; 0 from the DB */
+};
+
+/* The figures of one case of one variant. */
+struct hzrig_status_count {
+	int64_t status;
+	size_t n;
+};
+
+struct hzrig_case_stats {
+	char key[HZRIG_CASE_KEY_MAX];
+	int64_t case_idx;		/* the lowest plan index with this key */
+	char transfer[HZRIG_FIELD_MAX];
+	char behaviour[HZRIG_FIELD_MAX];
+	char mode[HZRIG_FIELD_MAX];
+	int64_t timeout_ms, timeout_arg, delay_us, length;
+	size_t n, inside;
+	/* Nearest-rank percentiles of elapsed_ns (see hzrig_percentile()). */
+	int64_t min_ns, p5_ns, median_ns, p95_ns, max_ns;
+	int64_t window_lo_ns, window_hi_ns;	/* HZRIG_ABSENT: no window */
+	int64_t allowance_ns;		/* the largest of the samples' */
+	int64_t expected_status;	/* majority; HZRIG_ABSENT if unknown */
+	int64_t majority_status;	/* see hzrig_case_stats_compute() */
+	struct hzrig_status_count *status;	/* most frequent first */
+	size_t nstatus;
+};
+
+/* One variant of a run: its run.json, build.json and cases. */
+struct hzrig_variant {
+	char name[HZRIG_VARIANT_MAX];
+	int hz;
+	char release[64], clocksource[64], accel[64], plan[64];
+	char boot_status[16];
+	int64_t overshoot_p50_ns, overshoot_p99_ns;	/* HZRIG_ABSENT if */
+	int64_t rtt_p50_ns, rtt_p99_ns;			/* not measured */
+	int64_t allowance_ns, waits_ms, wall_ms;
+	int64_t counted_samples;	/* run.json counts.samples, or absent */
+	char refused[256];		/* why the timings were refused, or "" */
+	char parallel[16];		/* efficiency.parallel, or "" */
+	size_t nprobes;			/* noise_probes[] */
+	int64_t probe_min_ns, probe_max_ns;	/* their allowances */
+	int64_t ktap_ok, ktap_not_ok, capture_errors;
+	bool truncated;			/* capture.truncated */
+	char *run_json;			/* the file's text */
+	/* build.json, when the run has one. */
+	char *build_json;		/* NULL: no build.json */
+	char *fragments, *patches;	/* space-separated; NULL if absent */
+	char tree_describe[128], config_hash[96], hzrig_version[64];
+	double kernel_build_s, module_build_s;	/* < 0: absent */
+	/* Filled by hzrig_run_stats(). */
+	size_t nsamples, ninside;
+	struct hzrig_case_stats *cases;	/* in plan order */
+	size_t ncases;
+};
+
+struct hzrig_run {
+	char id[HZRIG_RUN_ID_MAX];	/* the run directory's basename */
+	char *source;			/* its real path; NULL from the DB */
+	struct hzrig_variant *v;	/* by HZ, then name, after stats */
+	size_t nv, vcap;
+	struct hzrig_run_sample *s;
+	size_t ns, scap;
+};
+
+/*
+ * Load and validate the run directory @dir (a symlink such as
+ * results/latest is resolved first, so the run id is the real directory's
+ * name). Errors go to @err, each naming file:line; returns the number of
+ * errors, 0 when the run is complete and consistent, -1 when the directory
+ * cannot be read at all. Stats are computed when there is no error.
+ */
+int hzrig_run_load(const char *dir, struct hzrig_run *run, FILE *err);
+
+/* Build a run by hand (the DB loader, tests): a variant, then its samples. */
+struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
+					    const char *name, int hz);
+struct hzrig_run_sample *hzrig_run_add_sample(struct hzrig_run *run);
+size_t hzrig_run_find_variant(const struct hzrig_run *run, const char *name);
+#define HZRIG_NO_VARIANT	((size_t)-1)
+
+/*
+ * Sort the variants (by HZ, then name) and compute every variant's case
+ * stats. -1 when out of memory.
+ */
+int hzrig_run_stats(struct hzrig_run *run);
+
+void hzrig_run_free(struct hzrig_run *run);
+
+/* The case of @v with key @key, or NULL. */
+const struct hzrig_case_stats *hzrig_variant_case(const struct hzrig_variant *v,
+						  const char *key);
+
+/*
+ * Nearest-rank percentile @p (0 < p <= 100) of @n ascending values: the
+ * value at 1-based rank ceil(p/100 * n). It is always one of the values
+ * (no interpolation); the median of an even count is the lower middle one,
+ * and p95 of fewer than 20 values is the maximum.
+ */
+int64_t hzrig_percentile(const int64_t *sorted, size_t n, unsigned int p);
+
+/* "2026-12-03T10:20:31Z" from a run id "20261203T102031Z"; -1 if not that form. */
+int hzrig_run_id_time(const char *id, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------
+ * Regressions: one variant of a run held against a baseline variant.
+ */
+/* p95 is only compared when both runs have at least this many samples. */
+#define HZRIG_P95_MIN_N		20
+
+enum hzrig_regression_kind {
+	HZRIG_REG_MEDIAN,
+	HZRIG_REG_P95,
+	HZRIG_REG_INSIDE,
+	HZRIG_REG_STATUS,
+};
+
+const char *hzrig_regression_kind_name(enum hzrig_regression_kind k);
+
+struct hzrig_regression {
+	enum hzrig_regression_kind kind;
+	char case_key[HZRIG_CASE_KEY_MAX];
+	/* median, p95: ms; inside: share 0..1; status: the majority status. */
+	double old_value, new_value;
+	double threshold;		/* same unit; NAN for status */
+	int64_t window_lo_ns, window_hi_ns;	/* the new case's window */
+	char detail[320];		/* the whole finding, one line */
+};
+
+struct hzrig_regress_result {
+	struct hzrig_regression *r;
+	size_t n, cap;
+	size_t compared;		/* cases in both */
+	size_t only_old, only_new;	/* cases in one of them */
+};
+
+/*
+ * The noise threshold, in ns, for the median and p95 of one case: the
+ * spread two runs that both agree with the model can show (docs/history.md):
+ * the two allowances plus, for a case that times out, the window's width;
+ * at least one jiffy at @hz.
+ */
+int64_t hzrig_regress_threshold_ns(const struct hzrig_case_stats *oldc,
+				   const struct hzrig_case_stats *newc, int hz);
+
+/*
+ * Compare every case of @newv present in @oldv. @threshold_ns >= 0 replaces
+ * the default threshold of median and p95. Appends to @res; -1 when out of
+ * memory.
+ */
+int hzrig_regress(const struct hzrig_variant *oldv,
+		  const struct hzrig_variant *newv, int64_t threshold_ns,
+		  struct hzrig_regress_result *res);
+
+void hzrig_regress_free(struct hzrig_regress_result *res);
+
+#endif /* HZRIG_STATS_H */

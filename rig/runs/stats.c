@@ -1,0 +1,1469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-case statistics of a run and the regression rules; see stats.h and
+ * docs/history.md.
+ *
+ * Loading is strict: a history that silently dropped half a run, or counted a
+ * sample under the wrong case, would be worse than none. Every file of the
+ * run is read and every error reported (not just the first), so one pass
+ * shows all that is wrong.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "model/model.h"
+#include "collect/collect.h"
+#include "runs/runs.h"
+#include "lib/util.h"
+
+int hzrig_case_key(char *buf, size_t len, const char *transfer,
+		   const char *behaviour, const char *mode, int64_t timeout_ms,
+		   int64_t delay_us, int64_t length)
+{
+	size_t n;
+	int r;
+
+	if (!len)
+		return -1;
+	r = snprintf(buf, len, "%s %s %s T=%" PRId64, transfer, behaviour,
+		     mode, timeout_ms);
+	if (r < 0 || (size_t)r >= len)
+		goto too_long;
+	n = (size_t)r;
+	if (!strcmp(behaviour, "delay") && delay_us >= 0) {
+		r = snprintf(buf + n, len - n, " D=%" PRId64 "us", delay_us);
+		if (r < 0 || (size_t)r >= len - n)
+			goto too_long;
+		n += (size_t)r;
+	}
+	if (length >= 0 && length != HZRIG_DEFAULT_LENGTH) {
+		r = snprintf(buf + n, len - n, " len=%" PRId64, length);
+		if (r < 0 || (size_t)r >= len - n)
+			goto too_long;
+		n += (size_t)r;
+	}
+	return (int)n;
+too_long:
+	buf[0] = '\0';
+	return -1;
+}
+
+int64_t hzrig_percentile(const int64_t *sorted, size_t n, unsigned int p)
+{
+	size_t rank;
+
+	if (!n)
+		return HZRIG_ABSENT;
+	if (p > 100)
+		p = 100;
+	/* ceil(p * n / 100) in integers; rank 0 (p = 0) means the first. */
+	rank = ((size_t)p * n + 99) / 100;
+	if (rank < 1)
+		rank = 1;
+	return sorted[rank - 1];
+}
+
+int hzrig_run_id_time(const char *id, char *buf, size_t len)
+{
+	struct tm tm = { 0 }, check;
+	const char *end;
+	time_t t;
+
+	if (strlen(id) != 16)
+		return -1;
+	end = strptime(id, "%Y%m%dT%H%M%SZ", &tm);
+	if (!end || *end)
+		return -1;
+	/* strptime accepts 20261340: a round trip through timegm refuses it. */
+	check = tm;
+	t = timegm(&check);
+	if (t == (time_t)-1 || check.tm_mday != tm.tm_mday ||
+	    check.tm_mon != tm.tm_mon || check.tm_hour != tm.tm_hour)
+		return -1;
+	if (!strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return -1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Building a run */
+
+/* A sample with every optional field absent. */
+static void sample_init(struct hzrig_run_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->delay_us = s->length = s->expected_status = HZRIG_ABSENT;
+	s->actual_length = s->phase_ns = s->seq = HZRIG_ABSENT;
+	s->start_jiffies = s->jiffies = s->level = s->granule = HZRIG_ABSENT;
+	s->jiffies_lag = HZRIG_ABSENT;
+	s->window_lo_ns = s->window_hi_ns = s->allowance_ns = HZRIG_ABSENT;
+}
+
+struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
+					    const char *name, int hz)
+{
+	struct hzrig_variant *v;
+
+	v = hzrig_grow(run->v, run->nv, &run->vcap, 4, sizeof(*v));
+	if (!v)
+		return NULL;
+	run->v = v;
+	v = &run->v[run->nv++];
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	v->hz = hz;
+	v->overshoot_p50_ns = v->overshoot_p99_ns = HZRIG_ABSENT;
+	v->rtt_p50_ns = v->rtt_p99_ns = HZRIG_ABSENT;
+	v->allowance_ns = v->waits_ms = v->wall_ms = HZRIG_ABSENT;
+	v->counted_samples = HZRIG_ABSENT;
+	v->probe_min_ns = v->probe_max_ns = HZRIG_ABSENT;
+	v->ktap_ok = v->ktap_not_ok = v->capture_errors = HZRIG_ABSENT;
+	v->kernel_build_s = v->module_build_s = -1;
+	return v;
+}
+
+struct hzrig_run_sample *hzrig_run_add_sample(struct hzrig_run *run)
+{
+	struct hzrig_run_sample *s;
+
+	s = hzrig_grow(run->s, run->ns, &run->scap, 256, sizeof(*s));
+	if (!s)
+		return NULL;
+	run->s = s;
+	s = &run->s[run->ns++];
+	sample_init(s);
+	return s;
+}
+
+size_t hzrig_run_find_variant(const struct hzrig_run *run, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < run->nv; i++)
+		if (!strcmp(run->v[i].name, name))
+			return i;
+	return HZRIG_NO_VARIANT;
+}
+
+static void variant_free_cases(struct hzrig_variant *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->ncases; i++)
+		free(v->cases[i].status);
+	free(v->cases);
+	v->cases = NULL;
+	v->ncases = 0;
+}
+
+void hzrig_run_free(struct hzrig_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nv; i++) {
+		struct hzrig_variant *v = &run->v[i];
+
+		variant_free_cases(v);
+		free(v->run_json);
+		free(v->build_json);
+		free(v->fragments);
+		free(v->patches);
+	}
+	free(run->v);
+	free(run->s);
+	free(run->source);
+	memset(run, 0, sizeof(*run));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Validating loader */
+
+struct loader {
+	FILE *err;
+	const char *file;	/* the file being read, for messages */
+	unsigned int line;	/* 0: messages name the file only */
+	unsigned int errors;
+};
+
+static void lerr(struct loader *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void lerr(struct loader *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->line)
+		fprintf(l->err, "%s:%u: ", l->file, l->line);
+	else
+		fprintf(l->err, "%s: ", l->file);
+	va_start(ap, fmt);
+	vfprintf(l->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', l->err);
+	l->errors++;
+}
+
+static const char *jtype(struct json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a fractional number";
+	case json_type_int: return "an integer";
+	case json_type_object: return "an object";
+	case json_type_array: return "an array";
+	case json_type_string: return "a string";
+	}
+	return "?";
+}
+
+enum { OPTIONAL, REQUIRED };
+
+/*
+ * Member @key of @o, which must be of JSON type @type (@what in messages):
+ * 1 and the member in @out, 0 when it is optional and absent or null, -1
+ * after an error.
+ */
+static int get_member(struct loader *l, struct json_object *o,
+		      const char *pfx, const char *key, int need,
+		      enum json_type type, const char *what,
+		      struct json_object **out)
+{
+	if (!json_object_object_get_ex(o, key, out) || !*out) {
+		if (need == OPTIONAL)
+			return 0;
+		lerr(l, "field \"%s%s\": missing", pfx, key);
+		return -1;
+	}
+	if (!json_object_is_type(*out, type)) {
+		lerr(l, "field \"%s%s\": is %s, expected %s", pfx, key,
+		     jtype(*out), what);
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * Integer field @key of @o: 0 and the value in @out, or @out untouched
+ * (callers preset HZRIG_ABSENT) when it is optional and absent or null;
+ * -1 after an error.
+ */
+static int get_int(struct loader *l, struct json_object *o, const char *pfx,
+		   const char *key, int need, int64_t min, int64_t max,
+		   int64_t *out)
+{
+	struct json_object *v;
+	int64_t x;
+	int r;
+
+	r = get_member(l, o, pfx, key, need, json_type_int, "an integer", &v);
+	if (r <= 0)
+		return r;
+	errno = 0;
+	x = json_object_get_int64(v);
+	if (errno || x < min || x > max) {
+		lerr(l, "field \"%s%s\": %s out of range %" PRId64 "..%" PRId64,
+		     pfx, key, json_object_to_json_string(v), min, max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+/* A number that may be fractional (build times). */
+static int get_num(struct loader *l, struct json_object *o, const char *key,
+		   double *out)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double)) {
+		lerr(l, "field \"%s\": is %s, expected a number", key, jtype(v));
+		return -1;
+	}
+	*out = json_object_get_double(v);
+	if (!isfinite(*out) || *out < 0) {
+		lerr(l, "field \"%s\": %g is not a duration", key, *out);
+		return -1;
+	}
+	return 0;
+}
+
+/* String field; @buf keeps its contents when optional and absent or null. */
+static int get_str(struct loader *l, struct json_object *o, const char *pfx,
+		   const char *key, int need, char *buf, size_t len)
+{
+	struct json_object *v;
+	const char *s;
+	int r;
+
+	r = get_member(l, o, pfx, key, need, json_type_string, "a string", &v);
+	if (r <= 0)
+		return r;
+	s = json_object_get_string(v);
+	if (strlen(s) >= len) {
+		lerr(l, "field \"%s%s\": longer than %zu characters", pfx, key,
+		     len - 1);
+		return -1;
+	}
+	snprintf(buf, len, "%s", s);
+	return 0;
+}
+
+/* A name that goes into case keys: no blanks, nothing odd. */
+static int get_word(struct loader *l, struct json_object *o, const char *key,
+		    char *buf, size_t len)
+{
+	const char *p;
+
+	if (get_str(l, o, "", key, REQUIRED, buf, len))
+		return -1;
+	if (!buf[0]) {
+		lerr(l, "field \"%s\": empty", key);
+		return -1;
+	}
+	for (p = buf; *p; p++) {
+		if (!isalnum((unsigned char)*p) && !strchr("-_.+", *p)) {
+			lerr(l, "field \"%s\": '%s' is not a name", key, buf);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Variant names become directory names: the same alphabet, no dot first. */
+static bool variant_name_ok(const char *s)
+{
+	const char *p;
+
+	if (!s[0] || s[0] == '.' || strlen(s) >= HZRIG_VARIANT_MAX)
+		return false;
+	for (p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.+", *p))
+			return false;
+	return true;
+}
+
+/* Array of strings @key joined with spaces into a new string (NULL: absent). */
+static int get_str_list(struct loader *l, struct json_object *o,
+			const char *key, char **out)
+{
+	struct json_object *v;
+	size_t i, n, len = 1;
+	char *s;
+	int r;
+
+	r = get_member(l, o, "", key, OPTIONAL, json_type_array,
+		       "an array of strings", &v);
+	if (r <= 0)
+		return r;
+	n = json_object_array_length(v);
+	for (i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+
+		if (!json_object_is_type(e, json_type_string)) {
+			lerr(l, "field \"%s[%zu]\": is %s, expected a string",
+			     key, i, jtype(e));
+			return -1;
+		}
+		len += strlen(json_object_get_string(e)) + 1;
+	}
+	s = calloc(1, len);
+	if (!s) {
+		lerr(l, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, json_object_get_string(json_object_array_get_idx(v, i)));
+	}
+	*out = s;
+	return 0;
+}
+
+static char *slurp(const char *path, size_t *lenp)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, len = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		size_t got;
+
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap ? cap * 2 : 8192);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap = cap ? cap * 2 : 8192;
+		}
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
+}
+
+/* Parse a whole JSON document; on error name the line it stopped on. */
+static struct json_object *parse_doc(struct loader *l, const char *text,
+				     size_t len)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o;
+	enum json_tokener_error e;
+	size_t end, i;
+
+	if (!tok) {
+		lerr(l, "out of memory");
+		return NULL;
+	}
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	e = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	if (!o || e != json_tokener_success) {
+		unsigned int line = 1;
+
+		if (e == json_tokener_continue)
+			end = len;
+		for (i = 0; i < end && i < len; i++)
+			line += text[i] == '\n';
+		l->line = line;
+		lerr(l, "not valid JSON: %s",
+		     e == json_tokener_continue ? "unexpected end of file" :
+		     json_tokener_error_desc(e));
+		l->line = 0;
+		json_object_put(o);
+		o = NULL;
+	} else {
+		for (i = end; i < len; i++) {
+			if (!isspace((unsigned char)text[i])) {
+				lerr(l, "not valid JSON: text after the document");
+				json_object_put(o);
+				o = NULL;
+				break;
+			}
+		}
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+/* The schema field, when there is one, must be one this tool reads. */
+static void check_schema(struct loader *l, struct json_object *o)
+{
+	int64_t schema = HZRIG_ABSENT;
+
+	if (get_int(l, o, "", "schema", OPTIONAL, 0, INT64_MAX, &schema))
+		return;
+	if (schema != HZRIG_ABSENT && schema > HZRIG_RESULTS_SCHEMA)
+		lerr(l, "schema %" PRId64 " is newer than this hzrig reads (%d)",
+		     schema, HZRIG_RESULTS_SCHEMA);
+}
+
+/* An optional object member @key; NULL when absent, null or mistyped. */
+static struct json_object *get_obj(struct loader *l, struct json_object *o,
+				   const char *key)
+{
+	struct json_object *x;
+
+	if (get_member(l, o, "", key, OPTIONAL, json_type_object, "an object",
+		       &x) <= 0)
+		return NULL;
+	return x;
+}
+
+/* noise_probes[]: how many, and the range of their allowances. */
+static void load_probes(struct loader *l, struct hzrig_variant *v,
+			struct json_object *o)
+{
+	struct json_object *a, *e;
+	size_t i, n;
+	int64_t x;
+
+	if (get_member(l, o, "", "noise_probes", OPTIONAL, json_type_array,
+		       "an array", &a) <= 0)
+		return;
+	n = json_object_array_length(a);
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(e, json_type_object)) {
+			lerr(l, "field \"noise_probes[%zu]\": is %s, expected an object",
+			     i, jtype(e));
+			return;
+		}
+		x = HZRIG_ABSENT;
+		if (get_int(l, e, "noise_probes[].", "allowance_ns", REQUIRED,
+			    0, HZRIG_NS_MAX, &x))
+			return;
+		if (!v->nprobes || x < v->probe_min_ns)
+			v->probe_min_ns = x;
+		if (!v->nprobes || x > v->probe_max_ns)
+			v->probe_max_ns = x;
+		v->nprobes++;
+	}
+}
+
+/* What the guest and the capture said: KTAP counts, a truncated capture. */
+static void load_guest(struct loader *l, struct hzrig_variant *v,
+		       struct json_object *o)
+{
+	struct json_object *x, *t;
+
+	get_str(l, o, "", "refused", OPTIONAL, v->refused, sizeof(v->refused));
+	x = get_obj(l, o, "ktap");
+	if (x) {
+		get_int(l, x, "ktap.", "ok", OPTIONAL, 0, INT32_MAX, &v->ktap_ok);
+		get_int(l, x, "ktap.", "not_ok", OPTIONAL, 0, INT32_MAX,
+			&v->ktap_not_ok);
+	}
+	x = get_obj(l, o, "capture");
+	if (x) {
+		get_int(l, x, "capture.", "errors", OPTIONAL, 0, INT32_MAX,
+			&v->capture_errors);
+		if (get_member(l, x, "capture.", "truncated", OPTIONAL,
+			       json_type_boolean, "true or false", &t) > 0)
+			v->truncated = json_object_get_boolean(t);
+	}
+}
+
+static void load_noise(struct loader *l, struct hzrig_variant *v,
+		       struct json_object *o)
+{
+	struct json_object *n = get_obj(l, o, "noise");
+
+	load_probes(l, v, o);
+	if (!n)
+		return;
+	get_int(l, n, "noise.", "overshoot_p50_ns", OPTIONAL, 0, HZRIG_NS_MAX,
+		&v->overshoot_p50_ns);
+	get_int(l, n, "noise.", "overshoot_p99_ns", OPTIONAL, 0, HZRIG_NS_MAX,
+		&v->overshoot_p99_ns);
+	get_int(l, n, "noise.", "rtt_p50_ns", OPTIONAL, 0, HZRIG_NS_MAX,
+		&v->rtt_p50_ns);
+	get_int(l, n, "noise.", "rtt_p99_ns", OPTIONAL, 0, HZRIG_NS_MAX,
+		&v->rtt_p99_ns);
+}
+
+/*
+ * The JSON object in file @path, its schema checked, and the file's text in
+ * @text (for the caller to keep or free); NULL, with nothing to free, after
+ * an error counted in @l.
+ */
+static struct json_object *load_object(struct loader *l, const char *path,
+				       char **text)
+{
+	struct json_object *o;
+	size_t len;
+
+	l->file = path;
+	l->line = 0;
+	*text = slurp(path, &len);
+	if (!*text) {
+		lerr(l, "%s", strerror(errno));
+		return NULL;
+	}
+	o = parse_doc(l, *text, len);
+	if (o && !json_object_is_type(o, json_type_object)) {
+		lerr(l, "is %s, expected an object", jtype(o));
+		json_object_put(o);
+		o = NULL;
+	}
+	if (!o) {
+		free(*text);
+		*text = NULL;
+		return NULL;
+	}
+	check_schema(l, o);
+	return o;
+}
+
+static void load_run_json(struct loader *l, struct hzrig_run *run,
+			  const char *path, const char *dname)
+{
+	char name[HZRIG_VARIANT_MAX] = "";
+	struct hzrig_variant *v;
+	struct json_object *o, *x;
+	int64_t hz = 0;
+	char *text;
+
+	o = load_object(l, path, &text);
+	if (!o)
+		return;
+	if (get_str(l, o, "", "variant", REQUIRED, name, sizeof(name)) |
+	    get_int(l, o, "", "hz", REQUIRED, 1, 100000, &hz))
+		goto out;
+	if (strcmp(name, dname)) {
+		lerr(l, "field \"variant\": '%s' in directory '%s'", name, dname);
+		goto out;
+	}
+	v = hzrig_run_add_variant(run, name, (int)hz);
+	if (!v) {
+		lerr(l, "out of memory");
+		goto out;
+	}
+	v->run_json = text;
+	text = NULL;
+	get_str(l, o, "", "release", OPTIONAL, v->release, sizeof(v->release));
+	get_str(l, o, "", "clocksource", OPTIONAL, v->clocksource,
+		sizeof(v->clocksource));
+	get_str(l, o, "", "accel", OPTIONAL, v->accel, sizeof(v->accel));
+	get_str(l, o, "", "plan", OPTIONAL, v->plan, sizeof(v->plan));
+	get_str(l, o, "", "boot_status", OPTIONAL, v->boot_status,
+		sizeof(v->boot_status));
+	get_int(l, o, "", "allowance_ns", OPTIONAL, 0, HZRIG_NS_MAX,
+		&v->allowance_ns);
+	load_noise(l, v, o);
+	load_guest(l, v, o);
+	x = get_obj(l, o, "efficiency");
+	if (x) {
+		get_int(l, x, "efficiency.", "waits_ms", OPTIONAL, 0, HZRIG_MS_MAX,
+			&v->waits_ms);
+		get_int(l, x, "efficiency.", "wall_ms", OPTIONAL, 0, HZRIG_MS_MAX,
+			&v->wall_ms);
+		get_str(l, x, "efficiency.", "parallel", OPTIONAL, v->parallel,
+			sizeof(v->parallel));
+	}
+	x = get_obj(l, o, "counts");
+	if (x)
+		get_int(l, x, "counts.", "samples", OPTIONAL, 0, INT64_MAX,
+			&v->counted_samples);
+out:
+	json_object_put(o);
+	free(text);
+}
+
+/*
+ * A patch name from build.json is joined onto the patch directory and
+ * hashed: it must name a file in that directory, in printable characters
+ * without blanks (the list is kept space-separated).
+ */
+static bool patch_name_ok(const char *s)
+{
+	const char *p;
+
+	if (!s[0] || !strcmp(s, ".") || !strcmp(s, "..") || strlen(s) > 255)
+		return false;
+	for (p = s; *p; p++)
+		if (*p == '/' || !isgraph((unsigned char)*p))
+			return false;
+	return true;
+}
+
+static int check_patch_names(struct loader *l, struct json_object *o)
+{
+	struct json_object *v, *e;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(o, "patches", &v) ||
+	    !json_object_is_type(v, json_type_array))
+		return 0;	/* absent, or get_str_list() says what is wrong */
+	n = json_object_array_length(v);
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(v, i);
+		if (json_object_is_type(e, json_type_string) &&
+		    !patch_name_ok(json_object_get_string(e))) {
+			lerr(l, "field \"patches[%zu]\": '%s' is not the name of a file in the patch directory (no '/', blanks or control characters)",
+			     i, json_object_get_string(e));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void load_build_json(struct loader *l, struct hzrig_variant *v,
+			    const char *path)
+{
+	char name[HZRIG_VARIANT_MAX] = "";
+	struct json_object *o;
+	char *text;
+
+	o = load_object(l, path, &text);
+	if (!o)
+		return;
+	if (!get_str(l, o, "", "variant", OPTIONAL, name, sizeof(name)) &&
+	    name[0] && strcmp(name, v->name))
+		lerr(l, "field \"variant\": '%s' in directory '%s'", name,
+		     v->name);
+	get_str_list(l, o, "fragments", &v->fragments);
+	if (!check_patch_names(l, o))
+		get_str_list(l, o, "patches", &v->patches);
+	get_str(l, o, "", "config_hash", OPTIONAL, v->config_hash,
+		sizeof(v->config_hash));
+	get_str(l, o, "", "tree_describe", OPTIONAL, v->tree_describe,
+		sizeof(v->tree_describe));
+	get_str(l, o, "", "hzrig_version", OPTIONAL, v->hzrig_version,
+		sizeof(v->hzrig_version));
+	get_num(l, o, "kernel_build_s", &v->kernel_build_s);
+	get_num(l, o, "module_build_s", &v->module_build_s);
+	v->build_json = text;
+	json_object_put(o);
+}
+
+/* One samples.jsonl object into a new sample; errors counted in @l. */
+static void load_sample(struct loader *l, struct hzrig_run *run,
+			struct json_object *o)
+{
+	char name[HZRIG_VARIANT_MAX] = "";
+	struct hzrig_run_sample s;
+	unsigned int before = l->errors;
+	int64_t hz = 0;
+	size_t vi;
+
+	sample_init(&s);
+	s.line = l->line;
+
+	check_schema(l, o);
+	if (!get_str(l, o, "", "variant", REQUIRED, name, sizeof(name)) &&
+	    !variant_name_ok(name))
+		lerr(l, "field \"variant\": '%s' is not a variant name", name);
+	get_int(l, o, "", "hz", REQUIRED, 1, 100000, &hz);
+	get_word(l, o, "transfer", s.transfer, sizeof(s.transfer));
+	get_word(l, o, "behaviour", s.behaviour, sizeof(s.behaviour));
+	get_word(l, o, "mode", s.mode, sizeof(s.mode));
+	get_str(l, o, "", "path", OPTIONAL, s.path, sizeof(s.path));
+	if (!get_str(l, o, "", "verdict", REQUIRED, s.verdict,
+		     sizeof(s.verdict)) && hzrig_verdict_parse(s.verdict) < 0)
+		lerr(l, "field \"verdict\": '%s' is not a verdict", s.verdict);
+	get_int(l, o, "", "case", REQUIRED, 0, INT32_MAX, &s.case_idx);
+	get_int(l, o, "", "rep", REQUIRED, 0, INT32_MAX, &s.rep);
+	get_int(l, o, "", "timeout_ms", REQUIRED, INT32_MIN, INT32_MAX,
+		&s.timeout_ms);
+	get_int(l, o, "", "timeout_arg", REQUIRED, INT32_MIN, INT32_MAX,
+		&s.timeout_arg);
+	get_int(l, o, "", "status", REQUIRED, INT32_MIN, INT32_MAX, &s.status);
+	get_int(l, o, "", "elapsed_ns", REQUIRED, 0, HZRIG_NS_MAX, &s.elapsed_ns);
+	get_int(l, o, "", "expected_status", OPTIONAL, INT32_MIN, INT32_MAX,
+		&s.expected_status);
+	get_int(l, o, "", "delay_us", OPTIONAL, 0, INT32_MAX, &s.delay_us);
+	get_int(l, o, "", "length", OPTIONAL, 0, INT32_MAX, &s.length);
+	get_int(l, o, "", "actual_length", OPTIONAL, 0, INT32_MAX,
+		&s.actual_length);
+	get_int(l, o, "", "phase_ns", OPTIONAL, 0, HZRIG_NS_MAX, &s.phase_ns);
+	get_int(l, o, "", "seq", OPTIONAL, 0, INT64_MAX, &s.seq);
+	get_int(l, o, "", "start_jiffies", OPTIONAL, 0, INT64_MAX,
+		&s.start_jiffies);
+	get_int(l, o, "", "jiffies_lag", OPTIONAL, INT32_MIN, INT32_MAX,
+		&s.jiffies_lag);
+	get_int(l, o, "", "jiffies", OPTIONAL, 0, INT64_MAX, &s.jiffies);
+	get_int(l, o, "", "level", OPTIONAL, 0, 64, &s.level);
+	get_int(l, o, "", "granule", OPTIONAL, 0, INT64_MAX, &s.granule);
+	get_int(l, o, "", "allowance_ns", OPTIONAL, 0, HZRIG_NS_MAX,
+		&s.allowance_ns);
+	get_int(l, o, "", "window_lo_ns", OPTIONAL, 0, HZRIG_NS_MAX,
+		&s.window_lo_ns);
+	get_int(l, o, "", "window_hi_ns", OPTIONAL, 0, HZRIG_NS_MAX,
+		&s.window_hi_ns);
+	if ((s.window_lo_ns == HZRIG_ABSENT) != (s.window_hi_ns == HZRIG_ABSENT))
+		lerr(l, "fields \"window_lo_ns\", \"window_hi_ns\": one without the other");
+	else if (s.window_lo_ns > s.window_hi_ns)
+		lerr(l, "fields \"window_lo_ns\", \"window_hi_ns\": low edge above the high one");
+	if (l->errors != before)
+		return;
+
+	vi = hzrig_run_find_variant(run, name);
+	if (vi == HZRIG_NO_VARIANT) {
+		lerr(l, "variant '%s' has no %s/run.json", name, name);
+		return;
+	}
+	if (run->v[vi].hz != hz) {
+		lerr(l, "field \"hz\": %" PRId64 ", but %s/run.json says %d",
+		     hz, name, run->v[vi].hz);
+		return;
+	}
+	s.variant = vi;
+	{
+		struct hzrig_run_sample *d = hzrig_run_add_sample(run);
+
+		if (!d) {
+			lerr(l, "out of memory");
+			return;
+		}
+		*d = s;
+	}
+}
+
+static void load_samples(struct loader *l, struct hzrig_run *run,
+			 const char *path)
+{
+	struct json_tokener *tok;
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	l->file = path;
+	l->line = 0;
+	f = fopen(path, "r");
+	if (!f) {
+		lerr(l, "%s", strerror(errno));
+		return;
+	}
+	tok = json_tokener_new();
+	if (!tok) {
+		lerr(l, "out of memory");
+		fclose(f);
+		return;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct json_object *o;
+		enum json_tokener_error e;
+		size_t i, end;
+
+		l->line++;
+		for (i = 0; i < (size_t)len && isspace((unsigned char)line[i]); i++)
+			;
+		if (i == (size_t)len)
+			continue;	/* blank lines carry nothing */
+		json_tokener_reset(tok);
+		o = json_tokener_parse_ex(tok, line, (int)len);
+		e = json_tokener_get_error(tok);
+		if (!o || e != json_tokener_success) {
+			lerr(l, "not valid JSON: %s",
+			     e == json_tokener_continue ? "line ends inside the object" :
+			     json_tokener_error_desc(e));
+			json_object_put(o);
+			continue;
+		}
+		end = json_tokener_get_parse_end(tok);
+		for (i = end; i < (size_t)len && isspace((unsigned char)line[i]); i++)
+			;
+		if (i != (size_t)len)
+			lerr(l, "not valid JSON: text after the object");
+		else if (!json_object_is_type(o, json_type_object))
+			lerr(l, "is %s, expected a sample object", jtype(o));
+		else
+			load_sample(l, run, o);
+		json_object_put(o);
+	}
+	if (ferror(f)) {
+		l->line = 0;
+		lerr(l, "read error");
+	}
+	json_tokener_free(tok);
+	free(line);
+	fclose(f);
+}
+
+static int cmp_sample_pos(const void *a, const void *b)
+{
+	const struct hzrig_run_sample *x = *(const struct hzrig_run_sample *const *)a;
+	const struct hzrig_run_sample *y = *(const struct hzrig_run_sample *const *)b;
+
+	if (x->variant != y->variant)
+		return x->variant < y->variant ? -1 : 1;
+	if (x->case_idx != y->case_idx)
+		return x->case_idx < y->case_idx ? -1 : 1;
+	if (x->rep != y->rep)
+		return x->rep < y->rep ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * What no single line shows: a (variant, case, rep) recorded twice, a
+ * variant whose run.json counts other samples than samples.jsonl holds.
+ */
+static void check_consistency(struct loader *l, struct hzrig_run *run,
+			      const char *spath)
+{
+	const struct hzrig_run_sample **p;
+	size_t i, *count;
+
+	l->file = spath;
+	p = malloc((run->ns + 1) * sizeof(*p));
+	count = calloc(run->nv + 1, sizeof(*count));
+	if (!p || !count) {
+		l->line = 0;
+		lerr(l, "out of memory");
+		free(p);
+		free(count);
+		return;
+	}
+	for (i = 0; i < run->ns; i++) {
+		p[i] = &run->s[i];
+		count[run->s[i].variant]++;
+	}
+	qsort(p, run->ns, sizeof(*p), cmp_sample_pos);
+	for (i = 1; i < run->ns; i++) {
+		if (p[i]->variant == p[i - 1]->variant &&
+		    p[i]->case_idx == p[i - 1]->case_idx &&
+		    p[i]->rep == p[i - 1]->rep) {
+			l->line = p[i]->line;
+			lerr(l, "variant %s case %" PRId64 " rep %" PRId64
+			     " recorded twice (first on line %u)",
+			     run->v[p[i]->variant].name, p[i]->case_idx,
+			     p[i]->rep, p[i - 1]->line);
+		}
+	}
+	l->line = 0;
+	for (i = 0; i < run->nv; i++) {
+		const struct hzrig_variant *v = &run->v[i];
+
+		if (v->counted_samples != HZRIG_ABSENT &&
+		    (size_t)v->counted_samples != count[i])
+			lerr(l, "%zu samples of %s, but %s/run.json counts %" PRId64
+			     " (a partly written run?)", count[i], v->name,
+			     v->name, v->counted_samples);
+	}
+	free(p);
+	free(count);
+}
+
+int hzrig_run_load(const char *dir, struct hzrig_run *run, FILE *err)
+{
+	struct loader l = { .err = err ? err : stderr };
+	char *real, path[PATH_MAX + 64], spath[PATH_MAX + 64];
+	const char *base;
+	struct dirent *de;
+	DIR *d;
+	size_t i;
+
+	memset(run, 0, sizeof(*run));
+	real = realpath(dir, NULL);
+	if (!real) {
+		fprintf(l.err, "%s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	run->source = real;
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	if (!base[0] || strlen(base) >= sizeof(run->id)) {
+		fprintf(l.err, "%s: not a run directory name\n", real);
+		return -1;
+	}
+	/* The name is the run's id in the history, CSV and KCIDB ids. */
+	for (i = 0; base[i]; i++) {
+		if ((unsigned char)base[i] < 0x20 || base[i] == 0x7f) {
+			fprintf(l.err, "%s: the run directory's name has a control character (byte 0x%02x at %zu): rename the directory\n",
+				real, (unsigned char)base[i], i + 1);
+			return -1;
+		}
+	}
+	snprintf(run->id, sizeof(run->id), "%s", base);
+
+	d = opendir(real);
+	if (!d) {
+		fprintf(l.err, "%s: %s\n", real, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/run.json", real, de->d_name);
+		if (stat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (!variant_name_ok(de->d_name)) {
+			l.file = path;
+			lerr(&l, "'%s' is not a variant name", de->d_name);
+			continue;
+		}
+		load_run_json(&l, run, path, de->d_name);
+	}
+	closedir(d);
+	for (i = 0; i < run->nv; i++) {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/%s/build.json", real,
+			 run->v[i].name);
+		if (!stat(path, &st))
+			load_build_json(&l, &run->v[i], path);
+	}
+	snprintf(spath, sizeof(spath), "%s/samples.jsonl", real);
+	if (!run->nv) {
+		fprintf(l.err, "%s: no <variant>/run.json: not a run directory\n",
+			real);
+		return l.errors + 1;
+	}
+	load_samples(&l, run, spath);
+	if (!l.errors)
+		check_consistency(&l, run, spath);
+	if (!l.errors && hzrig_run_stats(run)) {
+		fprintf(l.err, "%s: out of memory\n", real);
+		l.errors++;
+	}
+	return (int)l.errors;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Case statistics */
+
+static int cmp_variant(const void *a, const void *b)
+{
+	const struct hzrig_variant *x = a, *y = b;
+
+	if (x->hz != y->hz)
+		return x->hz < y->hz ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_status(const void *a, const void *b)
+{
+	const struct hzrig_status_count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return x->status < y->status ? -1 : x->status > y->status;
+}
+
+/* Sort the variants, keeping the samples pointing at theirs. */
+static int sort_variants(struct hzrig_run *run)
+{
+	struct hzrig_variant *sorted;
+	size_t *map, i;
+
+	if (run->nv < 2)
+		return 0;
+	sorted = malloc(run->nv * sizeof(*sorted));
+	map = malloc(run->nv * sizeof(*map));
+	if (!sorted || !map) {
+		free(sorted);
+		free(map);
+		return -1;
+	}
+	memcpy(sorted, run->v, run->nv * sizeof(*sorted));
+	qsort(sorted, run->nv, sizeof(*sorted), cmp_variant);
+	/* Names are unique within a run: find each old slot's new place. */
+	for (i = 0; i < run->nv; i++) {
+		size_t j;
+
+		for (j = 0; j < run->nv; j++)
+			if (!strcmp(run->v[i].name, sorted[j].name))
+				break;
+		map[i] = j;
+	}
+	for (i = 0; i < run->ns; i++)
+		run->s[i].variant = map[run->s[i].variant];
+	memcpy(run->v, sorted, run->nv * sizeof(*sorted));
+	free(sorted);
+	free(map);
+	return 0;
+}
+
+static int sample_key(const struct hzrig_run_sample *s, char *buf, size_t len)
+{
+	return hzrig_case_key(buf, len, s->transfer, s->behaviour, s->mode,
+			      s->timeout_ms, s->delay_us, s->length);
+}
+
+/* Fill @c from its samples @p[0..n), sorted by plan position. */
+static int case_compute(struct hzrig_case_stats *c,
+			const struct hzrig_run_sample *const *p, size_t n,
+			const struct hzrig_variant *v)
+{
+	struct hzrig_status_count exp[8];
+	size_t nexp = 0, i, j;
+	int64_t *e;
+
+	e = malloc(n * sizeof(*e));
+	c->status = calloc(n, sizeof(*c->status));
+	if (!e || !c->status) {
+		free(e);
+		return -1;
+	}
+	c->n = n;
+	c->window_lo_ns = c->window_hi_ns = HZRIG_ABSENT;
+	c->allowance_ns = 0;
+	for (i = 0; i < n; i++) {
+		const struct hzrig_run_sample *s = p[i];
+		int64_t a = s->allowance_ns != HZRIG_ABSENT ? s->allowance_ns :
+			    v->allowance_ns != HZRIG_ABSENT ? v->allowance_ns : 0;
+
+		e[i] = s->elapsed_ns;
+		c->inside += !strcmp(s->verdict, "inside");
+		if (a > c->allowance_ns)
+			c->allowance_ns = a;
+		/* The model gives every sample of a case the same window. */
+		if (c->window_lo_ns == HZRIG_ABSENT &&
+		    s->window_lo_ns != HZRIG_ABSENT) {
+			c->window_lo_ns = s->window_lo_ns;
+			c->window_hi_ns = s->window_hi_ns;
+		}
+		for (j = 0; j < c->nstatus; j++)
+			if (c->status[j].status == s->status)
+				break;
+		if (j == c->nstatus)
+			c->status[c->nstatus++].status = s->status;
+		c->status[j].n++;
+		if (s->expected_status != HZRIG_ABSENT) {
+			for (j = 0; j < nexp; j++)
+				if (exp[j].status == s->expected_status)
+					break;
+			if (j == nexp && nexp < 8)
+				exp[nexp++] = (struct hzrig_status_count){
+					s->expected_status, 0 };
+			if (j < nexp)
+				exp[j].n++;
+		}
+	}
+	qsort(e, n, sizeof(*e), cmp_i64);
+	c->min_ns = e[0];
+	c->p5_ns = hzrig_percentile(e, n, 5);
+	c->median_ns = hzrig_percentile(e, n, 50);
+	c->p95_ns = hzrig_percentile(e, n, 95);
+	c->max_ns = e[n - 1];
+	free(e);
+
+	qsort(exp, nexp, sizeof(*exp), cmp_status);
+	c->expected_status = nexp ? exp[0].status : HZRIG_ABSENT;
+	/*
+	 * Most frequent first; equal counts by value. The majority is the
+	 * first, except that a tie including the expected status goes to it:
+	 * a 1:1 split of a two-repetition case then reads as expected rather
+	 * than as whichever errno sorts lower.
+	 */
+	qsort(c->status, c->nstatus, sizeof(*c->status), cmp_status);
+	c->majority_status = c->status[0].status;
+	for (j = 1; j < c->nstatus && c->status[j].n == c->status[0].n; j++)
+		if (c->status[j].status == c->expected_status)
+			c->majority_status = c->expected_status;
+	return 0;
+}
+
+static int variant_stats(struct hzrig_run *run, size_t vi)
+{
+	struct hzrig_variant *v = &run->v[vi];
+	const struct hzrig_run_sample **p;
+	size_t *caseof, n = 0, i, ncap = 0;
+	char (*keys)[HZRIG_CASE_KEY_MAX] = NULL;
+	int ret = -1;
+
+	variant_free_cases(v);
+	v->nsamples = v->ninside = 0;
+	p = malloc((run->ns + 1) * sizeof(*p));
+	caseof = malloc((run->ns + 1) * sizeof(*caseof));
+	if (!p || !caseof)
+		goto out;
+	for (i = 0; i < run->ns; i++)
+		if (run->s[i].variant == vi)
+			p[n++] = &run->s[i];
+	qsort(p, n, sizeof(*p), cmp_sample_pos);
+	v->nsamples = n;
+
+	/*
+	 * Key every sample; a key seen before (the same case listed twice in
+	 * a plan) joins the earlier case, so cases stay in plan order.
+	 */
+	for (i = 0; i < n; i++) {
+		char key[HZRIG_CASE_KEY_MAX];
+		size_t c;
+
+		v->ninside += !strcmp(p[i]->verdict, "inside");
+		if (sample_key(p[i], key, sizeof(key)) < 0)
+			snprintf(key, sizeof(key), "?");
+		for (c = v->ncases; c-- > 0;)
+			if (!strcmp(keys[c], key))
+				break;
+		if (c == (size_t)-1) {
+			void *nk = hzrig_grow(keys, v->ncases, &ncap, 32,
+					      sizeof(*keys));
+
+			if (!nk)
+				goto out;
+			keys = nk;
+			c = v->ncases++;
+			snprintf(keys[c], sizeof(keys[c]), "%s", key);
+		}
+		caseof[i] = c;
+	}
+	v->cases = calloc(v->ncases + 1, sizeof(*v->cases));
+	if (!v->cases) {
+		v->ncases = 0;
+		goto out;
+	}
+	{
+		const struct hzrig_run_sample **q = malloc((n + 1) * sizeof(*q));
+		size_t c;
+
+		if (!q)
+			goto out;
+		for (c = 0; c < v->ncases; c++) {
+			struct hzrig_case_stats *cs = &v->cases[c];
+			size_t m = 0;
+
+			for (i = 0; i < n; i++)
+				if (caseof[i] == c)
+					q[m++] = p[i];
+			snprintf(cs->key, sizeof(cs->key), "%s", keys[c]);
+			cs->case_idx = q[0]->case_idx;
+			snprintf(cs->transfer, sizeof(cs->transfer), "%s",
+				 q[0]->transfer);
+			snprintf(cs->behaviour, sizeof(cs->behaviour), "%s",
+				 q[0]->behaviour);
+			snprintf(cs->mode, sizeof(cs->mode), "%s", q[0]->mode);
+			cs->timeout_ms = q[0]->timeout_ms;
+			cs->timeout_arg = q[0]->timeout_arg;
+			cs->delay_us = q[0]->delay_us;
+			cs->length = q[0]->length;
+			if (case_compute(cs, q, m, v)) {
+				free(q);
+				goto out;
+			}
+		}
+		free(q);
+	}
+	ret = 0;
+out:
+	free(keys);
+	free(p);
+	free(caseof);
+	return ret;
+}
+
+int hzrig_run_stats(struct hzrig_run *run)
+{
+	size_t i;
+
+	if (sort_variants(run))
+		return -1;
+	for (i = 0; i < run->nv; i++)
+		if (variant_stats(run, i))
+			return -1;
+	return 0;
+}
+
+const struct hzrig_case_stats *hzrig_variant_case(const struct hzrig_variant *v,
+						  const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < v->ncases; i++)
+		if (!strcmp(v->cases[i].key, key))
+			return &v->cases[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Regressions */
+
+const char *hzrig_regression_kind_name(enum hzrig_regression_kind k)
+{
+	switch (k) {
+	case HZRIG_REG_MEDIAN: return "median";
+	case HZRIG_REG_P95: return "p95";
+	case HZRIG_REG_INSIDE: return "inside";
+	case HZRIG_REG_STATUS: return "status";
+	}
+	return "?";
+}
+
+static bool case_times_out(const struct hzrig_case_stats *c)
+{
+	return c->majority_status == HZRIG_ETIMEDOUT;
+}
+
+static int64_t case_width(const struct hzrig_case_stats *c)
+{
+	if (c->window_lo_ns == HZRIG_ABSENT)
+		return 0;
+	return c->window_hi_ns - c->window_lo_ns;
+}
+
+int64_t hzrig_regress_threshold_ns(const struct hzrig_case_stats *oldc,
+				   const struct hzrig_case_stats *newc, int hz)
+{
+	int64_t t = oldc->allowance_ns + newc->allowance_ns, tick;
+
+	/*
+	 * A call that times out ends anywhere in its window, depending on the
+	 * phase it started at: two runs that both agree with the model can
+	 * differ by the whole width (and each by its noise allowance).
+	 */
+	if (case_times_out(oldc) || case_times_out(newc)) {
+		int64_t w = case_width(oldc);
+
+		if (case_width(newc) > w)
+			w = case_width(newc);
+		t += w;
+	}
+	/*
+	 * Never below one jiffy: the rig measures jiffy-sized effects, and a
+	 * run whose allowance came out near 0 must not flag every
+	 * microsecond of an answered call.
+	 */
+	tick = (int64_t)hzrig_tick_ns(hz);
+	if (!tick && hz > 0)
+		tick = 1000000000LL / hz;
+	return t > tick ? t : tick;
+}
+
+static void fmt_window(char *buf, size_t len, const struct hzrig_case_stats *c)
+{
+	if (c->window_lo_ns == HZRIG_ABSENT)
+		snprintf(buf, len, "no window (no timer)");
+	else
+		snprintf(buf, len, "window (%.3f, %.3f] ms",
+			 c->window_lo_ns / 1e6, c->window_hi_ns / 1e6);
+}
+
+static struct hzrig_regression *reg_add(struct hzrig_regress_result *res,
+					enum hzrig_regression_kind kind,
+					const struct hzrig_case_stats *c,
+					double oldv, double newv, double thr)
+{
+	struct hzrig_regression *r;
+
+	r = hzrig_grow(res->r, res->n, &res->cap, 16, sizeof(*r));
+	if (!r)
+		return NULL;
+	res->r = r;
+	r = &res->r[res->n++];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	snprintf(r->case_key, sizeof(r->case_key), "%s", c->key);
+	r->old_value = oldv;
+	r->new_value = newv;
+	r->threshold = thr;
+	r->window_lo_ns = c->window_lo_ns;
+	r->window_hi_ns = c->window_hi_ns;
+	return r;
+}
+
+/* median or p95: @o, @n in ns. */
+static int check_figure(struct hzrig_regress_result *res,
+			enum hzrig_regression_kind kind,
+			const struct hzrig_case_stats *c, int64_t o, int64_t n,
+			int64_t thr)
+{
+	struct hzrig_regression *r;
+	char win[64];
+	int64_t d = n - o;
+
+	if ((d < 0 ? -d : d) <= thr)
+		return 0;
+	r = reg_add(res, kind, c, o / 1e6, n / 1e6, thr / 1e6);
+	if (!r)
+		return -1;
+	fmt_window(win, sizeof(win), c);
+	snprintf(r->detail, sizeof(r->detail),
+		 "%s %.3f -> %.3f ms (%+.3f ms, threshold %.3f ms); %s",
+		 hzrig_regression_kind_name(kind), o / 1e6, n / 1e6, d / 1e6,
+		 thr / 1e6, win);
+	return 0;
+}
+
+static double share(const struct hzrig_case_stats *c)
+{
+	return c->n ? (double)c->inside / (double)c->n : 0;
+}
+
+int hzrig_regress(const struct hzrig_variant *oldv,
+		  const struct hzrig_variant *newv, int64_t threshold_ns,
+		  struct hzrig_regress_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < oldv->ncases; i++)
+		if (!hzrig_variant_case(newv, oldv->cases[i].key))
+			res->only_old++;
+	for (i = 0; i < newv->ncases; i++) {
+		const struct hzrig_case_stats *c = &newv->cases[i];
+		const struct hzrig_case_stats *o;
+		struct hzrig_regression *r;
+		double so, sn, limit;
+		size_t nmin;
+		int64_t thr;
+		char win[64];
+
+		o = hzrig_variant_case(oldv, c->key);
+		if (!o) {
+			res->only_new++;
+			continue;
+		}
+		res->compared++;
+		thr = threshold_ns >= 0 ? threshold_ns :
+		      hzrig_regress_threshold_ns(o, c, newv->hz);
+		if (check_figure(res, HZRIG_REG_MEDIAN, c, o->median_ns,
+				 c->median_ns, thr))
+			return -1;
+		/*
+		 * Below HZRIG_P95_MIN_N samples p95 is the maximum: one late
+		 * wakeup on a busy host would flag it. The median and the
+		 * inside share still watch such a case.
+		 */
+		if (o->n >= HZRIG_P95_MIN_N && c->n >= HZRIG_P95_MIN_N &&
+		    check_figure(res, HZRIG_REG_P95, c, o->p95_ns, c->p95_ns,
+				 thr))
+			return -1;
+
+		/*
+		 * Inside share: a drop of one sample out of a handful is what
+		 * noise beyond the p99 allowance does now and then; flag more
+		 * than 10 points and more than one sample of the smaller run.
+		 */
+		so = share(o);
+		sn = share(c);
+		nmin = o->n < c->n ? o->n : c->n;
+		limit = 1.0 / (double)(nmin ? nmin : 1);
+		if (limit < 0.10)
+			limit = 0.10;
+		fmt_window(win, sizeof(win), c);
+		if (so - sn > limit + 1e-9) {
+			r = reg_add(res, HZRIG_REG_INSIDE, c, so, sn, limit);
+			if (!r)
+				return -1;
+			snprintf(r->detail, sizeof(r->detail),
+				 "inside %.1f%% (%zu/%zu) -> %.1f%% (%zu/%zu), down %.1f points > %.1f; %s",
+				 100 * so, o->inside, o->n, 100 * sn, c->inside,
+				 c->n, 100 * (so - sn), 100 * limit, win);
+		}
+		if (o->majority_status != c->majority_status) {
+			r = reg_add(res, HZRIG_REG_STATUS, c,
+				    (double)o->majority_status,
+				    (double)c->majority_status, NAN);
+			if (!r)
+				return -1;
+			snprintf(r->detail, sizeof(r->detail),
+				 "majority status %" PRId64 " (%zu/%zu) -> %" PRId64
+				 " (%zu/%zu); %s", o->majority_status,
+				 o->status[0].n, o->n, c->majority_status,
+				 c->status[0].n, c->n, win);
+		}
+	}
+	return 0;
+}
+
+void hzrig_regress_free(struct hzrig_regress_result *res)
+{
+	free(res->r);
+	memset(res, 0, sizeof(*res));
+}
