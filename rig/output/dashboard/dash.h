@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The dashboard's insides, shared by its files (the interface is
+ * dashboard.h):
+ *   data.c              the chosen run and the history, read from SQLite
+ *   page.c              the page: head, summary, sections in order, writing
+ *   charts.c            scales, axes, the model's band, colours
+ *   sections_timing.c   observed vs requested, error per HZ, legacy modes
+ *   sections_history.c  every case across runs, regressions, runs, samples
+ *                       the model does not explain
+ */
+#ifndef HZRIG_DASH_H
+#define HZRIG_DASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#include "output/dashboard/dashboard.h"
+#include "runs/runs.h"
+
+/*
+ * Every string read from the database once, by index: samples and history
+ * groups then compare indices instead of strings. Open addressing on a
+ * power-of-two table; index 0 is reserved for NULL.
+ */
+struct strtab {
+	char **s;
+	size_t n, cap;
+	size_t *slot;		/* hash slot -> index + 1; 0: free */
+	size_t nslot;
+};
+
+/* A variant of the chosen run. */
+struct dvar {
+	int64_t id;		/* variant_runs.id */
+	size_t name;
+	int hz;
+	size_t ns, ninside;	/* counted from its samples */
+};
+
+/* A sample of the chosen run. */
+struct dsample {
+	size_t v;		/* index into dash.v */
+	size_t key, transfer, behaviour, mode, verdict;
+	int64_t case_idx, rep, timeout_ms, timeout_arg, delay_us, length;
+	int64_t status, expected, elapsed, lo, hi, allowance;
+};
+
+struct dash {
+	const struct hzrig_dash_opts *o;
+	FILE *err;
+	FILE *f;		/* the page being written */
+	sqlite3 *db;
+	struct strtab st;
+	char *run;		/* the chosen run */
+	char **runs;		/* every run, oldest first */
+	size_t nruns;
+	struct dvar *v;		/* by HZ, then name */
+	size_t nv;
+	struct dsample *s;	/* by variant, case, rep */
+	size_t ns;
+	unsigned int nsvg;	/* for unique ids */
+	bool failed;		/* an SQLite error half-way: no page */
+};
+
+#define NO_STR	0
+struct plot {
+	double w, h;			/* the whole SVG */
+	double l, t, r, b;		/* the plot area's edges */
+	struct hzrig_dash_scale x, y;
+};
+
+struct hist {
+	struct hvar *v;
+	size_t nv;
+	struct hkey *k;
+	size_t nk;
+	struct hpoint *p;
+	size_t np;
+	size_t *order;		/* keys in display order */
+};
+
+char *dash_ms3(char *buf, size_t n, int64_t ns);
+#define MS(ns)	dash_ms3((char[32]){ 0 }, 32, (ns))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* A coordinate: two decimals are far below a pixel. */
+#define XY(v)	((double)(int64_t)((v) * 100 + ((v) < 0 ? -0.5 : 0.5)) / 100)
+
+#define DASH_NPALETTE		8
+#define DASH_NTRANSFERS		6
+#define DASH_NBEHAVIOURS	5
+extern const char *const dash_palette[DASH_NPALETTE];
+extern const char *const dash_transfers[DASH_NTRANSFERS];
+extern const char *const dash_behaviours[DASH_NBEHAVIOURS];
+#define NPALETTE	DASH_NPALETTE
+
+size_t dash_name_rank(const char *const *names, size_t n, const char *s);
+
+const char *dash_transfer_colour(const char *t);
+
+const char *dash_behaviour_colour(const char *b);
+
+const char *dash_variant_colour(size_t v);
+
+void dash_plot_init(struct plot *p, double w, double h, double ml,
+		      double mt, double mr, double mb);
+
+void dash_plot_domain(struct plot *p, bool xlog, double x0, double x1,
+			bool ylog, double y0, double y1);
+
+double dash_px(const struct plot *p, double v);
+
+double dash_py(const struct plot *p, double v);
+
+void dash_svg_open(struct dash *d, const struct plot *p, const char *cls,
+		     const char *title, const char *desc);
+
+void dash_axes(struct dash *d, const struct plot *p, const char *xlabel,
+		 const char *ylabel);
+
+void dash_clip_open(struct dash *d, const struct plot *p);
+
+double dash_worst_error(int hz, double a, double b);
+
+void dash_model_band(struct dash *d, const struct plot *p, int hz,
+		       const char *cls, const char *colour, bool err);
+
+uint64_t dash_hash_str(const char *s);
+
+void dash_strtab_free(struct strtab *t);
+
+const char *dash_S(const struct dash *d, size_t i);
+
+void dash_dberr(struct dash *d, const char *what);
+
+void dash_out_of_memory(struct dash *d);
+
+sqlite3_stmt *dash_prep(struct dash *d, const char *sql);
+
+bool dash_row(struct dash *d, sqlite3_stmt *st);
+
+int64_t dash_col_i64(sqlite3_stmt *st, int c);
+
+double dash_col_dbl(sqlite3_stmt *st, int c);
+
+const char *dash_col_str(sqlite3_stmt *st, int c);
+
+size_t dash_col_intern(struct dash *d, sqlite3_stmt *st, int c);
+
+int dash_has_table(struct dash *d, const char *name);
+
+int dash_load_runs(struct dash *d);
+
+int dash_load_variants(struct dash *d);
+
+int dash_load_samples(struct dash *d);
+
+bool dash_is(const struct dash *d, size_t i, const char *s);
+
+bool dash_inside(const struct dash *d, const struct dsample *x);
+
+void __attribute__((format(printf, 2, 3)))
+dash_out(struct dash *d, const char *fmt, ...);
+
+void dash_esc(struct dash *d, const char *s);
+
+void dash_cell_two(struct dash *d, const char *a, const char *b,
+		     const char *cls);
+
+int64_t dash_count(struct dash *d, const char *sql);
+
+size_t dash_n_unexplained(const struct dash *d);
+
+size_t dash_lookup(const struct strtab *t, const char *s);
+
+void dash_section_observed(struct dash *d);
+
+void dash_section_error(struct dash *d);
+
+void dash_section_legacy(struct dash *d);
+
+void dash_hist_free(struct hist *h);
+
+int dash_hist_load(struct dash *d, struct hist *h);
+
+void dash_section_history(struct dash *d, const struct hist *h);
+
+void dash_section_regressions(struct dash *d);
+
+void dash_section_runs(struct dash *d);
+
+void dash_section_unexplained(struct dash *d);
+
+#endif /* HZRIG_DASH_H */
