@@ -50,6 +50,7 @@ check:
 	@$(MAKE) --no-print-directory check-unit check-kernel check-e2e
 
 check-unit: tools
+	@$(TOP)/tests/layout/check-layout.py $(TOP)
 	@$(MAKE) --no-print-directory -C tests unit
 	@$(MAKE) --no-print-directory -C gadget simtest O=$(B)/gadget-sim
 	@$(MAKE) --no-print-directory -C tests history HZRIG=$(HZRIG)

@@ -760,11 +760,59 @@ static unsigned int hzrig_pipe(struct hzrig_dev *dev, u32 transfer)
 }
 
 /*
+ * The timed call: exactly one synchronous call between the two ktime_get(),
+ * the jiffies it started at into @s. Returns the call's status (<= 0).
+ */
+static int hzrig_timed_call(struct usb_device *udev, const struct hzrig_case *c,
+			    unsigned int pipe, u8 *buf, u16 ctrl_len,
+			    int timeout, u32 seq, struct hzrig_sample *s,
+			    int *actual, ktime_t *t0, ktime_t *t1)
+{
+	bool in = usb_pipein(pipe);
+	u8 request = in ? HZRIG_REQ_TEST_IN : HZRIG_REQ_TEST_OUT;
+	u8 reqtype = (in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_VENDOR |
+		     USB_RECIP_DEVICE;
+	int ret;
+
+	s->start_jiffies = get_jiffies_64();
+	switch (c->transfer) {
+	case HZRIG_XFER_CTRL_IN:
+	case HZRIG_XFER_CTRL_OUT:
+		*t0 = ktime_get();
+		ret = usb_control_msg(udev, pipe, request, reqtype, seq & 0xffff,
+				      0, buf, ctrl_len, timeout);
+		*t1 = ktime_get();
+		*actual = max(ret, 0);
+		return min(ret, 0);
+	case HZRIG_XFER_INT_IN:
+		*t0 = ktime_get();
+		ret = usb_interrupt_msg(udev, pipe, buf, c->length, actual,
+					timeout);
+		*t1 = ktime_get();
+		return ret;
+	case HZRIG_XFER_BULK_IN_KILLABLE:
+		*t0 = ktime_get();
+		ret = usb_bulk_msg_killable(udev, pipe, buf, c->length, actual,
+					    timeout);
+		*t1 = ktime_get();
+		return ret;
+	default:
+		*t0 = ktime_get();
+		ret = usb_bulk_msg(udev, pipe, buf, c->length, actual, timeout);
+		*t1 = ktime_get();
+		return ret;
+	}
+}
+
+/*
  * One repetition: arm, sleep until the planned start, time the call. Fills
  * @s and returns 0 whatever the call returned; an error return means the
  * case cannot go on (disconnect, signal, arming or halt clearing failed).
  * Runs under io_rwsem (read), so disconnect waits for it; ep0_mutex is held
  * while arming and, for a control case, again for the timed call.
+ * Long: the arming loop, the start and the timed call share one locking
+ * state (io_rwsem, ep0_mutex, the lane's span) and one exit path; split
+ * further, each helper would have to hand that state back and forth.
  */
 static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
 			 const struct hzrig_case *c, struct hzrig_sample *s)
@@ -775,9 +823,6 @@ static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
 	bool in = usb_pipein(pipe);
 	bool ctrl = hzrig_is_ctrl(c->transfer);
 	bool delay = c->behaviour == HZRIG_BEH_DELAY;
-	u8 request = in ? HZRIG_REQ_TEST_IN : HZRIG_REQ_TEST_OUT;
-	u8 reqtype = (in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_VENDOR |
-		     USB_RECIP_DEVICE;
 	/*
 	 * A control OUT data stage is completed by gadgetfs itself: only a
 	 * request without one can be held or stalled (include/hzrig/wire.h).
@@ -881,40 +926,8 @@ static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
 		}
 	}
 
-	/* Timed: exactly one synchronous call between the two ktime_get(). */
-	switch (c->transfer) {
-	case HZRIG_XFER_CTRL_IN:
-	case HZRIG_XFER_CTRL_OUT:
-		s->start_jiffies = get_jiffies_64();
-		t0 = ktime_get();
-		ret = usb_control_msg(udev, pipe, request, reqtype, seq & 0xffff,
-				      0, buf, ctrl_len, timeout);
-		t1 = ktime_get();
-		actual = max(ret, 0);
-		ret = min(ret, 0);
-		break;
-	case HZRIG_XFER_INT_IN:
-		s->start_jiffies = get_jiffies_64();
-		t0 = ktime_get();
-		ret = usb_interrupt_msg(udev, pipe, buf, c->length, &actual,
-					timeout);
-		t1 = ktime_get();
-		break;
-	case HZRIG_XFER_BULK_IN_KILLABLE:
-		s->start_jiffies = get_jiffies_64();
-		t0 = ktime_get();
-		ret = usb_bulk_msg_killable(udev, pipe, buf, c->length,
-					    &actual, timeout);
-		t1 = ktime_get();
-		break;
-	default:
-		s->start_jiffies = get_jiffies_64();
-		t0 = ktime_get();
-		ret = usb_bulk_msg(udev, pipe, buf, c->length, &actual,
-				   timeout);
-		t1 = ktime_get();
-		break;
-	}
+	ret = hzrig_timed_call(udev, c, pipe, buf, ctrl_len, timeout, seq, s,
+			       &actual, &t0, &t1);
 	if (ep0_held) {
 		mutex_unlock(&dev->ep0_mutex);
 		ep0_held = false;

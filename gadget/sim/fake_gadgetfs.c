@@ -1198,6 +1198,11 @@ static uint64_t t_ms(uint64_t t0)
 	return (now_ns() - t0) / 1000000;
 }
 
+/*
+ * ep0 as the host driver uses it, step by step.
+ * Long: a scenario is a script of checks read top to bottom, each step
+ * building on the state the one before left.
+ */
 static void scenario_ep0(void)
 {
 	uint8_t b[256];
@@ -1343,6 +1348,11 @@ static void scenario_ep0(void)
 #define BULK_OUT	0x02
 #define INT_IN		0x85
 
+/*
+ * The bulk and interrupt endpoints, step by step.
+ * Long: a scenario is a script of checks read top to bottom, each step
+ * building on the state the one before left.
+ */
 static void scenario_bulk(void)
 {
 	uint8_t b[4096];

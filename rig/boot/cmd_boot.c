@@ -353,30 +353,27 @@ static pid_t spawn(char **argv, int *out_fd)
 	return pid;
 }
 
-static int run_guest(const struct qemu_conf *c, const struct guest *g,
-		     struct guest_result *r)
-{
-	char args[sizeof(c->args)], append[1400], serial1[4200], lbuf[4096];
-	char tcg_append[300];
+/* QEMU's command line, from qemu/<arch>.conf and the guest; its strings. */
+struct qemu_cmd {
+	char args[512], append[1400], serial1[4200], tcg_append[300];
 	char *argv[MAX_ARGS];
-	bool kvm = !strcmp(g->accel, "kvm");
-	double t0 = mono_s(), deadline = t0 + g->timeout_s;
-	size_t llen = 0;
-	int argc = 0, fd, wstatus = 0;
-	FILE *log;
-	pid_t pid;
+};
 
-	memset(r, 0, sizeof(*r));
-	r->guest_rc = -1;
-	r->first_sample_s = -1;
-	r->status = BOOT_ERROR;
-	strcpy(args, c->args);
-	expand_append(tcg_append, sizeof(tcg_append), kvm ? "" : c->append_tcg);
-	snprintf(append, sizeof(append), "%s %s %s", c->append, tcg_append,
-		 g->extra_append);
-	snprintf(serial1, sizeof(serial1), "file:%s", g->samples_path);
+static int qemu_argv(const struct qemu_conf *c, const struct guest *g,
+		     struct qemu_cmd *q)
+{
+	bool kvm = !strcmp(g->accel, "kvm");
+	char **argv = q->argv;
+	int argc = 0;
+
+	snprintf(q->args, sizeof(q->args), "%s", c->args);
+	expand_append(q->tcg_append, sizeof(q->tcg_append),
+		      kvm ? "" : c->append_tcg);
+	snprintf(q->append, sizeof(q->append), "%s %s %s", c->append,
+		 q->tcg_append, g->extra_append);
+	snprintf(q->serial1, sizeof(q->serial1), "file:%s", g->samples_path);
 	argv[argc++] = (char *)c->binary;
-	if (split_args(args, argv, &argc) || argc > MAX_ARGS - 16) {
+	if (split_args(q->args, argv, &argc) || argc > MAX_ARGS - 16) {
 		fprintf(stderr, "hzrig: too many QEMU arguments\n");
 		return -1;
 	}
@@ -389,20 +386,62 @@ static int run_guest(const struct qemu_conf *c, const struct guest *g,
 	argv[argc++] = "-initrd";
 	argv[argc++] = (char *)g->initrd;
 	argv[argc++] = "-append";
-	argv[argc++] = append;
+	argv[argc++] = q->append;
 	argv[argc++] = "-serial";
 	argv[argc++] = "stdio";
 	argv[argc++] = "-serial";
-	argv[argc++] = serial1;
+	argv[argc++] = q->serial1;
 	argv[argc] = NULL;
+	return 0;
+}
 
+/* How the guest ended, once QEMU exited with @wstatus. */
+static void judge_exit(struct guest_result *r, int wstatus)
+{
+	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
+		/* QEMU itself failed: a bad option, a missing file, KVM. */
+		r->status = BOOT_ERROR;
+		snprintf(r->crash, sizeof(r->crash), "QEMU exit status %d: %.200s",
+			 WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
+			 r->last);
+		return;
+	}
+	if (r->crash[0] || r->guest_rc < 0)
+		r->status = BOOT_CRASHED;
+	else if (r->guest_rc)
+		r->status = BOOT_FAILED;
+	else
+		r->status = BOOT_OK;
+	if (r->status == BOOT_CRASHED && !r->crash[0])
+		snprintf(r->crash, sizeof(r->crash),
+			 "guest stopped before it was done, last line: %.180s",
+			 r->last);
+}
+
+static int run_guest(const struct qemu_conf *c, const struct guest *g,
+		     struct guest_result *r)
+{
+	char lbuf[4096];
+	struct qemu_cmd q;
+	double t0 = mono_s(), deadline = t0 + g->timeout_s;
+	size_t llen = 0;
+	int fd, wstatus = 0;
+	FILE *log;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->guest_rc = -1;
+	r->first_sample_s = -1;
+	r->status = BOOT_ERROR;
+	if (qemu_argv(c, g, &q))
+		return -1;
 	log = fopen(g->console_path, "w");
 	if (!log) {
 		fprintf(stderr, "hzrig: %s: %s\n", g->console_path,
 			strerror(errno));
 		return -1;
 	}
-	pid = spawn(argv, &fd);
+	pid = spawn(q.argv, &fd);
 	if (pid < 0) {
 		fprintf(stderr, "hzrig: cannot start %s: %s\n", c->binary,
 			strerror(errno));
@@ -440,26 +479,8 @@ static int run_guest(const struct qemu_conf *c, const struct guest *g,
 	waitpid(pid, &wstatus, 0);
 	fclose(log);
 	r->wall_s = mono_s() - t0;
-	if (r->status == BOOT_HUNG)
-		return 0;
-	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
-		/* QEMU itself failed: a bad option, a missing file, KVM. */
-		r->status = BOOT_ERROR;
-		snprintf(r->crash, sizeof(r->crash), "QEMU exit status %d: %.200s",
-			 WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
-			 r->last);
-		return 0;
-	}
-	if (r->crash[0] || r->guest_rc < 0)
-		r->status = BOOT_CRASHED;
-	else if (r->guest_rc)
-		r->status = BOOT_FAILED;
-	else
-		r->status = BOOT_OK;
-	if (r->status == BOOT_CRASHED && !r->crash[0])
-		snprintf(r->crash, sizeof(r->crash),
-			 "guest stopped before it was done, last line: %.180s",
-			 r->last);
+	if (r->status != BOOT_HUNG)
+		judge_exit(r, wstatus);
 	return 0;
 }
 

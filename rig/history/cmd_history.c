@@ -218,6 +218,99 @@ static void history_usage(FILE *f)
 	      "median and p95 in ms, window and share inside instead.\n", f);
 }
 
+/* One row of `hzrig history`: a variant of a run, read from the query. */
+struct runs_row {
+	sqlite3_stmt *st;
+	const char *run, *variant;
+	int64_t n, in;
+	bool base;
+	double share;
+	char hz[16], over[24], rtt[24], allow[24], ns[24];
+};
+
+static void runs_table_row(struct hzrig_table *t, const struct runs_row *r,
+			   char *last, size_t lastlen)
+{
+	const char *cells[12];
+	char ins[24];
+
+	snprintf(ins, sizeof(ins), "%.1f%%", 100 * r->share);
+	cells[0] = strcmp(last, r->run) ? r->run : "";
+	cells[1] = r->variant;
+	cells[2] = r->hz;
+	cells[3] = text_or(r->st, 5, "?");
+	cells[4] = text_or(r->st, 6, "-");
+	cells[5] = text_or(r->st, 7, "?");
+	cells[6] = text_or(r->st, 8, "?");
+	cells[7] = r->over;
+	cells[8] = r->rtt;
+	cells[9] = r->ns;
+	cells[10] = ins;
+	cells[11] = r->base ? "*" : "";
+	hzrig_table_row(t, cells);
+	snprintf(last, lastlen, "%s", r->run);
+}
+
+static void runs_csv_row(FILE *out, const struct runs_row *r)
+{
+	char ins[24], ins2[24];
+	const char *cells[19];
+	size_t i;
+
+	snprintf(ins, sizeof(ins), "%" PRId64, r->in);
+	snprintf(ins2, sizeof(ins2), "%.6f", r->share);
+	cells[0] = r->run;
+	cells[1] = text_or(r->st, 1, "");
+	cells[2] = text_or(r->st, 2, "");
+	cells[3] = r->variant;
+	cells[4] = r->hz;
+	cells[5] = text_or(r->st, 5, "");
+	cells[6] = text_or(r->st, 6, "");
+	cells[7] = text_or(r->st, 7, "");
+	cells[8] = text_or(r->st, 8, "");
+	cells[9] = r->over;
+	cells[10] = r->rtt;
+	cells[11] = r->allow;
+	cells[12] = r->ns;
+	cells[13] = ins;
+	cells[14] = ins2;
+	cells[15] = r->base ? "1" : "0";
+	cells[16] = text_or(r->st, 14, "");
+	cells[17] = text_or(r->st, 16, "");
+	cells[18] = text_or(r->st, 17, "");
+	for (i = 0; i < 19; i++)
+		hzrig_csv_field(out, cells[i], i == 18);
+}
+
+static struct json_object *runs_json_row(const struct runs_row *r)
+{
+	struct json_object *o = json_object_new_object();
+	sqlite3_stmt *st = r->st;
+	char sh[16];
+
+	snprintf(sh, sizeof(sh), "%.6f", r->share);
+	hzrig_json_put(o, "run_id", hzrig_json_str(r->run));
+	hzrig_json_put(o, "started_at", jstr_opt(text_or(st, 1, "")));
+	hzrig_json_put(o, "plan", jstr_opt(text_or(st, 2, "")));
+	hzrig_json_put(o, "variant", hzrig_json_str(r->variant));
+	hzrig_json_put(o, "hz", hzrig_json_int(sqlite3_column_int(st, 4)));
+	hzrig_json_put(o, "release", jstr_opt(text_or(st, 5, "")));
+	hzrig_json_put(o, "patches", jstr_opt(text_or(st, 6, "")));
+	hzrig_json_put(o, "accel", jstr_opt(text_or(st, 7, "")));
+	hzrig_json_put(o, "clocksource", jstr_opt(text_or(st, 8, "")));
+	hzrig_json_put(o, "overshoot_p99_ms", hzrig_json_ms(col_ns(st, 9)));
+	hzrig_json_put(o, "rtt_p99_ms", hzrig_json_ms(col_ns(st, 10)));
+	hzrig_json_put(o, "allowance_ms", hzrig_json_ms(col_ns(st, 15)));
+	hzrig_json_put(o, "samples", hzrig_json_int(r->n));
+	hzrig_json_put(o, "inside", hzrig_json_int(r->in));
+	hzrig_json_put(o, "inside_share", json_object_new_double_s(r->share, sh));
+	hzrig_json_put(o, "baseline", json_object_new_boolean(r->base));
+	hzrig_json_put(o, "boot_status", jstr_opt(text_or(st, 14, "")));
+	hzrig_json_put(o, "tree_describe", jstr_opt(text_or(st, 16, "")));
+	hzrig_json_put(o, "config_hash", jstr_opt(text_or(st, 17, "")));
+	return o;
+}
+
 static int history_runs(sqlite3 *db, const struct variant_args *va,
 			enum hzrig_format fmt, FILE *out)
 {
@@ -229,7 +322,7 @@ static int history_runs(sqlite3 *db, const struct variant_args *va,
 	struct json_object *arr = NULL;
 	struct hzrig_table t;
 	char last[HZRIG_RUN_ID_MAX] = "";
-	sqlite3_stmt *st;
+	struct runs_row r;
 	size_t rows = 0;
 	int rc;
 
@@ -242,7 +335,7 @@ static int history_runs(sqlite3 *db, const struct variant_args *va,
 			       " v.tree_describe, v.config_hash"
 			       " FROM runs r JOIN variant_runs v ON v.run_id = r.run_id"
 			       " ORDER BY coalesce(r.started_at, r.ingested_at), r.run_id,"
-			       " v.hz, v.variant", -1, &st, NULL)) {
+			       " v.hz, v.variant", -1, &r.st, NULL)) {
 		fprintf(stderr, "hzrig history: %s\n", sqlite3_errmsg(db));
 		return 2;
 	}
@@ -256,93 +349,31 @@ static int history_runs(sqlite3 *db, const struct variant_args *va,
 		      "tree_describe,config_hash\n", out);
 	else
 		arr = json_object_new_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *run = text_or(st, 0, "");
-		const char *variant = text_or(st, 3, "");
-		int64_t n = sqlite3_column_int64(st, 11);
-		int64_t in = sqlite3_column_int64(st, 12);
-		bool base = sqlite3_column_int(st, 13);
-		double share = n ? (double)in / (double)n : 0;
-		char hz[16], over[24], rtt[24], allow[24], ns[24], ins[24];
-
-		if (!variant_wanted(va, variant))
+	while ((rc = sqlite3_step(r.st)) == SQLITE_ROW) {
+		r.run = text_or(r.st, 0, "");
+		r.variant = text_or(r.st, 3, "");
+		r.n = sqlite3_column_int64(r.st, 11);
+		r.in = sqlite3_column_int64(r.st, 12);
+		r.base = sqlite3_column_int(r.st, 13);
+		r.share = r.n ? (double)r.in / (double)r.n : 0;
+		if (!variant_wanted(va, r.variant))
 			continue;
 		rows++;
-		snprintf(hz, sizeof(hz), "%d", sqlite3_column_int(st, 4));
-		ms_col(over, sizeof(over), st, 9, fmt == HZRIG_FMT_TABLE ? 3 : 6);
-		ms_col(rtt, sizeof(rtt), st, 10, fmt == HZRIG_FMT_TABLE ? 3 : 6);
-		ms_col(allow, sizeof(allow), st, 15, 6);
-		snprintf(ns, sizeof(ns), "%" PRId64, n);
-		if (fmt == HZRIG_FMT_TABLE) {
-			const char *cells[12];
-
-			snprintf(ins, sizeof(ins), "%.1f%%", 100 * share);
-			cells[0] = strcmp(last, run) ? run : "";
-			cells[1] = variant;
-			cells[2] = hz;
-			cells[3] = text_or(st, 5, "?");
-			cells[4] = text_or(st, 6, "-");
-			cells[5] = text_or(st, 7, "?");
-			cells[6] = text_or(st, 8, "?");
-			cells[7] = over;
-			cells[8] = rtt;
-			cells[9] = ns;
-			cells[10] = ins;
-			cells[11] = base ? "*" : "";
-			hzrig_table_row(&t, cells);
-			snprintf(last, sizeof(last), "%s", run);
-		} else if (fmt == HZRIG_FMT_CSV) {
-			char ins2[24];
-
-			snprintf(ins, sizeof(ins), "%" PRId64, in);
-			snprintf(ins2, sizeof(ins2), "%.6f", share);
-			hzrig_csv_field(out, run, 0);
-			hzrig_csv_field(out, text_or(st, 1, ""), 0);
-			hzrig_csv_field(out, text_or(st, 2, ""), 0);
-			hzrig_csv_field(out, variant, 0);
-			hzrig_csv_field(out, hz, 0);
-			hzrig_csv_field(out, text_or(st, 5, ""), 0);
-			hzrig_csv_field(out, text_or(st, 6, ""), 0);
-			hzrig_csv_field(out, text_or(st, 7, ""), 0);
-			hzrig_csv_field(out, text_or(st, 8, ""), 0);
-			hzrig_csv_field(out, over, 0);
-			hzrig_csv_field(out, rtt, 0);
-			hzrig_csv_field(out, allow, 0);
-			hzrig_csv_field(out, ns, 0);
-			hzrig_csv_field(out, ins, 0);
-			hzrig_csv_field(out, ins2, 0);
-			hzrig_csv_field(out, base ? "1" : "0", 0);
-			hzrig_csv_field(out, text_or(st, 14, ""), 0);
-			hzrig_csv_field(out, text_or(st, 16, ""), 0);
-			hzrig_csv_field(out, text_or(st, 17, ""), 1);
-		} else {
-			struct json_object *o = json_object_new_object();
-			char sh[16];
-
-			snprintf(sh, sizeof(sh), "%.6f", share);
-			hzrig_json_put(o, "run_id", hzrig_json_str(run));
-			hzrig_json_put(o, "started_at", jstr_opt(text_or(st, 1, "")));
-			hzrig_json_put(o, "plan", jstr_opt(text_or(st, 2, "")));
-			hzrig_json_put(o, "variant", hzrig_json_str(variant));
-			hzrig_json_put(o, "hz", hzrig_json_int(sqlite3_column_int(st, 4)));
-			hzrig_json_put(o, "release", jstr_opt(text_or(st, 5, "")));
-			hzrig_json_put(o, "patches", jstr_opt(text_or(st, 6, "")));
-			hzrig_json_put(o, "accel", jstr_opt(text_or(st, 7, "")));
-			hzrig_json_put(o, "clocksource", jstr_opt(text_or(st, 8, "")));
-			hzrig_json_put(o, "overshoot_p99_ms", hzrig_json_ms(col_ns(st, 9)));
-			hzrig_json_put(o, "rtt_p99_ms", hzrig_json_ms(col_ns(st, 10)));
-			hzrig_json_put(o, "allowance_ms", hzrig_json_ms(col_ns(st, 15)));
-			hzrig_json_put(o, "samples", hzrig_json_int(n));
-			hzrig_json_put(o, "inside", hzrig_json_int(in));
-			hzrig_json_put(o, "inside_share", json_object_new_double_s(share, sh));
-			hzrig_json_put(o, "baseline", json_object_new_boolean(base));
-			hzrig_json_put(o, "boot_status", jstr_opt(text_or(st, 14, "")));
-			hzrig_json_put(o, "tree_describe", jstr_opt(text_or(st, 16, "")));
-			hzrig_json_put(o, "config_hash", jstr_opt(text_or(st, 17, "")));
-			json_object_array_add(arr, o);
-		}
+		snprintf(r.hz, sizeof(r.hz), "%d", sqlite3_column_int(r.st, 4));
+		ms_col(r.over, sizeof(r.over), r.st, 9,
+		       fmt == HZRIG_FMT_TABLE ? 3 : 6);
+		ms_col(r.rtt, sizeof(r.rtt), r.st, 10,
+		       fmt == HZRIG_FMT_TABLE ? 3 : 6);
+		ms_col(r.allow, sizeof(r.allow), r.st, 15, 6);
+		snprintf(r.ns, sizeof(r.ns), "%" PRId64, r.n);
+		if (fmt == HZRIG_FMT_TABLE)
+			runs_table_row(&t, &r, last, sizeof(last));
+		else if (fmt == HZRIG_FMT_CSV)
+			runs_csv_row(out, &r);
+		else
+			json_object_array_add(arr, runs_json_row(&r));
 	}
-	sqlite3_finalize(st);
+	sqlite3_finalize(r.st);
 	if (rc != SQLITE_DONE) {
 		fprintf(stderr, "hzrig history: %s\n", sqlite3_errmsg(db));
 		hzrig_table_free(&t);
@@ -483,6 +514,35 @@ static int case_row_emit(struct case_row *r, enum hzrig_format fmt,
 	return 0;
 }
 
+/* A new row: the variant run of the query's current sample. */
+static void case_row_start(struct case_row *r, sqlite3_stmt *st)
+{
+	r->n = 0;
+	r->inside = 0;
+	snprintf(r->run, sizeof(r->run), "%s", text_or(st, 1, ""));
+	snprintf(r->variant, sizeof(r->variant), "%s", text_or(st, 2, ""));
+	r->hz = sqlite3_column_int(st, 3);
+	r->base = sqlite3_column_int(st, 4);
+	r->lo = r->hi = HZRIG_ABSENT;
+}
+
+/* The query's current sample into the row; -1 out of memory. */
+static int case_row_add(struct case_row *r, sqlite3_stmt *st)
+{
+	int64_t *e = hzrig_grow(r->e, r->n, &r->cap, 64, sizeof(*e));
+
+	if (!e)
+		return -1;
+	r->e = e;
+	r->e[r->n++] = sqlite3_column_int64(st, 5);
+	r->inside += !strcmp(text_or(st, 6, ""), "inside");
+	if (r->lo == HZRIG_ABSENT && sqlite3_column_type(st, 7) != SQLITE_NULL) {
+		r->lo = sqlite3_column_int64(st, 7);
+		r->hi = sqlite3_column_int64(st, 8);
+	}
+	return 0;
+}
+
 static int history_case(sqlite3 *db, const struct variant_args *va,
 			const char *key, enum hzrig_format fmt, FILE *out)
 {
@@ -524,8 +584,6 @@ static int history_case(sqlite3 *db, const struct variant_args *va,
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
-		const char *verdict = text_or(st, 6, "");
-		int64_t *e;
 
 		if (!variant_wanted(va, text_or(st, 2, "")))
 			continue;
@@ -535,27 +593,11 @@ static int history_case(sqlite3 *db, const struct variant_args *va,
 				rows++;
 			}
 			cur = id;
-			r.n = 0;
-			r.inside = 0;
-			snprintf(r.run, sizeof(r.run), "%s", text_or(st, 1, ""));
-			snprintf(r.variant, sizeof(r.variant), "%s",
-				 text_or(st, 2, ""));
-			r.hz = sqlite3_column_int(st, 3);
-			r.base = sqlite3_column_int(st, 4);
-			r.lo = r.hi = HZRIG_ABSENT;
+			case_row_start(&r, st);
 		}
-		e = hzrig_grow(r.e, r.n, &r.cap, 64, sizeof(*e));
-		if (!e) {
+		if (case_row_add(&r, st)) {
 			rc = SQLITE_NOMEM;
 			break;
-		}
-		r.e = e;
-		r.e[r.n++] = sqlite3_column_int64(st, 5);
-		r.inside += !strcmp(verdict, "inside");
-		if (r.lo == HZRIG_ABSENT &&
-		    sqlite3_column_type(st, 7) != SQLITE_NULL) {
-			r.lo = sqlite3_column_int64(st, 7);
-			r.hi = sqlite3_column_int64(st, 8);
 		}
 	}
 	sqlite3_finalize(st);

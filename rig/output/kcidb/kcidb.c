@@ -1091,13 +1091,63 @@ static const char *const verdict_names[] = {
 };
 #define NVERDICTS	(sizeof(verdict_names) / sizeof(verdict_names[0]))
 
+/* A case test's misc: its figures in full, its verdicts and statuses. */
+static struct json_object *case_misc(const struct hzrig_case_stats *cs,
+				     const size_t vc[NVERDICTS])
+{
+	struct json_object *m, *o;
+	size_t j;
+
+	m = json_object_new_object();
+	json_object_object_add(m, "case_key", hzrig_json_str(cs->key));
+	json_object_object_add(m, "case", hzrig_json_int(cs->case_idx));
+	json_object_object_add(m, "timeout_ms", hzrig_json_int(cs->timeout_ms));
+	json_object_object_add(m, "timeout_arg", hzrig_json_int(cs->timeout_arg));
+	if (!strcmp(cs->behaviour, "delay") && cs->delay_us >= 0)
+		json_object_object_add(m, "delay_us", hzrig_json_int(cs->delay_us));
+	if (cs->length >= 0)
+		json_object_object_add(m, "length", hzrig_json_int(cs->length));
+	json_object_object_add(m, "samples", hzrig_json_int((int64_t)cs->n));
+	json_object_object_add(m, "inside", hzrig_json_int((int64_t)cs->inside));
+	json_object_object_add(m, "inside_share",
+			       hzrig_json_number(cs->n ? (double)cs->inside / cs->n : 0, 4));
+	o = json_object_new_object();
+	for (j = 0; j < NVERDICTS; j++)
+		if (vc[j])
+			json_object_object_add(o, verdict_names[j],
+					       hzrig_json_int((int64_t)vc[j]));
+	json_object_object_add(m, "verdicts", o);
+	json_object_object_add(m, "min_ms", hzrig_json_ms_trim(cs->min_ns));
+	json_object_object_add(m, "p5_ms", hzrig_json_ms_trim(cs->p5_ns));
+	json_object_object_add(m, "median_ms", hzrig_json_ms_trim(cs->median_ns));
+	json_object_object_add(m, "p95_ms", hzrig_json_ms_trim(cs->p95_ns));
+	json_object_object_add(m, "max_ms", hzrig_json_ms_trim(cs->max_ns));
+	if (cs->window_lo_ns != HZRIG_ABSENT) {
+		json_object_object_add(m, "window_lo_ms", hzrig_json_ms_trim(cs->window_lo_ns));
+		json_object_object_add(m, "window_hi_ms", hzrig_json_ms_trim(cs->window_hi_ns));
+	}
+	json_object_object_add(m, "allowance_ms", hzrig_json_ms_trim(cs->allowance_ns));
+	if (cs->expected_status != HZRIG_ABSENT)
+		json_object_object_add(m, "expected_status",
+				       hzrig_json_int(cs->expected_status));
+	o = json_object_new_object();
+	for (j = 0; j < cs->nstatus; j++) {
+		char st[24];
+
+		snprintf(st, sizeof(st), "%" PRId64, cs->status[j].status);
+		json_object_object_add(o, st, hzrig_json_int((int64_t)cs->status[j].n));
+	}
+	json_object_object_add(m, "statuses", o);
+	return m;
+}
+
 static struct json_object *case_test(struct ctx *c, size_t vi,
 				     const struct hzrig_case_stats *cs)
 {
 	const struct hzrig_variant *v = &c->run.v[vi];
 	const struct vextra *x = &c->x[vi];
 	size_t vc[NVERDICTS] = { 0 }, i, j;
-	struct json_object *t, *m, *o;
+	struct json_object *t;
 	double elapsed = 0;	/* s; a sum of int64_t could overflow */
 	const char *status;
 	char word[ID_MAX], buf[600], win[120];
@@ -1154,47 +1204,7 @@ static struct json_object *case_test(struct ctx *c, size_t vi,
 		set_number(t, hzrig_json_ms_trim(cs->median_ns), "ms");
 	json_object_object_add(t, "duration", hzrig_json_number(elapsed, 6));
 
-	m = json_object_new_object();
-	json_object_object_add(m, "case_key", hzrig_json_str(cs->key));
-	json_object_object_add(m, "case", hzrig_json_int(cs->case_idx));
-	json_object_object_add(m, "timeout_ms", hzrig_json_int(cs->timeout_ms));
-	json_object_object_add(m, "timeout_arg", hzrig_json_int(cs->timeout_arg));
-	if (!strcmp(cs->behaviour, "delay") && cs->delay_us >= 0)
-		json_object_object_add(m, "delay_us", hzrig_json_int(cs->delay_us));
-	if (cs->length >= 0)
-		json_object_object_add(m, "length", hzrig_json_int(cs->length));
-	json_object_object_add(m, "samples", hzrig_json_int((int64_t)cs->n));
-	json_object_object_add(m, "inside", hzrig_json_int((int64_t)cs->inside));
-	json_object_object_add(m, "inside_share",
-			       hzrig_json_number(cs->n ? (double)cs->inside / cs->n : 0, 4));
-	o = json_object_new_object();
-	for (j = 0; j < NVERDICTS; j++)
-		if (vc[j])
-			json_object_object_add(o, verdict_names[j],
-					       hzrig_json_int((int64_t)vc[j]));
-	json_object_object_add(m, "verdicts", o);
-	json_object_object_add(m, "min_ms", hzrig_json_ms_trim(cs->min_ns));
-	json_object_object_add(m, "p5_ms", hzrig_json_ms_trim(cs->p5_ns));
-	json_object_object_add(m, "median_ms", hzrig_json_ms_trim(cs->median_ns));
-	json_object_object_add(m, "p95_ms", hzrig_json_ms_trim(cs->p95_ns));
-	json_object_object_add(m, "max_ms", hzrig_json_ms_trim(cs->max_ns));
-	if (cs->window_lo_ns != HZRIG_ABSENT) {
-		json_object_object_add(m, "window_lo_ms", hzrig_json_ms_trim(cs->window_lo_ns));
-		json_object_object_add(m, "window_hi_ms", hzrig_json_ms_trim(cs->window_hi_ns));
-	}
-	json_object_object_add(m, "allowance_ms", hzrig_json_ms_trim(cs->allowance_ns));
-	if (cs->expected_status != HZRIG_ABSENT)
-		json_object_object_add(m, "expected_status",
-				       hzrig_json_int(cs->expected_status));
-	o = json_object_new_object();
-	for (j = 0; j < cs->nstatus; j++) {
-		char st[24];
-
-		snprintf(st, sizeof(st), "%" PRId64, cs->status[j].status);
-		json_object_object_add(o, st, hzrig_json_int((int64_t)cs->status[j].n));
-	}
-	json_object_object_add(m, "statuses", o);
-	json_object_object_add(t, "misc", m);
+	json_object_object_add(t, "misc", case_misc(cs, vc));
 	return t;
 }
 
