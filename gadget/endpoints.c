@@ -394,24 +394,30 @@ void hzg_endpoints_down(struct gadget *g)
 	}
 }
 
+/* Open endpoint @idx and hand its file to worker @w; -1 on failure. */
+static int worker_enable(struct gadget *g, struct worker *w, enum hzg_ep idx)
+{
+	int fd = ep_open(g, idx);
+
+	if (fd < 0)
+		return -1;
+	pthread_mutex_lock(&w->lock);
+	w->fd = fd;
+	w->maxp = hzg_ep_maxp(w->info, hzg_high_speed(g));
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
 /* (Re)enable every endpoint; reopening also clears halts and flushes. */
 int hzg_endpoints_up(struct gadget *g)
 {
 	hzg_endpoints_down(g);
 	for (int i = 0; i < HZG_EP_COUNT; i++) {
-		struct worker *w = &g->w[i];
-		int fd;
-
 		if (g->omit[i])
 			continue;	/* not in the descriptors: not enabled */
-		fd = ep_open(g, i);
-		if (fd < 0)
+		if (worker_enable(g, &g->w[i], i))
 			return -1;
-		pthread_mutex_lock(&w->lock);
-		w->fd = fd;
-		w->maxp = hzg_ep_maxp(w->info, hzg_high_speed(g));
-		pthread_cond_broadcast(&w->cond);
-		pthread_mutex_unlock(&w->lock);
 	}
 	return 0;
 }
@@ -423,7 +429,6 @@ int hzg_endpoints_up(struct gadget *g)
 int hzg_endpoint_restart(struct gadget *g, enum hzg_ep idx)
 {
 	struct worker *w = &g->w[idx];
-	int fd;
 
 	pthread_mutex_lock(&w->lock);
 	worker_cancel_locked(w);
@@ -434,15 +439,7 @@ int hzg_endpoint_restart(struct gadget *g, enum hzg_ep idx)
 	pthread_mutex_unlock(&w->lock);
 	if (!g->configured || g->omit[idx])
 		return 0;
-	fd = ep_open(g, idx);
-	if (fd < 0)
-		return -1;
-	pthread_mutex_lock(&w->lock);
-	w->fd = fd;
-	w->maxp = hzg_ep_maxp(w->info, hzg_high_speed(g));
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	return 0;
+	return worker_enable(g, w, idx);
 }
 
 void hzg_disarm_all(struct gadget *g)

@@ -280,6 +280,33 @@ static int check_path(const char *path, enum hzrig_db_mode mode, FILE *err)
 	return 0;
 }
 
+/*
+ * A connection to @name (@path, or its URI) with the busy timeout set and
+ * its schema version read into @v: a file that is not a database at all
+ * shows up on that first read. NULL after a message naming @path.
+ */
+static sqlite3 *open_conn(const char *path, const char *name, int flags,
+			  int *v, FILE *err)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(name, &db, flags, NULL) != SQLITE_OK) {
+		fprintf(err, "hzrig: %s: cannot open: %s\n", path,
+			db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, HZRIG_DB_BUSY_MS);
+	sqlite3_extended_result_codes(db, 1);
+	if (hzrig_db_user_version(db, v)) {
+		fprintf(err, "hzrig: %s: cannot read it as a history database: %s\n",
+			path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
 sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err)
 {
 	char uri[PATH_MAX + 32];
@@ -297,20 +324,9 @@ sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err)
 		name = uri;
 		flags |= SQLITE_OPEN_URI;
 	}
-	if (sqlite3_open_v2(name, &db, flags, NULL) != SQLITE_OK) {
-		fprintf(err, "hzrig: %s: cannot open: %s\n", path,
-			db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+	db = open_conn(path, name, flags, &v, err);
+	if (!db)
 		return NULL;
-	}
-	sqlite3_busy_timeout(db, HZRIG_DB_BUSY_MS);
-	sqlite3_extended_result_codes(db, 1);
-	if (hzrig_db_user_version(db, &v)) {
-		fprintf(err, "hzrig: %s: cannot read it as a history database: %s\n",
-			path, sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return NULL;
-	}
 	if (v < 0 || v > hzrig_db_version) {
 		refuse_version(path, v, err);
 		sqlite3_close(db);
@@ -355,21 +371,9 @@ sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err)
 	}
 	if (mode == HZRIG_DB_CREATE)
 		flags |= SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
-		fprintf(err, "hzrig: %s: cannot open: %s\n", path,
-			db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+	db = open_conn(path, path, flags, &v, err);
+	if (!db)
 		return NULL;
-	}
-	sqlite3_busy_timeout(db, HZRIG_DB_BUSY_MS);
-	sqlite3_extended_result_codes(db, 1);
-	/* Not a database at all shows up on the first read. */
-	if (hzrig_db_user_version(db, &v)) {
-		fprintf(err, "hzrig: %s: cannot read it as a history database: %s\n",
-			path, sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return NULL;
-	}
 	if (exec(db, "PRAGMA foreign_keys = ON", err) ||
 	    hzrig_db_migrate(db, path, err) || want_wal(db, err)) {
 		sqlite3_close(db);
