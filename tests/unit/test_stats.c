@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of rig/runs/stats.c: case keys, nearest-rank percentiles, loading
+ * Unit tests of rig/runs/load.c: case keys, nearest-rank percentiles, loading
  * and validating run directories, per-case figures and the regression rules.
  *
  * Fixtures (tests/data/history/, see its README.md) are real runs trimmed to

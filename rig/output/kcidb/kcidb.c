@@ -3,7 +3,7 @@
  * hzrig report --kcidb: a run directory as one KCIDB I/O document (see
  * kcidb.h and docs/kcidb.md).
  *
- * The run is loaded and validated by rig/runs/stats.c; this file only maps it.
+ * The run is loaded and validated by rig/runs/load.c; this file only maps it.
  * What stats.c does not keep (collected_at, refused, boot, capture, ...) is
  * read here from the run.json and build.json texts it keeps, with the same
  * rule: a field of the wrong type is an error naming the file and field,

@@ -11,7 +11,7 @@
  *              and one per case (stats.h case key) with the median elapsed
  *              time as its number
  *
- * The run is read with hzrig_run_load() (rig/runs/stats.c), so an export sees
+ * The run is read with hzrig_run_load() (rig/runs/load.c), so an export sees
  * exactly the validated run `hzrig compare` sees; anything it refuses, the
  * export refuses too, and nothing is written.
  *
