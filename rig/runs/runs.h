@@ -214,4 +214,10 @@ int hzrig_regress(const struct hzrig_variant *oldv,
 
 void hzrig_regress_free(struct hzrig_regress_result *res);
 
+/* Shared by runs/load.c and runs/stats.c: free a variant's case figures. */
+void hzrig_variant_free_cases(struct hzrig_variant *v);
+
+/* qsort() order of sample pointers: case, then repetition (plan order). */
+int hzrig_cmp_sample_pos(const void *a, const void *b);
+
 #endif /* HZRIG_STATS_H */
