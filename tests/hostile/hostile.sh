@@ -218,6 +218,32 @@ check "26 concurrent ingests of one run: none fails" "[ $fails -eq 0 ] && saniti
 check "26 concurrent ingests: recorded once, database intact" \
 	"[ \"\$(sqlite3 '$T/c.db' 'SELECT count(*) FROM runs')\" = 1 ] && [ \"\$(sqlite3 '$T/c.db' 'PRAGMA integrity_check')\" = ok ]"
 
+# kill -9 at random moments of an ingest: the database stays intact, and
+# the run is in it whole or not at all.
+rm -f "$T/ref.db"
+$HZRIG ingest --db "$T/ref.db" "$DATA/history/20261203T094306Z" "$DATA/history/20261203T102031Z" >/dev/null 2>&1
+whole=$(sqlite3 "$T/ref.db" "SELECT count(*) FROM samples s JOIN variant_runs v ON s.variant_run = v.id WHERE v.run_id = '20261203T102031Z'")
+bad=0 killed=0 got=0
+for k in $(seq 20); do
+	rm -f "$T/k.db" "$T/k.db-wal" "$T/k.db-shm"
+	$HZRIG ingest --db "$T/k.db" "$DATA/history/20261203T094306Z" >/dev/null 2>&1
+	$HZRIG ingest --db "$T/k.db" "$DATA/history/20261203T102031Z" >/dev/null 2>&1 &
+	pid=$!
+	sleep "$(printf '0.%03d' $((RANDOM % 200)))"	# an ingest takes ~0.1 s
+	kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
+	wait "$pid" 2>/dev/null
+	ok_db=$(sqlite3 "$T/k.db" 'PRAGMA integrity_check')
+	n=$(sqlite3 "$T/k.db" "SELECT count(*) FROM samples s JOIN variant_runs v ON s.variant_run = v.id WHERE v.run_id = '20261203T102031Z'")
+	older=$(sqlite3 "$T/k.db" "SELECT count(*) FROM runs WHERE run_id = '20261203T094306Z'")
+	[ "$n" = "$whole" ] && got=$((got + 1))
+	if [ "$ok_db" != ok ] || [ "$older" != 1 ] || { [ "$n" != 0 ] && [ "$n" != "$whole" ]; }; then
+		bad=$((bad + 1))
+		echo "# kill $k: integrity '$ok_db', older run $older, $n of $whole samples"
+	fi
+done
+echo "# $killed of 20 ingests killed before they ended; $got recorded the run"
+check "kill -9 during ingest (20 times): intact, the run whole or absent, the older run kept" "[ $bad -eq 0 ] && [ $whole -gt 0 ]"
+
 # --- usage errors exit 2 in every command ------------------------------------
 for c in boot accel collect report model plan compare ingest history baseline check-regressions dashboard; do
 	run $HZRIG $c --no-such-flag
