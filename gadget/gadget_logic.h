@@ -186,7 +186,7 @@ enum hzg_req hzg_classify(const struct usb_ctrlrequest *ctrl);
 
 /*
  * How a setup was finished before its event could be read (see
- * ep0_resolve() in hzrig-gadget.c), and whether the event read afterwards
+ * ep0_resolve() in ep0.c), and whether the event read afterwards
  * can be the request it finished.
  */
 enum hzg_orphan {

@@ -2,7 +2,8 @@
 /*
  * The history database's commands: ingest, history, baseline and
  * check-regressions. docs/history.md describes them with examples; db.c
- * holds the SQL that writes, stats.c the figures and the regression rules.
+ * holds the SQL that writes, runs/stats.c the figures and runs/regress.c
+ * the regression rules.
  *
  * Exit statuses follow the rest of hzrig: 0 done (and clean), 1 done but
  * something to look at, 2 bad usage or unreadable input, nothing written.

@@ -2,7 +2,7 @@
 /*
  * The history database; see db.h and docs/history.md.
  *
- * Writes are all-or-nothing: a run is validated completely (stats.c) before
+ * Writes are all-or-nothing: a run is validated completely (runs/load.c) before
  * the one transaction that records it begins, and any SQLite error rolls
  * that transaction back. Readers such as the dashboard use the file
  * concurrently, hence WAL (they never block us, nor we them) and a busy

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the dashboard (rig/output/dashboard/dashboard.c): the pure helpers the
+ * Unit tests of the dashboard (rig/output/dashboard/): the pure helpers the
  * charts are built from (scales, nice ticks, labels, HTML escaping), and
  * hzrig_dashboard() itself on small databases written here with the
  * schema-v1 contract of docs/history.md (not with rig/history/db.c, so that the

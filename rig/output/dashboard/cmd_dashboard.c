@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hzrig dashboard: write the static HTML dashboard of the history database.
- * The page itself is rig/output/dashboard/dashboard.c; docs/dashboard.md describes it.
+ * The page itself is rig/output/dashboard/page.c (and its neighbours); docs/dashboard.md describes it.
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * kcidb.h and docs/kcidb.md).
  *
  * The run is loaded and validated by rig/runs/load.c; this file only maps it.
- * What stats.c does not keep (collected_at, refused, boot, capture, ...) is
+ * What the run loader (runs/load.c) does not keep (collected_at, refused, boot, capture, ...) is
  * read here from the run.json and build.json texts it keeps, with the same
  * rule: a field of the wrong type is an error naming the file and field,
  * and any error means nothing is written. Before anything is written the
@@ -161,7 +161,7 @@ static int parse_utc(const char *s, time_t *out)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Fields stats.c does not keep                                             */
+/* Fields runs/load.c does not keep                                          */
 /* ---------------------------------------------------------------------- */
 
 static const char *type_name(struct json_object *v)
@@ -232,7 +232,7 @@ static void load_extra(struct ctx *c, size_t vi)
 		 c->run.source, v->name);
 	snprintf(x->build_path, sizeof(x->build_path), "%s/%s/build.json",
 		 c->run.source, v->name);
-	/* stats.c parsed these texts already: they are valid JSON objects. */
+	/* runs/load.c parsed these texts already: they are valid JSON objects. */
 	x->run = json_tokener_parse(v->run_json);
 	if (!x->run) {
 		kerr(c, x->run_path, "cannot be parsed again (out of memory?)");
