@@ -805,44 +805,21 @@ static int hzrig_timed_call(struct usb_device *udev, const struct hzrig_case *c,
 }
 
 /*
- * One repetition: arm, sleep until the planned start, time the call. Fills
- * @s and returns 0 whatever the call returned; an error return means the
- * case cannot go on (disconnect, signal, arming or halt clearing failed).
- * Runs under io_rwsem (read), so disconnect waits for it; ep0_mutex is held
- * while arming and, for a control case, again for the timed call.
- * Long: the arming loop, the start and the timed call share one locking
- * state (io_rwsem, ep0_mutex, the lane's span) and one exit path; split
- * further, each helper would have to hand that state back and forth.
+ * Arm the gadget for one repetition of @c and sleep until its start (the
+ * call is then made at once). @seqp gets the ARM's sequence number and
+ * @ep0_held says whether ep0_mutex is held on return, either way: the
+ * caller's exit path releases it. Returns 0, or an error that ends the case.
  */
-static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
-			 const struct hzrig_case *c, struct hzrig_sample *s)
+static int hzrig_arm_and_wait(struct hzrig_dev *dev, struct hzrig_lane *lane,
+			      const struct hzrig_case *c, int timeout,
+			      u32 *seqp, bool *ep0_held)
 {
-	struct usb_device *udev = dev->udev;
-	int timeout = hzrig_timeout_arg(c);
-	unsigned int pipe = hzrig_pipe(dev, c->transfer);
-	bool in = usb_pipein(pipe);
+	bool in = usb_pipein(hzrig_pipe(dev, c->transfer));
 	bool ctrl = hzrig_is_ctrl(c->transfer);
 	bool delay = c->behaviour == HZRIG_BEH_DELAY;
-	/*
-	 * A control OUT data stage is completed by gadgetfs itself: only a
-	 * request without one can be held or stalled (include/hzrig/wire.h).
-	 */
-	u16 ctrl_len = in || c->behaviour == HZRIG_BEH_ANSWER ? c->length : 0;
-	u8 *buf = lane->buf;
-	bool ep0_held = false;
-	ktime_t start = 0, t0, t1;
-	int actual = 0, tries;
+	ktime_t start = 0;
 	u32 phase;
-	u32 seq;
-	int ret;
-
-	ret = down_read_killable(&dev->io_rwsem);
-	if (ret)
-		return ret;
-	if (!dev->intf) {
-		ret = -ENODEV;
-		goto out;
-	}
+	int ret, tries;
 
 	/*
 	 * The start is a tick edge plus a random part of the jiffy, reached
@@ -865,9 +842,9 @@ static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
 
 		ret = hzrig_ep0_lock_quiet(dev, lane);
 		if (ret)
-			goto out;
-		ep0_held = true;
-		seq = atomic_inc_return(&dev->seq);
+			return ret;
+		*ep0_held = true;
+		*seqp = atomic_inc_return(&dev->seq);
 		phase = c->flags & HZRIG_CASE_RANDOM_PHASE ?
 			get_random_u32_below(TICK_NSEC) : 0;
 		if (delay) {
@@ -876,11 +853,11 @@ static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
 			start = hzrig_plan_quiet(dev, lane, c, timeout,
 						 ktime_add_ns(start, phase));
 		}
-		ret = hzrig_arm(dev, c, seq, delay ? start : 0);
+		ret = hzrig_arm(dev, c, *seqp, delay ? start : 0);
 		if (ret) {
 			dev_warn(&dev->intf->dev, "arming seq %u failed: %d\n",
-				 seq, ret);
-			goto out;
+				 *seqp, ret);
+			return ret;
 		}
 		/*
 		 * Other lanes may arm while this one waits for its start; the
@@ -889,20 +866,20 @@ static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
 		 * behind a control transfer held for the whole timeout.
 		 */
 		hzrig_ep0_unlock_quiet(dev, lane);
-		ep0_held = false;
+		*ep0_held = false;
 		if (!delay) {
 			start = hzrig_edge_after(ktime_get());
 			start = hzrig_plan_quiet(dev, lane, c, timeout,
 						 ktime_add_ns(start, phase));
 		}
 		if (!in)
-			hzrig_fill_out(buf, c->length, seq);
+			hzrig_fill_out(lane->buf, c->length, *seqp);
 		hzrig_wait_until(start, delay ? HZRIG_DELAY_SPIN_NS : 0);
 		if (ctrl) {
 			ret = mutex_lock_killable(&dev->ep0_mutex);
 			if (ret)
-				goto out;
-			ep0_held = true;
+				return ret;
+			*ep0_held = true;
 		}
 		/*
 		 * A guest that stalls (its vCPU preempted on the host, a slow
@@ -912,20 +889,58 @@ static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
 		 */
 		if (!delay || ktime_to_ns(ktime_sub(ktime_get(), start)) <
 		    HZRIG_START_SLACK_NS)
-			break;
-		if (ep0_held) {
+			return 0;
+		if (*ep0_held) {
 			mutex_unlock(&dev->ep0_mutex);
-			ep0_held = false;
+			*ep0_held = false;
 		}
 		hzrig_span_clear(dev, lane);
 		if (tries == HZRIG_ARM_TRIES) {
 			dev_warn(&dev->intf->dev, "seq %u: could not start within %ld us of the planned start\n",
-				 seq, HZRIG_START_SLACK_NS / NSEC_PER_USEC);
-			ret = -ETIME;
-			goto out;
+				 *seqp, HZRIG_START_SLACK_NS / NSEC_PER_USEC);
+			return -ETIME;
 		}
 	}
+}
 
+/*
+ * One repetition: arm, sleep until the planned start, time the call. Fills
+ * @s and returns 0 whatever the call returned; an error return means the
+ * case cannot go on (disconnect, signal, arming or halt clearing failed).
+ * Runs under io_rwsem (read), so disconnect waits for it; ep0_mutex is held
+ * while arming and, for a control case, again for the timed call.
+ */
+static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
+			 const struct hzrig_case *c, struct hzrig_sample *s)
+{
+	struct usb_device *udev = dev->udev;
+	int timeout = hzrig_timeout_arg(c);
+	unsigned int pipe = hzrig_pipe(dev, c->transfer);
+	bool in = usb_pipein(pipe);
+	bool ctrl = hzrig_is_ctrl(c->transfer);
+	/*
+	 * A control OUT data stage is completed by gadgetfs itself: only a
+	 * request without one can be held or stalled (include/hzrig/wire.h).
+	 */
+	u16 ctrl_len = in || c->behaviour == HZRIG_BEH_ANSWER ? c->length : 0;
+	u8 *buf = lane->buf;
+	bool ep0_held = false;
+	ktime_t t0, t1;
+	int actual = 0;
+	u32 seq;
+	int ret;
+
+	ret = down_read_killable(&dev->io_rwsem);
+	if (ret)
+		return ret;
+	if (!dev->intf) {
+		ret = -ENODEV;
+		goto out;
+	}
+
+	ret = hzrig_arm_and_wait(dev, lane, c, timeout, &seq, &ep0_held);
+	if (ret)
+		goto out;
 	ret = hzrig_timed_call(udev, c, pipe, buf, ctrl_len, timeout, seq, s,
 			       &actual, &t0, &t1);
 	if (ep0_held) {
