@@ -27,7 +27,6 @@
 #include "lib/util.h"
 
 #define MAX_LINE	65536
-#define PATH_MAX_LEN	4096
 
 /* ---------------------------------------------------------------------- */
 /* Capture parsing                                                          */

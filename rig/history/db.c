@@ -307,11 +307,12 @@ static sqlite3 *open_conn(const char *path, const char *name, int flags,
 	return db;
 }
 
-sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err)
+/* hzrig_db_open_readonly(), its schema version into @v. */
+static sqlite3 *open_readonly(const char *path, int *v, FILE *err)
 {
 	char uri[PATH_MAX + 32];
 	sqlite3 *db = NULL;
-	int flags = SQLITE_OPEN_READONLY, v;
+	int flags = SQLITE_OPEN_READONLY;
 	const char *name = path;
 
 	if (check_path(path, HZRIG_DB_READ, err))
@@ -324,15 +325,22 @@ sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err)
 		name = uri;
 		flags |= SQLITE_OPEN_URI;
 	}
-	db = open_conn(path, name, flags, &v, err);
+	db = open_conn(path, name, flags, v, err);
 	if (!db)
 		return NULL;
-	if (v < 0 || v > hzrig_db_version) {
-		refuse_version(path, v, err);
+	if (*v < 0 || *v > hzrig_db_version) {
+		refuse_version(path, *v, err);
 		sqlite3_close(db);
 		return NULL;
 	}
 	return db;
+}
+
+sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err)
+{
+	int v;
+
+	return open_readonly(path, &v, err);
 }
 
 /* WAL, unless it already is (a change needs every other reader gone). */
@@ -359,9 +367,8 @@ sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err)
 	/* Read-only file or directory: read it as it is, if it is current. */
 	if (mode == HZRIG_DB_READ &&
 	    (access(path, W_OK) || !dir_writable(path))) {
-		db = hzrig_db_open_readonly(path, err);
-		if (db && (hzrig_db_user_version(db, &v) ||
-			   v != hzrig_db_version)) {
+		db = open_readonly(path, &v, err);
+		if (db && v != hzrig_db_version) {
 			fprintf(err, "hzrig: %s: schema version %d needs migrating to %d, but the database is read-only: run any hzrig command on it with write access once\n",
 				path, v, hzrig_db_version);
 			sqlite3_close(db);

@@ -303,7 +303,7 @@ int hzrig_report(const char *dir, FILE *out, FILE *err)
 		return 2;
 	}
 	s = calloc(run.ns ? run.ns : 1, sizeof(*s));
-	if (!s || hzrig_run_stats(&run)) {
+	if (!s || hzrig_run_sort(&run)) {
 		fprintf(err, "hzrig report: out of memory\n");
 		hzrig_run_free(&run);
 		return 2;

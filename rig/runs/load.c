@@ -59,7 +59,7 @@ struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
 	v->allowance_ns = v->waits_ms = v->wall_ms = HZRIG_ABSENT;
 	v->counted_samples = HZRIG_ABSENT;
 	v->probe_min_ns = v->probe_max_ns = HZRIG_ABSENT;
-	v->ktap_ok = v->ktap_not_ok = v->capture_errors = HZRIG_ABSENT;
+	v->ktap_ok = v->ktap_not_ok = HZRIG_ABSENT;
 	v->kernel_build_s = v->module_build_s = -1;
 	return v;
 }
@@ -480,8 +480,6 @@ static void load_guest(struct loader *l, struct hzrig_variant *v,
 	}
 	x = get_obj(l, o, "capture");
 	if (x) {
-		get_int(l, x, "capture.", "errors", OPTIONAL, 0, INT32_MAX,
-			&v->capture_errors);
 		if (get_member(l, x, "capture.", "truncated", OPTIONAL,
 			       json_type_boolean, "true or false", &t) > 0)
 			v->truncated = json_object_get_boolean(t);

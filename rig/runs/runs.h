@@ -100,7 +100,7 @@ struct hzrig_variant {
 	char parallel[16];		/* efficiency.parallel, or "" */
 	size_t nprobes;			/* noise_probes[] */
 	int64_t probe_min_ns, probe_max_ns;	/* their allowances */
-	int64_t ktap_ok, ktap_not_ok, capture_errors;
+	int64_t ktap_ok, ktap_not_ok;
 	bool truncated;			/* capture.truncated */
 	char *run_json;			/* the file's text */
 	/* build.json, when the run has one. */
@@ -144,6 +144,9 @@ size_t hzrig_run_find_variant(const struct hzrig_run *run, const char *name);
  * stats. -1 when out of memory.
  */
 int hzrig_run_stats(struct hzrig_run *run);
+
+/* The variants by HZ, then name, the samples following: hzrig_run_stats()'s first step. */
+int hzrig_run_sort(struct hzrig_run *run);
 
 void hzrig_run_free(struct hzrig_run *run);
 

@@ -122,7 +122,7 @@ static int cmp_status(const void *a, const void *b)
 }
 
 /* Sort the variants, keeping the samples pointing at theirs. */
-static int sort_variants(struct hzrig_run *run)
+int hzrig_run_sort(struct hzrig_run *run)
 {
 	struct hzrig_variant *sorted;
 	size_t *map, i;
@@ -329,7 +329,7 @@ int hzrig_run_stats(struct hzrig_run *run)
 {
 	size_t i;
 
-	if (sort_variants(run))
+	if (hzrig_run_sort(run))
 		return -1;
 	for (i = 0; i < run->nv; i++)
 		if (variant_stats(run, i))

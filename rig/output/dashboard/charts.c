@@ -287,17 +287,17 @@ size_t dash_name_rank(const char *const *names, size_t n, const char *s)
 
 const char *dash_transfer_colour(const char *t)
 {
-	return dash_palette[dash_name_rank(dash_transfers, ARRAY_SIZE(dash_transfers), t) % NPALETTE];
+	return dash_palette[dash_name_rank(dash_transfers, ARRAY_SIZE(dash_transfers), t) % DASH_NPALETTE];
 }
 
 const char *dash_behaviour_colour(const char *b)
 {
-	return dash_palette[dash_name_rank(dash_behaviours, ARRAY_SIZE(dash_behaviours), b) % NPALETTE];
+	return dash_palette[dash_name_rank(dash_behaviours, ARRAY_SIZE(dash_behaviours), b) % DASH_NPALETTE];
 }
 
 const char *dash_variant_colour(size_t v)
 {
-	return dash_palette[v % NPALETTE];
+	return dash_palette[v % DASH_NPALETTE];
 }
 
 /* ------------------------------------------------------------------------

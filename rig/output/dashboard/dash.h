@@ -96,7 +96,6 @@ char *dash_ms3(char *buf, size_t n, int64_t ns);
 extern const char *const dash_palette[DASH_NPALETTE];
 extern const char *const dash_transfers[DASH_NTRANSFERS];
 extern const char *const dash_behaviours[DASH_NBEHAVIOURS];
-#define NPALETTE	DASH_NPALETTE
 
 size_t dash_name_rank(const char *const *names, size_t n, const char *s);
 

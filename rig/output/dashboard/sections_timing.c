@@ -189,7 +189,7 @@ static void legend_names(struct dash *d, enum which w)
 	for (j = 0; j < n; j++) {
 		i = dash_lookup(&d->st, names[j]);
 		if (i != NO_STR && seen[i])
-			swatch(d, dash_palette[j % NPALETTE], names[j]);
+			swatch(d, dash_palette[j % DASH_NPALETTE], names[j]);
 	}
 	for (i = 1; i < d->st.n; i++)
 		if (seen[i] && dash_name_rank(names, n, dash_S(d, i)) >= n)
@@ -741,7 +741,7 @@ static void legacy_chart(struct dash *d, const struct lgroup *g, size_t ng)
 	    XY((p.t + p.b) / 2));
 	step = (p.r - p.l) / (double)(d->nv ? d->nv : 1);
 	for (i = 0; i < ng; i++) {
-		const char *c = dash_palette[series % NPALETTE];
+		const char *c = dash_palette[series % DASH_NPALETTE];
 
 		if (!lseries_start(g, i))
 			continue;
@@ -793,7 +793,7 @@ static void legacy_table(struct dash *d, const struct lgroup *g, size_t ng)
 		if (!lseries_start(g, i))
 			continue;
 		dash_out(d, "<tr><td><span class=\"sw\" style=\"background:%s\"></span></td><td>",
-		    dash_palette[series++ % NPALETTE]);
+		    dash_palette[series++ % DASH_NPALETTE]);
 		dash_esc(d, dash_S(d, g[i].mode));
 		dash_out(d, "</td><td class=\"num\">%" PRId64 "</td>", g[i].t);
 		for (v = 0; v < d->nv; v++) {
