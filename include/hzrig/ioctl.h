@@ -26,6 +26,21 @@ enum hzrig_transfer {
 	HZRIG_XFER_COUNT
 };
 
+/*
+ * Who makes the call. The driver runs HZRIG_PATH_KERNEL only; the guest
+ * runner makes the others from userspace (initramfs/runner/userpath.c):
+ * the synchronous usbfs ioctls, libusb-1.0's synchronous wrappers, and one
+ * libusb asynchronous transfer completed by the library's event loop. Named
+ * in plans and samples ("path"); a sample without one is a kernel sample.
+ */
+enum hzrig_path {
+	HZRIG_PATH_KERNEL		= 0,	/* usb_*_msg() in the driver */
+	HZRIG_PATH_USBFS		= 1,	/* USBDEVFS_BULK, USBDEVFS_CONTROL */
+	HZRIG_PATH_LIBUSB_SYNC		= 2,	/* libusb_{bulk,control,interrupt}_transfer() */
+	HZRIG_PATH_LIBUSB_ASYNC		= 3,	/* libusb_submit_transfer() */
+	HZRIG_PATH_COUNT
+};
+
 /* How the caller turns the requested milliseconds into the int it passes. */
 enum hzrig_mode {
 	HZRIG_MODE_MS			= 0,	/* timeout_ms, as the API wants */

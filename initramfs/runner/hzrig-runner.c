@@ -5,7 +5,9 @@
  * writes metadata, noise figures and samples as JSON lines to a second serial
  * port, where the host can collect them apart from the console noise.
  *
- * Static, libc only: it lives in the initramfs.
+ * The userspace paths (usbfs, libusb-1.0) are in userpath.c; the kernel's
+ * view of each URB comes from usbmon (usbmon.c). Linked against Debian's
+ * shared libusb-1.0: mkinitramfs.sh copies what ldd names into the guest.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "plan/plan.h"
+#include "userpath.h"
 
 #define NOISE_SLEEPS	200
 #define NOISE_SLEEP_US	1000
@@ -64,6 +67,15 @@ struct runner {
 	int ktap_index;
 	int failures;
 	int64_t noise_at;	/* now_ns() at the end of the last noise probe */
+	/*
+	 * The userspace paths hold the device while they run; the driver is
+	 * bound again for kernel cases and noise probes (ensure_path()).
+	 * Lanes run kernel cases only: no switching while they do.
+	 */
+	struct userpath up;
+	bool have_up;		/* the device was found for userspace */
+	char up_err[160];
+	bool lanes_active;	/* usbmon is not paired while lanes run */
 };
 
 /* Needs r->lock when lanes run. */
@@ -211,8 +223,37 @@ static int64_t pct(int64_t *v, size_t n, unsigned int p)
 	return v[i ? i - 1 : 0];
 }
 
+/*
+ * Who holds the device: the host driver (/dev/hzrig0 open) for the kernel
+ * path, this program (usbfs node claimed, driver detached) for the others.
+ */
+static int ensure_path(struct runner *r, uint32_t path)
+{
+	char err[160];
+	int ret;
+
+	if (path == HZRIG_PATH_KERNEL) {
+		if (r->dev >= 0)
+			return 0;
+		userpath_release(&r->up);
+		return open_dev(r) ? -ENODEV : 0;
+	}
+	if (!r->have_up) {
+		printf("# userspace paths: %s\n", r->up_err);
+		return -ENODEV;
+	}
+	if (r->dev >= 0) {
+		close(r->dev);
+		r->dev = -1;
+	}
+	ret = userpath_acquire(&r->up, err, sizeof(err));
+	if (ret)
+		printf("# userspace path %s: %s\n", hzrig_path_name(path), err);
+	return ret;
+}
+
 static int run_case(struct runner *r, const struct hzrig_plan_case *pc,
-		    struct hzrig_sample *s)
+		    struct hzrig_sample *s, int64_t *urb_ns)
 {
 	struct hzrig_case c = {
 		.version = HZRIG_ABI_VERSION,
@@ -229,8 +270,26 @@ static int run_case(struct runner *r, const struct hzrig_plan_case *pc,
 		.sample_size = sizeof(*s),
 		.samples = (uintptr_t)s,
 	};
+	uint32_t k;
+	int ret;
 
-	return ioctl(r->dev, HZRIG_IOC_RUN_CASE, &c) ? -errno : 0;
+	if (!r->lanes_active) {
+		ret = ensure_path(r, pc->path);
+		if (ret)
+			return ret;
+	}
+	if (pc->path != HZRIG_PATH_KERNEL)
+		return userpath_run_case(&r->up, pc, s, urb_ns);
+	if (!r->lanes_active && r->have_up)
+		userpath_kernel_mark(&r->up);
+	ret = ioctl(r->dev, HZRIG_IOC_RUN_CASE, &c) ? -errno : 0;
+	if (!ret && !r->lanes_active && r->have_up) {
+		userpath_kernel_urbs(&r->up, pc, s, urb_ns);
+	} else {
+		for (k = 0; k < pc->reps; k++)
+			urb_ns[k] = -1;
+	}
+	return ret;
 }
 
 /*
@@ -248,6 +307,7 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 		.length = 64,
 	};
 	struct hzrig_sample s[RTT_REPS];
+	int64_t urb_ns[RTT_REPS];
 	int64_t over[NOISE_SLEEPS], rtt[RTT_REPS];
 	int64_t over_p99, rtt_p99;
 	size_t nrtt = 0;
@@ -260,7 +320,7 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		over[i] = now_ns() - t0 - NOISE_SLEEP_US * 1000;
 	}
-	ret = run_case(r, &rtt_case, s);
+	ret = run_case(r, &rtt_case, s, urb_ns);
 	for (i = 0; !ret && i < RTT_REPS; i++)
 		if (s[i].status == 0)
 			rtt[nrtt++] = s[i].elapsed_ns;
@@ -318,26 +378,41 @@ static void emit_meta(struct runner *r, const char *plan_name)
 	json_str(r->out, r->accel);
 	fputs(",\"cmdline\":", r->out);
 	json_str(r->out, cmdline);
+	/* What ran the userspace paths: the library, and the kernel's view. */
+	fputs(",\"libusb\":", r->out);
+	json_str(r->out, r->up.libusb_version);
+	fprintf(r->out, ",\"usbmon\":%s", r->up.mon.fd >= 0 ? "true" : "false");
 	fputs("}\n", r->out);
 	fflush(r->out);
 }
 
+/*
+ * One sample. A userspace path has no jiffies of its own to report; the
+ * URB's lifetime as usbmon saw it (urb_ns) comes with every path when
+ * usbmon paired it.
+ */
 static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
 			const struct hzrig_plan_case *pc,
-			const struct hzrig_sample *s)
+			const struct hzrig_sample *s, int64_t urb_ns)
 {
 	fprintf(r->out,
-		"{\"type\":\"sample\",\"case\":%zu,\"rep\":%u,"
+		"{\"type\":\"sample\",\"case\":%zu,\"rep\":%u,\"path\":\"%s\","
 		"\"transfer\":\"%s\",\"behaviour\":\"%s\",\"mode\":\"%s\","
 		"\"timeout_ms\":%u,\"timeout_arg\":%d,\"length\":%u,"
 		"\"delay_us\":%u,\"status\":%d,\"elapsed_ns\":%" PRId64 ","
-		"\"actual_length\":%u,\"seq\":%u,\"phase_ns\":%u,"
-		"\"start_jiffies\":%" PRIu64 ",\"jiffies_lag\":%d}\n",
-		ci, rep, hzrig_transfer_name(pc->transfer),
+		"\"actual_length\":%u,\"seq\":%u,\"phase_ns\":%u",
+		ci, rep, hzrig_path_name(pc->path),
+		hzrig_transfer_name(pc->transfer),
 		hzrig_behaviour_name(pc->behaviour), hzrig_mode_name(pc->mode),
 		pc->timeout_ms, s->timeout_arg, pc->length, pc->delay_us,
 		s->status, (int64_t)s->elapsed_ns, s->actual_length, s->seq,
-		s->phase_ns, (uint64_t)s->start_jiffies, s->jiffies_lag);
+		s->phase_ns);
+	if (pc->path == HZRIG_PATH_KERNEL)
+		fprintf(r->out, ",\"start_jiffies\":%" PRIu64 ",\"jiffies_lag\":%d",
+			(uint64_t)s->start_jiffies, s->jiffies_lag);
+	if (urb_ns >= 0)
+		fprintf(r->out, ",\"urb_ns\":%" PRId64, urb_ns);
+	fputs("}\n", r->out);
 }
 
 /*
@@ -361,10 +436,16 @@ struct lane_thread {
 	bool started;
 };
 
+/* Lanes run kernel cases only; userspace cases follow, one by one. */
+static bool lane_case(const struct plan_run *pr, const struct hzrig_plan_case *pc)
+{
+	return pr->lanes && pc->path == HZRIG_PATH_KERNEL;
+}
+
 static unsigned int case_lane(const struct plan_run *pr,
 			      const struct hzrig_plan_case *pc)
 {
-	return pr->lanes ? hzrig_transfer_lane(pc->transfer) : 0;
+	return lane_case(pr, pc) ? hzrig_transfer_lane(pc->transfer) : 0;
 }
 
 /*
@@ -400,41 +481,50 @@ static void run_plan_case(struct plan_run *pr, size_t i)
 	const char *tn = hzrig_transfer_name(pc->transfer);
 	const char *bn = hzrig_behaviour_name(pc->behaviour);
 	const char *mn = hzrig_mode_name(pc->mode);
-	int want = hzrig_expected_status(pc->behaviour, pc->delay_us,
-					 pc->timeout_ms);
+	int want = hzrig_case_expected_status(pc);
 	struct hzrig_sample *s = calloc(pc->reps, sizeof(*s));
+	int64_t *urb_ns = calloc(pc->reps, sizeof(*urb_ns));
+	/* Kernel cases keep their old names; the others say their path. */
+	const char *pn = pc->path == HZRIG_PATH_KERNEL ? "" :
+			 hzrig_path_name(pc->path);
+	const char *sep = *pn ? "_" : "";
+	bool in_lane = lane_case(pr, pc);
 	uint32_t k, bad = 0;
 	int ret;
 
 	pthread_mutex_lock(&r->lock);
-	printf("# case %zu/%zu %s%s%s%s %s %s T=%u ms x%u, ETA %" PRIu64
-	       " s\n", i + 1, pr->plan->ncases, pr->lanes ? "[" : "",
-	       pr->lanes ? hzrig_lane_name(lane) : "", pr->lanes ? "] " : "",
-	       tn, bn, mn, pc->timeout_ms, pc->reps, plan_eta_ms(pr) / 1000);
+	printf("# case %zu/%zu %s%s%s%s%s%s %s %s T=%u ms x%u, ETA %" PRIu64
+	       " s\n", i + 1, pr->plan->ncases, in_lane ? "[" : "",
+	       in_lane ? hzrig_lane_name(lane) : "", in_lane ? "] " : "",
+	       pn, *pn ? " " : "", tn, bn, mn, pc->timeout_ms, pc->reps,
+	       plan_eta_ms(pr) / 1000);
 	fflush(stdout);
 	pthread_mutex_unlock(&r->lock);
 
-	ret = s ? run_case(r, pc, s) : -ENOMEM;
+	ret = s && urb_ns ? run_case(r, pc, s, urb_ns) : -ENOMEM;
 
 	pthread_mutex_lock(&r->lock);
 	for (k = 0; !ret && k < pc->reps; k++) {
-		emit_sample(r, i, k, pc, &s[k]);
+		emit_sample(r, i, k, pc, &s[k], urb_ns[k]);
 		if (s[k].status != want)
 			bad++;
 	}
 	fflush(r->out);
 	if (ret)
-		ktap(r, false, "%s_%s_%s_%ums # ioctl: %s", tn, bn, mn,
-		     pc->timeout_ms, strerror(-ret));
+		ktap(r, false, "%s%s%s_%s_%s_%ums # %s: %s", pn, sep, tn, bn,
+		     mn, pc->timeout_ms,
+		     pc->path == HZRIG_PATH_KERNEL ? "ioctl" : "userspace",
+		     strerror(-ret));
 	else
-		ktap(r, !bad, "%s_%s_%s_%ums # %u/%u with status %d",
-		     tn, bn, mn, pc->timeout_ms, pc->reps - bad,
+		ktap(r, !bad, "%s%s%s_%s_%s_%ums # %u/%u with status %d",
+		     pn, sep, tn, bn, mn, pc->timeout_ms, pc->reps - bad,
 		     pc->reps, want);
 	if (!ret)
 		pr->nsamples += pc->reps;
 	pr->done_ms[lane] += hzrig_plan_wait_ms(&one, r->info.hz);
 	pr->done_reps[lane] += pc->reps;
 	pthread_mutex_unlock(&r->lock);
+	free(urb_ns);
 	free(s);
 }
 
@@ -446,7 +536,8 @@ static void *lane_main(void *arg)
 	size_t i;
 
 	for (i = 0; i < plan->ncases; i++)
-		if (hzrig_transfer_lane(plan->cases[i].transfer) == lt->lane)
+		if (lane_case(lt->pr, &plan->cases[i]) &&
+		    hzrig_transfer_lane(plan->cases[i].transfer) == lt->lane)
 			run_plan_case(lt->pr, i);
 	return NULL;
 }
@@ -480,6 +571,8 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 	       "one after the other (parallel = serial)");
 	fflush(stdout);
 	pr.t0 = now_ns();
+	if (pr.lanes && !ensure_path(r, HZRIG_PATH_KERNEL))
+		r->lanes_active = true;
 	if (pr.lanes) {
 		struct sched_param sp = { .sched_priority = LANE_RT_PRIO };
 		pthread_attr_t rt;
@@ -519,6 +612,10 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 			else if (pr.total_reps[l])
 				lane_main(&lt[l]);
 		}
+		r->lanes_active = false;
+		for (i = 0; i < plan->ncases; i++)
+			if (!lane_case(&pr, &plan->cases[i]))
+				run_plan_case(&pr, i);
 	} else {
 		/*
 		 * A probe between cases: the cases run alone, so nothing else
@@ -634,6 +731,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	settle_clocksource(&r);
+	userpath_init(&r.up, r.info.hz, module_param_ul("tick_grid_ns"));
+	r.have_up = !userpath_find(&r.up, r.up_err, sizeof(r.up_err));
 	emit_meta(&r, plan_name);
 
 	/* A module built against another HZ tree measures the wrong rate. */
@@ -663,6 +762,8 @@ int main(int argc, char **argv)
 	printf("# totals: %d failed of %d\n", r.failures, r.ktap_index);
 	hzrig_plan_free(&plan);
 	fclose(r.out);
-	close(r.dev);
+	userpath_release(&r.up);
+	if (r.dev >= 0)
+		close(r.dev);
 	return r.failures ? 1 : 0;
 }

@@ -13,7 +13,7 @@ ccache
 linux-source-6.1
 qemu-system-x86
 busybox-static
-libusb-1.0-0-dev
+libusb-1.0-0-dev pkg-config
 libjson-c-dev
 libcmocka-dev
 sqlite3 libsqlite3-dev jq

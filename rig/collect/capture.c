@@ -140,16 +140,22 @@ static int field_str(struct hzrig_capture *c, unsigned int line,
 	return 0;
 }
 
-/* A name field looked up with one of plan.c's parsers. */
-static int field_name(struct hzrig_capture *c, unsigned int line,
-		      const char *key, struct json_object *o,
-		      int (*parse)(const char *), uint32_t *out)
+/*
+ * A name field looked up with one of plan.c's parsers. An optional one that
+ * is absent leaves *@out alone and returns 1.
+ */
+static int field_name_opt(struct hzrig_capture *c, unsigned int line,
+			  const char *key, struct json_object *o,
+			  int (*parse)(const char *), bool required,
+			  uint32_t *out)
 {
 	char buf[HZRIG_NAME_MAX];
-	int v;
+	int ret, v;
 
-	if (field_str(c, line, "sample", o, key, buf, sizeof(buf), true, false))
-		return -1;
+	ret = field_str(c, line, "sample", o, key, buf, sizeof(buf), required,
+			false);
+	if (ret)
+		return ret;
 	v = parse(buf);
 	if (v < 0) {
 		cap_msg(c, line, true, "sample: field \"%s\": unknown value '%s'",
@@ -158,6 +164,13 @@ static int field_name(struct hzrig_capture *c, unsigned int line,
 	}
 	*out = (uint32_t)v;
 	return 0;
+}
+
+static int field_name(struct hzrig_capture *c, unsigned int line,
+		      const char *key, struct json_object *o,
+		      int (*parse)(const char *), uint32_t *out)
+{
+	return field_name_opt(c, line, key, o, parse, true, out) ? -1 : 0;
 }
 
 static int parse_meta(struct hzrig_capture *c, struct json_object *o,
@@ -186,6 +199,8 @@ static int parse_meta(struct hzrig_capture *c, struct json_object *o,
 			 sizeof(m.cmdline), false, true) < 0;
 	bad |= field_int(c, line, "meta", o, "usb_max_sync_timeout_ms", 0,
 			 INT32_MAX, false, &m.usb_max_sync_timeout_ms) < 0;
+	bad |= field_str(c, line, "meta", o, "libusb", m.libusb,
+			 sizeof(m.libusb), false, true) < 0;
 	if (bad)
 		return -1;
 	/* The record layout this parser knows; a newer guest needs a newer host. */
@@ -272,6 +287,10 @@ static int parse_sample(struct hzrig_capture *c, struct json_object *o,
 	int bad = 0;
 
 	c->sample_records++;
+	/* Guests before the userspace paths ran the kernel path only. */
+	r.path = HZRIG_PATH_KERNEL;
+	bad |= field_name_opt(c, line, "path", o, hzrig_path_parse, false,
+			      &r.path) < 0;
 	bad |= field_int(c, line, "sample", o, "case", 0, INT32_MAX, true,
 			 &r.case_idx) < 0;
 	bad |= field_int(c, line, "sample", o, "rep", 0, HZRIG_MAX_REPS - 1,
@@ -306,6 +325,9 @@ static int parse_sample(struct hzrig_capture *c, struct json_object *o,
 	r.jiffies_lag = HZRIG_LAG_ABSENT;
 	bad |= field_int(c, line, "sample", o, "jiffies_lag", INT32_MIN,
 			 INT32_MAX, false, &r.jiffies_lag) < 0;
+	r.urb_ns = -1;
+	bad |= field_int(c, line, "sample", o, "urb_ns", 0, HZRIG_NS_MAX, false,
+			 &r.urb_ns) < 0;
 	if (bad)
 		return -1;
 	if (r.behaviour == HZRIG_BEH_DELAY && r.delay_us < 0) {
@@ -484,11 +506,26 @@ static void check_capture(struct hzrig_capture *c)
 	if (!c->noise.present && !hzrig_clocksource_refused(m->clocksource))
 		cap_msg(c, 0, true, "no noise record: the allowance falls back to the noise floor");
 
-	/* timeout_arg must be what the mode makes of timeout_ms at this HZ. */
+	/*
+	 * timeout_arg must be what the mode makes of timeout_ms at this HZ,
+	 * and a userspace path has no killable call and no HZ to get wrong.
+	 */
 	for (i = 0; i < c->nrecs; i++) {
 		struct hzrig_rec *r = &c->recs[i];
 		int64_t arg = hzrig_mode_timeout_arg(m->hz, r->mode,
 						     (unsigned int)r->timeout_ms);
+
+		if (r->path != HZRIG_PATH_KERNEL &&
+		    (r->transfer == HZRIG_XFER_BULK_IN_KILLABLE ||
+		     (r->mode != HZRIG_MODE_MS && r->mode != HZRIG_MODE_ZERO))) {
+			cap_msg(c, r->line, true,
+				"sample: path %s cannot make a %s call in mode %s (kernel only)",
+				hzrig_path_name(r->path),
+				hzrig_transfer_name(r->transfer),
+				hzrig_mode_name(r->mode));
+			c->bad_records++;
+			continue;
+		}
 
 		if (arg != r->timeout_arg) {
 			cap_msg(c, r->line, true,

@@ -175,8 +175,13 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	struct hzrig_window w;
 	int expected;
 
-	/* meta.hz was range-checked against the model when parsed. */
-	hzrig_model_window(c->meta.hz, (int)r->timeout_arg, killable, &w);
+	/*
+	 * meta.hz was range-checked against the model when parsed, the path
+	 * is one of the four: each sample is held against its own path's
+	 * window (docs/model.md §11).
+	 */
+	hzrig_path_window(c->meta.hz, r->path, (int)r->timeout_arg, killable,
+			  &w);
 	if (r->jiffies_lag > 0) {	/* HZRIG_LAG_ABSENT is below 0 */
 		hzrig_window_stale_jiffies(&w, r->jiffies_lag);
 		vc->stale++;
@@ -191,7 +196,7 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	json_object_object_add(o, "schema", hzrig_json_int(HZRIG_RESULTS_SCHEMA));
 	json_object_object_add(o, "variant", hzrig_json_str(c->meta.variant));
 	json_object_object_add(o, "hz", hzrig_json_int(c->meta.hz));
-	json_object_object_add(o, "path", hzrig_json_str("kernel"));
+	json_object_object_add(o, "path", hzrig_json_str(hzrig_path_name(r->path)));
 	json_object_object_add(o, "transfer", hzrig_json_str(hzrig_transfer_name(r->transfer)));
 	json_object_object_add(o, "behaviour",
 			       hzrig_json_str(hzrig_behaviour_name(r->behaviour)));
@@ -226,6 +231,9 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 		json_object_object_add(o, "delay_us", hzrig_json_int(r->delay_us));
 	if (r->jiffies_lag != HZRIG_LAG_ABSENT)
 		json_object_object_add(o, "jiffies_lag", hzrig_json_int(r->jiffies_lag));
+	/* The kernel's view of the URB; elapsed - urb: the round trip around it. */
+	if (r->urb_ns >= 0)
+		json_object_object_add(o, "urb_ns", hzrig_json_int(r->urb_ns));
 	return o;
 }
 
@@ -263,6 +271,9 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 	json_object_object_add(r, "abi", hzrig_json_int(c->meta.abi));
 	json_object_object_add(r, "jiffy_rate_mhz", hzrig_json_int(c->meta.jiffy_rate_mhz));
 	json_object_object_add(r, "tick_ns", hzrig_json_int((int64_t)hzrig_tick_ns(c->meta.hz)));
+	/* The libusb-1.0 the userspace paths ran on; null before they existed. */
+	json_object_object_add(r, "libusb", c->meta.libusb[0] ?
+			       hzrig_json_str(c->meta.libusb) : NULL);
 	json_object_object_add(r, "boot_status", hzrig_json_str(boot_status));
 	if (boot_obj)
 		json_object_object_add(r, "boot", json_object_get(boot_obj));

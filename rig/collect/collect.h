@@ -7,7 +7,7 @@
  * The capture (build/<variant>/run/ttyS1.jsonl) is JSON lines, one object a
  * line, told apart by "type":
  *   meta    variant, hz, release, clocksource, jiffy_rate_mhz, abi, plan,
- *           accel, cmdline [, usb_max_sync_timeout_ms]
+ *           accel, cmdline [, usb_max_sync_timeout_ms, libusb, usbmon]
  *   noise   sleep_us, n, overshoot_p50_ns, overshoot_p99_ns, rtt_n,
  *           rtt_p50_ns, rtt_p99_ns [, at_case]
  *           one before the plan (at_case 0), then, in newer guests, more
@@ -17,7 +17,8 @@
  *           without at_case is at case 0 (older guests probed once).
  *   sample  case, rep, transfer, behaviour, mode, timeout_ms, timeout_arg,
  *           status, elapsed_ns, actual_length, seq, phase_ns
- *           [, start_jiffies, length, delay_us, jiffies_lag]
+ *           [, path, start_jiffies, length, delay_us, jiffies_lag, urb_ns]
+ *           path: kernel, usbfs, libusb-sync, libusb-async; absent: kernel
  *   end     cases, samples, failures
  * Unknown fields are ignored (new ones are appended over time); unknown
  * record types are warned about and skipped. Every other deviation is an
@@ -57,6 +58,7 @@ struct hzrig_meta {
 	int abi;
 	int64_t jiffy_rate_mhz;
 	int64_t usb_max_sync_timeout_ms;	/* -1 when the guest did not say */
+	char libusb[HZRIG_NAME_MAX];	/* libusb version that ran; "" if not said */
 	unsigned int line;
 };
 
@@ -73,6 +75,7 @@ struct hzrig_noise {
 #define HZRIG_LAG_ABSENT	HZRIG_ABSENT
 
 struct hzrig_rec {
+	uint32_t path;		/* enum hzrig_path; kernel when absent */
 	int64_t case_idx, rep;
 	uint32_t transfer, behaviour, mode;
 	int64_t timeout_ms, timeout_arg;
@@ -82,6 +85,7 @@ struct hzrig_rec {
 	int64_t length;		/* -1 when absent */
 	int64_t delay_us;	/* -1 when absent */
 	int64_t jiffies_lag;	/* HZRIG_LAG_ABSENT when absent */
+	int64_t urb_ns;		/* usbmon's S..C of the test URB; -1 absent */
 	unsigned int line;
 	uint64_t allowance_ns;	/* hzrig_collect(): its case's allowance */
 };

@@ -578,9 +578,7 @@ static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 
 		if (sv != v)
 			continue;
-		if (hzrig_case_key(key, sizeof(key), s->transfer, s->behaviour,
-				   s->mode, s->timeout_ms, s->delay_us,
-				   s->length) < 0) {
+		if (hzrig_sample_key(s, key, sizeof(key)) < 0) {
 			fprintf(err, "hzrig: case key too long\n");
 			return -1;
 		}

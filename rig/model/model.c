@@ -246,6 +246,44 @@ int hzrig_model_window(int hz, int timeout_arg, bool killable,
 	return 0;
 }
 
+bool hzrig_path_own_clock(unsigned int path)
+{
+	return path == HZRIG_PATH_LIBUSB_SYNC || path == HZRIG_PATH_LIBUSB_ASYNC;
+}
+
+int hzrig_path_window(int hz, unsigned int path, int timeout_arg,
+		      bool killable, struct hzrig_window *w)
+{
+	switch (path) {
+	case HZRIG_PATH_KERNEL:
+		return hzrig_model_window(hz, timeout_arg, killable, w);
+	case HZRIG_PATH_USBFS:
+		/* devio.c: expire = timeout ? msecs_to_jiffies(timeout) : forever */
+		return hzrig_model_window(hz, timeout_arg, true, w);
+	case HZRIG_PATH_LIBUSB_SYNC:
+	case HZRIG_PATH_LIBUSB_ASYNC:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!hz_ok(hz) || !w)
+		return -EINVAL;
+	/* io.c calculate_timeout(): now + T on CLOCK_MONOTONIC; 0: none. */
+	memset(w, 0, sizeof(*w));
+	w->hz = hz;
+	w->timeout_arg = timeout_arg;
+	w->killable = killable;
+	w->tick_ns = hzrig_tick_ns(hz);
+	w->effective_ms = timeout_arg;
+	if (timeout_arg <= 0) {
+		w->forever = true;
+		w->lo_ns = w->hi_ns = UINT64_MAX;
+		return 0;
+	}
+	w->lo_ns = w->hi_ns = (uint64_t)timeout_arg * 1000000;
+	return 0;
+}
+
 void hzrig_window_stale_jiffies(struct hzrig_window *w, int64_t ticks)
 {
 	uint64_t d;

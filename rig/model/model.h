@@ -96,6 +96,28 @@ int hzrig_model_window(int hz, int timeout_arg, bool killable,
 		       struct hzrig_window *w);
 
 /*
+ * The window of a call made on @path (enum hzrig_path, include/hzrig/ioctl.h)
+ * passing @timeout_arg, as docs/model.md §11 derives it:
+ *
+ *  - kernel: hzrig_model_window(@hz, @timeout_arg, @killable);
+ *  - usbfs: usbfs_start_wait_urb() (drivers/usb/core/devio.c) waits
+ *    msecs_to_jiffies(T) on the same wheel with no clamp, and T = 0 means
+ *    no timer at all: the killable kernel window, whatever @killable says;
+ *  - libusb-sync, libusb-async: libusb times the transfer itself, on a
+ *    timerfd (an hrtimer) armed for submission + T ms, then cancels the
+ *    URB: lo_ns = hi_ns = T ms, no jiffies, no wheel (jiffies, level and
+ *    granule 0); T = 0 means no timeout (forever). What the cancellation
+ *    round trip adds is the allowance's to cover.
+ *
+ * 0, or -EINVAL for a bad @hz, @path or NULL @w.
+ */
+int hzrig_path_window(int hz, unsigned int path, int timeout_arg,
+		      bool killable, struct hzrig_window *w);
+
+/* True if @path times out on its own clock, not on jiffies (libusb). */
+bool hzrig_path_own_clock(unsigned int path);
+
+/*
  * A call that began while jiffies was @ticks behind the tick grid (an edge
  * had passed, its tick interrupt not run yet: the driver's jiffies_lag) may
  * arm its timer against the old jiffies and end up to @ticks jiffies early.

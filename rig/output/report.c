@@ -44,13 +44,21 @@ static int cmp_i64(int64_t a, int64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* Same call, same requested and passed timeout: one table row. */
+/* A sample's path; samples without one are kernel ones. */
+static const char *path_of(const struct hzrig_run_sample *s)
+{
+	return s->path[0] ? s->path : "kernel";
+}
+
+/* Same path, same call, same requested and passed timeout: one table row. */
 static int cmp_group(const struct hzrig_run_sample *x,
 		     const struct hzrig_run_sample *y)
 {
 	int c;
 
-	c = cmp_names(hzrig_transfer_parse, x->transfer, y->transfer);
+	c = cmp_names(hzrig_path_parse, path_of(x), path_of(y));
+	if (!c)
+		c = cmp_names(hzrig_transfer_parse, x->transfer, y->transfer);
 	if (!c)
 		c = cmp_names(hzrig_behaviour_parse, x->behaviour, y->behaviour);
 	if (!c)
@@ -148,22 +156,30 @@ static void efficiency(const struct hzrig_variant *v, FILE *out)
 		v->parallel[0] ? ", parallel = " : "", v->parallel);
 }
 
-/* One row per group of sorted samples; counts verdicts on the way. */
+/*
+ * One row per group of sorted samples; counts verdicts on the way. The
+ * path column appears when a sample was made from userspace, so a
+ * kernel-only run reads as it always did.
+ */
 static void table(struct hzrig_run_sample *const *s, size_t n,
 		  unsigned int *cnt, FILE *out)
 {
 	static const char *const head[] = {
-		"transfer", "behaviour", "mode", "T ms", "arg", "window ms",
-		"min", "median", "max", "inside",
+		"path", "transfer", "behaviour", "mode", "T ms", "arg",
+		"window ms", "min", "median", "max", "inside",
 	};
 	struct hzrig_table t;
-	char c[10][48];
-	const char *cells[10];
-	size_t i, j, k;
+	char c[11][48];
+	const char *cells[11];
+	bool paths = false;
+	size_t i, j, k, first;
 
-	hzrig_table_init(&t, "lllrrlrrrr");
-	hzrig_table_row(&t, head);
-	for (k = 0; k < 10; k++)
+	for (i = 0; i < n; i++)
+		paths |= strcmp(path_of(s[i]), "kernel") != 0;
+	first = paths ? 0 : 1;
+	hzrig_table_init(&t, "llllrrlrrrr" + first);
+	hzrig_table_row(&t, head + first);
+	for (k = 0; k < 11; k++)
 		cells[k] = c[k];
 	for (i = 0; i < n; i = j) {
 		unsigned int inside = 0;
@@ -174,17 +190,18 @@ static void table(struct hzrig_run_sample *const *s, size_t n,
 			cnt[vd]++;
 			inside += vd == HZRIG_INSIDE;
 		}
-		snprintf(c[0], sizeof(c[0]), "%s", s[i]->transfer);
-		snprintf(c[1], sizeof(c[1]), "%s", s[i]->behaviour);
-		snprintf(c[2], sizeof(c[2]), "%s", s[i]->mode);
-		snprintf(c[3], sizeof(c[3]), "%" PRId64, s[i]->timeout_ms);
-		snprintf(c[4], sizeof(c[4]), "%" PRId64, s[i]->timeout_arg);
-		fmt_window(c[5], sizeof(c[5]), s[i]);
-		fmt_ms(c[6], sizeof(c[6]), s[i]->elapsed_ns);
-		fmt_ms(c[7], sizeof(c[7]), median(s + i, j - i));
-		fmt_ms(c[8], sizeof(c[8]), s[j - 1]->elapsed_ns);
-		snprintf(c[9], sizeof(c[9]), "%u/%zu", inside, j - i);
-		hzrig_table_row(&t, cells);
+		snprintf(c[0], sizeof(c[0]), "%s", path_of(s[i]));
+		snprintf(c[1], sizeof(c[1]), "%s", s[i]->transfer);
+		snprintf(c[2], sizeof(c[2]), "%s", s[i]->behaviour);
+		snprintf(c[3], sizeof(c[3]), "%s", s[i]->mode);
+		snprintf(c[4], sizeof(c[4]), "%" PRId64, s[i]->timeout_ms);
+		snprintf(c[5], sizeof(c[5]), "%" PRId64, s[i]->timeout_arg);
+		fmt_window(c[6], sizeof(c[6]), s[i]);
+		fmt_ms(c[7], sizeof(c[7]), s[i]->elapsed_ns);
+		fmt_ms(c[8], sizeof(c[8]), median(s + i, j - i));
+		fmt_ms(c[9], sizeof(c[9]), s[j - 1]->elapsed_ns);
+		snprintf(c[10], sizeof(c[10]), "%u/%zu", inside, j - i);
+		hzrig_table_row(&t, cells + first);
 	}
 	if (n)
 		hzrig_table_print(&t, out, "  ");
@@ -210,10 +227,13 @@ static void unexplained(const struct hzrig_variant *v,
 			continue;
 		if (!shown++)
 			fprintf(out, "  not explained by the model:\n");
-		fprintf(out, "    case %" PRId64 " rep %" PRId64 ": %s %s %s T=%" PRId64
+		fprintf(out, "    case %" PRId64 " rep %" PRId64 ": %s%s%s %s %s T=%" PRId64
 			" ms (arg %" PRId64 "): %s, status %" PRId64
 			" (expected %" PRId64 "), %.3f ms",
-			s->case_idx, s->rep, s->transfer, s->behaviour, s->mode,
+			s->case_idx, s->rep,
+			strcmp(path_of(s), "kernel") ? path_of(s) : "",
+			strcmp(path_of(s), "kernel") ? " " : "",
+			s->transfer, s->behaviour, s->mode,
 			s->timeout_ms, s->timeout_arg, s->verdict, s->status,
 			expected(s), s->elapsed_ns / 1e6);
 		if (s->window_lo_ns != HZRIG_ABSENT)

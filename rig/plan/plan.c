@@ -21,6 +21,13 @@
 #define MAX_LIST	64
 #define MAX_LINE	1024
 
+static const char *const path_names[HZRIG_PATH_COUNT] = {
+	[HZRIG_PATH_KERNEL] = "kernel",
+	[HZRIG_PATH_USBFS] = "usbfs",
+	[HZRIG_PATH_LIBUSB_SYNC] = "libusb-sync",
+	[HZRIG_PATH_LIBUSB_ASYNC] = "libusb-async",
+};
+
 static const char *const transfer_names[HZRIG_XFER_COUNT] = {
 	[HZRIG_XFER_BULK_IN] = "bulk-in",
 	[HZRIG_XFER_BULK_OUT] = "bulk-out",
@@ -65,6 +72,16 @@ static int lookup(const char *const *names, size_t n, const char *s)
 		if (names[i] && !strcmp(names[i], s))
 			return (int)i;
 	return -1;
+}
+
+const char *hzrig_path_name(uint32_t p)
+{
+	return p < HZRIG_PATH_COUNT ? path_names[p] : NULL;
+}
+
+int hzrig_path_parse(const char *s)
+{
+	return lookup(path_names, HZRIG_PATH_COUNT, s);
 }
 
 const char *hzrig_transfer_name(uint32_t t)
@@ -145,6 +162,19 @@ int hzrig_expected_status(uint32_t behaviour, uint32_t delay_us,
 	}
 }
 
+int hzrig_case_expected_status(const struct hzrig_plan_case *c)
+{
+	uint32_t t = c->timeout_ms;
+
+	/*
+	 * Timeout 0: the kernel path clamps it to 60 s, usbfs and libusb
+	 * wait for ever (docs/model.md §11).
+	 */
+	if (c->mode == HZRIG_MODE_ZERO || (!t && c->path != HZRIG_PATH_KERNEL))
+		t = c->path == HZRIG_PATH_KERNEL ? 60000 : UINT32_MAX / 1000;
+	return hzrig_expected_status(c->behaviour, c->delay_us, t);
+}
+
 struct parse_ctx {
 	const char *name;
 	int line;
@@ -212,9 +242,10 @@ static int split_list(struct parse_ctx *ctx, const char *key, char *s,
 
 struct case_line {
 	unsigned int seen;	/* bit i: plan_keys[i] was given */
+	uint32_t paths[MAX_LIST];
 	uint32_t transfers[MAX_LIST], behaviours[MAX_LIST], modes[MAX_LIST];
 	uint32_t timeouts[MAX_LIST];
-	size_t ntransfers, nbehaviours, nmodes, ntimeouts;
+	size_t npaths, ntransfers, nbehaviours, nmodes, ntimeouts;
 	struct hzrig_plan_case tmpl;
 	bool have_reps;
 };
@@ -255,7 +286,7 @@ static int parse_timeouts(struct parse_ctx *ctx, char *val,
 
 static const char *const plan_keys[] = {
 	"transfer", "behaviour", "mode", "timeout", "reps", "length",
-	"delay_us", "short", "phase",
+	"delay_us", "short", "phase", "path",
 };
 
 /* A key given twice on one line is an error: neither value may win. */
@@ -288,6 +319,9 @@ static int parse_key(struct parse_ctx *ctx, char *kv, struct case_line *cl)
 	if (!*val)
 		return fail(ctx, "%s: missing value", kv);
 
+	if (!strcmp(kv, "path"))
+		return parse_enum_list(ctx, kv, val, hzrig_path_parse,
+				       cl->paths, &cl->npaths);
 	if (!strcmp(kv, "transfer"))
 		return parse_enum_list(ctx, kv, val, hzrig_transfer_parse,
 				       cl->transfers, &cl->ntransfers);
@@ -363,13 +397,26 @@ static int check_case(struct parse_ctx *ctx, const struct hzrig_plan_case *c)
 	    c->behaviour == HZRIG_BEH_NAK &&
 	    (c->mode == HZRIG_MODE_ZERO || c->timeout_ms == 0))
 		return fail(ctx, "bulk-in-killable with timeout 0 never times out: the guest would hang");
+	if (c->path == HZRIG_PATH_KERNEL)
+		return 0;
+	/* Userspace has no killable variant and no HZ to get wrong. */
+	if (c->transfer == HZRIG_XFER_BULK_IN_KILLABLE)
+		return fail(ctx, "path %s: bulk-in-killable is a kernel call (usb_bulk_msg_killable())",
+			    hzrig_path_name(c->path));
+	if (c->mode != HZRIG_MODE_MS && c->mode != HZRIG_MODE_ZERO)
+		return fail(ctx, "path %s: mode %s is a kernel driver's mistake; userspace passes ms or zero",
+			    hzrig_path_name(c->path), hzrig_mode_name(c->mode));
+	if (c->behaviour == HZRIG_BEH_NAK &&
+	    (c->mode == HZRIG_MODE_ZERO || c->timeout_ms == 0))
+		return fail(ctx, "path %s: timeout 0 waits forever there: a NAK would hang the guest",
+			    hzrig_path_name(c->path));
 	return 0;
 }
 
 static int expand(struct parse_ctx *ctx, struct case_line *cl,
 		  struct hzrig_plan *plan)
 {
-	size_t a, b, m, t;
+	size_t p, a, b, m, t;
 
 	if (!cl->ntransfers)
 		return fail(ctx, "case without transfer=");
@@ -383,21 +430,26 @@ static int expand(struct parse_ctx *ctx, struct case_line *cl,
 		cl->modes[0] = HZRIG_MODE_MS;
 		cl->nmodes = 1;
 	}
+	if (!cl->npaths) {
+		cl->paths[0] = HZRIG_PATH_KERNEL;
+		cl->npaths = 1;
+	}
+	for (p = 0; p < cl->npaths; p++)
 	for (a = 0; a < cl->ntransfers; a++)
-		for (b = 0; b < cl->nbehaviours; b++)
-			for (m = 0; m < cl->nmodes; m++)
-				for (t = 0; t < cl->ntimeouts; t++) {
-					struct hzrig_plan_case c = cl->tmpl;
+	for (b = 0; b < cl->nbehaviours; b++)
+	for (m = 0; m < cl->nmodes; m++)
+	for (t = 0; t < cl->ntimeouts; t++) {
+		struct hzrig_plan_case c = cl->tmpl;
 
-					c.transfer = cl->transfers[a];
-					c.behaviour = cl->behaviours[b];
-					c.mode = cl->modes[m];
-					c.timeout_ms = cl->timeouts[t];
-					c.line = ctx->line;
-					if (check_case(ctx, &c) ||
-					    plan_push(ctx, plan, &c))
-						return -1;
-				}
+		c.path = cl->paths[p];
+		c.transfer = cl->transfers[a];
+		c.behaviour = cl->behaviours[b];
+		c.mode = cl->modes[m];
+		c.timeout_ms = cl->timeouts[t];
+		c.line = ctx->line;
+		if (check_case(ctx, &c) || plan_push(ctx, plan, &c))
+			return -1;
+	}
 	return 0;
 }
 
@@ -532,7 +584,12 @@ uint64_t hzrig_case_wait_ms(const struct hzrig_plan_case *c, unsigned int hz)
 
 	switch (c->mode) {
 	case HZRIG_MODE_ZERO:
-		t = 60000;	/* USB_MAX_SYNCHRONOUS_TIMEOUT */
+		/*
+		 * The kernel clamps to USB_MAX_SYNCHRONOUS_TIMEOUT; usbfs and
+		 * libusb wait forever, which the plan allows only for calls
+		 * that end by themselves.
+		 */
+		t = c->path == HZRIG_PATH_KERNEL ? 60000 : UINT32_MAX;
 		break;
 	case HZRIG_MODE_LEGACY_JIFFIES:
 		/* msecs_to_jiffies() rounds up; the kernel reads it as ms. */

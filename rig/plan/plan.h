@@ -15,6 +15,7 @@
 #include <hzrig/wire.h>
 
 struct hzrig_plan_case {
+	uint32_t path;		/* enum hzrig_path */
 	uint32_t transfer;	/* enum hzrig_transfer */
 	uint32_t behaviour;	/* enum hzrig_behaviour */
 	uint32_t mode;		/* enum hzrig_mode */
@@ -94,11 +95,15 @@ uint64_t hzrig_eta_ms(uint64_t total_ms, uint64_t done_ms, uint64_t total_reps,
 
 /* Status the guest expects for a behaviour when nothing else is known. */
 int hzrig_expected_status(uint32_t behaviour, uint32_t delay_us, uint32_t timeout_ms);
+/* The same for a whole case: its path's meaning of timeout 0 included. */
+int hzrig_case_expected_status(const struct hzrig_plan_case *c);
 
 /* The lane of a transfer; HZRIG_LANE_COUNT for an unknown one. */
 unsigned int hzrig_transfer_lane(uint32_t transfer);
 
 /* Names used in plans and in samples.jsonl; NULL/-1 when unknown. */
+const char *hzrig_path_name(uint32_t p);
+int hzrig_path_parse(const char *s);
 const char *hzrig_parallel_name(uint32_t p);
 int hzrig_parallel_parse(const char *s);
 const char *hzrig_lane_name(unsigned int lane);

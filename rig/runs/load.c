@@ -680,7 +680,10 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 	get_word(l, o, "transfer", s.transfer, sizeof(s.transfer));
 	get_word(l, o, "behaviour", s.behaviour, sizeof(s.behaviour));
 	get_word(l, o, "mode", s.mode, sizeof(s.mode));
-	get_str(l, o, "", "path", OPTIONAL, s.path, sizeof(s.path));
+	if (!get_str(l, o, "", "path", OPTIONAL, s.path, sizeof(s.path)) &&
+	    s.path[0] && hzrig_path_parse(s.path) < 0)
+		lerr(l, "field \"path\": '%s' is not kernel, usbfs, libusb-sync or libusb-async",
+		     s.path);
 	if (!get_str(l, o, "", "verdict", REQUIRED, s.verdict,
 		     sizeof(s.verdict)) && hzrig_verdict_parse(s.verdict) < 0)
 		lerr(l, "field \"verdict\": '%s' is not a verdict", s.verdict);

@@ -12,9 +12,11 @@
  *
  * The case key names a case independently of its index in the plan, so that
  * runs of different plans can be compared:
- *   "<transfer> <behaviour> <mode> T=<timeout_ms>[ D=<delay_us>us][ len=<length>]"
- * with D only for behaviour "delay" and len only when the length is not the
- * default 64, e.g. "bulk-in delay ms T=100 D=50000us".
+ *   "[<path> ]<transfer> <behaviour> <mode> T=<timeout_ms>[ D=<delay_us>us][ len=<length>]"
+ * with the path only when it is not "kernel" (so the keys of runs from
+ * before the userspace paths stay what they were), D only for behaviour
+ * "delay" and len only when the length is not the default 64, e.g.
+ * "bulk-in delay ms T=100 D=50000us", "libusb-async bulk-in nak ms T=1".
  */
 #ifndef HZRIG_STATS_H
 #define HZRIG_STATS_H
@@ -39,9 +41,9 @@
  * negative). Returns the key's length, or -1 (and an empty @buf) when it does
  * not fit in @len bytes.
  */
-int hzrig_case_key(char *buf, size_t len, const char *transfer,
-		   const char *behaviour, const char *mode, int64_t timeout_ms,
-		   int64_t delay_us, int64_t length);
+int hzrig_case_key(char *buf, size_t len, const char *path,
+		   const char *transfer, const char *behaviour, const char *mode,
+		   int64_t timeout_ms, int64_t delay_us, int64_t length);
 
 /* One timed call, as samples.jsonl (or the samples table) has it. */
 struct hzrig_run_sample {
@@ -62,6 +64,9 @@ struct hzrig_run_sample {
 	unsigned int line;		/* of samples.jsonl; 0 from the DB */
 };
 
+/* hzrig_case_key() of a sample. */
+int hzrig_sample_key(const struct hzrig_run_sample *s, char *buf, size_t len);
+
 /* The figures of one case of one variant. */
 struct hzrig_status_count {
 	int64_t status;
@@ -71,6 +76,7 @@ struct hzrig_status_count {
 struct hzrig_case_stats {
 	char key[HZRIG_CASE_KEY_MAX];
 	int64_t case_idx;		/* the lowest plan index with this key */
+	char path[HZRIG_FIELD_MAX];	/* "kernel" for samples without one */
 	char transfer[HZRIG_FIELD_MAX];
 	char behaviour[HZRIG_FIELD_MAX];
 	char mode[HZRIG_FIELD_MAX];

@@ -24,17 +24,19 @@
 #include "runs/runs.h"
 #include "lib/util.h"
 
-int hzrig_case_key(char *buf, size_t len, const char *transfer,
-		   const char *behaviour, const char *mode, int64_t timeout_ms,
-		   int64_t delay_us, int64_t length)
+int hzrig_case_key(char *buf, size_t len, const char *path,
+		   const char *transfer, const char *behaviour, const char *mode,
+		   int64_t timeout_ms, int64_t delay_us, int64_t length)
 {
+	/* The kernel path's keys are those of runs before paths existed. */
+	bool kernel = !path || !*path || !strcmp(path, "kernel");
 	size_t n;
 	int r;
 
 	if (!len)
 		return -1;
-	r = snprintf(buf, len, "%s %s %s T=%" PRId64, transfer, behaviour,
-		     mode, timeout_ms);
+	r = snprintf(buf, len, "%s%s%s %s %s T=%" PRId64, kernel ? "" : path,
+		     kernel ? "" : " ", transfer, behaviour, mode, timeout_ms);
 	if (r < 0 || (size_t)r >= len)
 		goto too_long;
 	n = (size_t)r;
@@ -155,10 +157,15 @@ int hzrig_run_sort(struct hzrig_run *run)
 	return 0;
 }
 
+int hzrig_sample_key(const struct hzrig_run_sample *s, char *buf, size_t len)
+{
+	return hzrig_case_key(buf, len, s->path, s->transfer, s->behaviour,
+			      s->mode, s->timeout_ms, s->delay_us, s->length);
+}
+
 static int sample_key(const struct hzrig_run_sample *s, char *buf, size_t len)
 {
-	return hzrig_case_key(buf, len, s->transfer, s->behaviour, s->mode,
-			      s->timeout_ms, s->delay_us, s->length);
+	return hzrig_sample_key(s, buf, len);
 }
 
 /* Fill @c from its samples @p[0..n), sorted by plan position. */
@@ -301,6 +308,8 @@ static int variant_stats(struct hzrig_run *run, size_t vi)
 					q[m++] = p[i];
 			snprintf(cs->key, sizeof(cs->key), "%s", keys[c]);
 			cs->case_idx = q[0]->case_idx;
+			snprintf(cs->path, sizeof(cs->path), "%s",
+				 q[0]->path[0] ? q[0]->path : "kernel");
 			snprintf(cs->transfer, sizeof(cs->transfer), "%s",
 				 q[0]->transfer);
 			snprintf(cs->behaviour, sizeof(cs->behaviour), "%s",

@@ -161,31 +161,31 @@ static void test_case_key(void **state)
 	char b[HZRIG_CASE_KEY_MAX];
 
 	(void)state;
-	assert_int_equal(hzrig_case_key(b, sizeof(b), "bulk-in", "nak", "ms",
+	assert_int_equal(hzrig_case_key(b, sizeof(b), NULL, "bulk-in", "nak", "ms",
 					100, 0, 64), 20);
 	assert_string_equal(b, "bulk-in nak ms T=100");
 	/* The delay only for behaviour delay; the length only when not 64. */
-	hzrig_case_key(b, sizeof(b), "bulk-in", "delay", "ms", 100, 50000, 64);
+	hzrig_case_key(b, sizeof(b), NULL, "bulk-in", "delay", "ms", 100, 50000, 64);
 	assert_string_equal(b, "bulk-in delay ms T=100 D=50000us");
-	hzrig_case_key(b, sizeof(b), "ctrl-in", "nak", "legacy-jiffies", 1000,
+	hzrig_case_key(b, sizeof(b), NULL, "ctrl-in", "nak", "legacy-jiffies", 1000,
 		       0, 512);
 	assert_string_equal(b, "ctrl-in nak legacy-jiffies T=1000 len=512");
-	hzrig_case_key(b, sizeof(b), "bulk-out", "delay", "ms", 10, 30000, 0);
+	hzrig_case_key(b, sizeof(b), NULL, "bulk-out", "delay", "ms", 10, 30000, 0);
 	assert_string_equal(b, "bulk-out delay ms T=10 D=30000us len=0");
 	/* Absent fields, as in runs older than "length". */
-	hzrig_case_key(b, sizeof(b), "bulk-in", "delay", "ms", 5, HZRIG_ABSENT,
+	hzrig_case_key(b, sizeof(b), NULL, "bulk-in", "delay", "ms", 5, HZRIG_ABSENT,
 		       HZRIG_ABSENT);
 	assert_string_equal(b, "bulk-in delay ms T=5");
-	hzrig_case_key(b, sizeof(b), "bulk-in", "nak", "zero", -5, 0,
+	hzrig_case_key(b, sizeof(b), NULL, "bulk-in", "nak", "zero", -5, 0,
 		       HZRIG_ABSENT);
 	assert_string_equal(b, "bulk-in nak zero T=-5");
 	/* Too small a buffer: -1 and an empty string, never a cut key. */
-	assert_int_equal(hzrig_case_key(b, 20, "bulk-in", "nak", "ms", 100, 0,
+	assert_int_equal(hzrig_case_key(b, 20, NULL, "bulk-in", "nak", "ms", 100, 0,
 					64), -1);
 	assert_string_equal(b, "");
-	assert_int_equal(hzrig_case_key(b, 25, "bulk-in", "delay", "ms", 100,
+	assert_int_equal(hzrig_case_key(b, 25, NULL, "bulk-in", "delay", "ms", 100,
 					50000, 64), -1);
-	assert_int_equal(hzrig_case_key(b, 21, "bulk-in", "nak", "ms", 100, 0,
+	assert_int_equal(hzrig_case_key(b, 21, NULL, "bulk-in", "nak", "ms", 100, 0,
 					64), 20);
 }
 
@@ -763,7 +763,7 @@ static const char *scale_line(unsigned int n, char *line, void *arg)
 		len = json_object_get_int64(v);
 	if (json_object_object_get_ex(o, "delay_us", &v))
 		delay = json_object_get_int64(v);
-	hzrig_case_key(key, sizeof(key), str_of(o, "transfer"),
+	hzrig_case_key(key, sizeof(key), str_of(o, "path"), str_of(o, "transfer"),
 		       str_of(o, "behaviour"), str_of(o, "mode"),
 		       int_of(o, "timeout_ms"), delay, len);
 	for (i = 0; sc->keys[i]; i++)

@@ -423,9 +423,7 @@ struct json_object *kcidb_case_test(struct ctx *c, size_t vi,
 		char key[HZRIG_CASE_KEY_MAX];
 
 		if (s->variant != vi ||
-		    hzrig_case_key(key, sizeof(key), s->transfer, s->behaviour,
-				   s->mode, s->timeout_ms, s->delay_us,
-				   s->length) < 0 || strcmp(key, cs->key))
+		    hzrig_sample_key(s, key, sizeof(key)) < 0 || strcmp(key, cs->key))
 			continue;
 		for (j = 0; j < NVERDICTS; j++)
 			if (!strcmp(s->verdict, verdict_names[j]))
