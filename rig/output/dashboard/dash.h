@@ -46,6 +46,7 @@ struct dvar {
 struct dsample {
 	size_t v;		/* index into dash.v */
 	size_t key, transfer, behaviour, mode, verdict;
+	size_t path;		/* "kernel" for samples recorded without one */
 	int64_t case_idx, rep, timeout_ms, timeout_arg, delay_us, length;
 	int64_t status, expected, elapsed, lo, hi, allowance;
 };
@@ -161,6 +162,8 @@ int dash_load_samples(struct dash *d);
 bool dash_is(const struct dash *d, size_t i, const char *s);
 
 bool dash_inside(const struct dash *d, const struct dsample *x);
+/* Made by the host driver (the path the kernel-model sections show). */
+bool dash_kernel(const struct dash *d, const struct dsample *x);
 
 void __attribute__((format(printf, 2, 3)))
 dash_out(struct dash *d, const char *fmt, ...);
@@ -177,6 +180,8 @@ size_t dash_n_unexplained(const struct dash *d);
 size_t dash_lookup(const struct strtab *t, const char *s);
 
 void dash_section_observed(struct dash *d);
+/* The call paths side by side (sections_paths.c). */
+void dash_section_paths(struct dash *d);
 
 void dash_section_error(struct dash *d);
 

@@ -273,7 +273,8 @@ int dash_load_samples(struct dash *d)
 		"SELECT v.id, s.case_idx, s.rep, s.case_key, s.transfer,"
 		" s.behaviour, s.mode, s.timeout_ms, s.timeout_arg, s.delay_us,"
 		" s.length, s.status, s.expected_status, s.elapsed_ns,"
-		" s.window_lo_ns, s.window_hi_ns, s.allowance_ns, s.verdict"
+		" s.window_lo_ns, s.window_hi_ns, s.allowance_ns, s.verdict,"
+		" coalesce(nullif(s.path, ''), 'kernel')"
 		" FROM samples s JOIN variant_runs v ON v.id = s.variant_run"
 		" WHERE v.run_id = ?1 ORDER BY v.hz, v.variant, s.case_idx, s.rep");
 	size_t cap = 0;
@@ -312,6 +313,7 @@ int dash_load_samples(struct dash *d)
 		x->hi = dash_col_i64(st, 15);
 		x->allowance = dash_col_i64(st, 16);
 		x->verdict = dash_col_intern(d, st, 17);
+		x->path = dash_col_intern(d, st, 18);
 		d->v[x->v].ns++;
 		if (!strcmp(dash_S(d, x->verdict), "inside"))
 			d->v[x->v].ninside++;
@@ -323,6 +325,11 @@ int dash_load_samples(struct dash *d)
 bool dash_is(const struct dash *d, size_t i, const char *s)
 {
 	return !strcmp(dash_S(d, i), s);
+}
+
+bool dash_kernel(const struct dash *d, const struct dsample *x)
+{
+	return dash_is(d, x->path, "kernel");
 }
 
 bool dash_inside(const struct dash *d, const struct dsample *x)

@@ -349,6 +349,7 @@ static void full_page(struct dash *d, const struct hist *h)
 	header(d, nreg);
 	summary(d, nreg);
 	dash_section_observed(d);
+	dash_section_paths(d);
 	dash_section_error(d);
 	dash_section_legacy(d);
 	dash_section_history(d, h);

@@ -36,8 +36,13 @@ enum which {
 static bool wanted(const struct dash *d, const struct dsample *x,
 		   enum which w)
 {
-	/* T <= 0 has no place on a log axis (the 60 s clamp, or forever). */
-	if (!dash_is(d, x->mode, "ms") || x->timeout_ms <= 0)
+	/*
+	 * T <= 0 has no place on a log axis (the 60 s clamp, or forever).
+	 * The band is the kernel's wheel: userspace paths have their own
+	 * section (sections_paths.c).
+	 */
+	if (!dash_is(d, x->mode, "ms") || x->timeout_ms <= 0 ||
+	    !dash_kernel(d, x))
 		return false;
 	return dash_is(d, x->behaviour, "nak") == (w == NAK_MS);
 }
@@ -642,7 +647,8 @@ static int legacy_groups(struct dash *d, struct lgroup **gp, size_t *np)
 		const struct dsample *x = &d->s[i];
 
 		/* Timed-out calls only: an answered call does not wait. */
-		if (dash_is(d, x->mode, "ms") || !dash_is(d, x->behaviour, "nak"))
+		if (dash_is(d, x->mode, "ms") || !dash_is(d, x->behaviour, "nak") ||
+		    !dash_kernel(d, x))
 			continue;
 		it[n].mode = x->mode;
 		it[n].v = x->v;

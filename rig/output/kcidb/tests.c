@@ -331,17 +331,23 @@ struct json_object *kcidb_noise_test(struct ctx *c, size_t vi)
 	return t;
 }
 
-/* The case as one path component sequence: "bulk-in.delay.ms.T50.D5000us". */
+/*
+ * The case as one path component sequence: "bulk-in.delay.ms.T50.D5000us",
+ * led by its call path when that is not the kernel's
+ * ("libusb-async.bulk-in.nak.ms.T1"), as the case key is.
+ */
 static void case_word(char *buf, size_t len, const struct hzrig_case_stats *cs)
 {
-	char w[3][HZRIG_FIELD_MAX];
+	char w[4][HZRIG_FIELD_MAX];
+	bool kernel = !cs->path[0] || !strcmp(cs->path, "kernel");
 	int n;
 
+	path_word(w[3], sizeof(w[3]), cs->path);
 	path_word(w[0], sizeof(w[0]), cs->transfer);
 	path_word(w[1], sizeof(w[1]), cs->behaviour);
 	path_word(w[2], sizeof(w[2]), cs->mode);
-	n = snprintf(buf, len, "%s.%s.%s.T%" PRId64, w[0], w[1], w[2],
-		     cs->timeout_ms);
+	n = snprintf(buf, len, "%s%s%s.%s.%s.T%" PRId64, kernel ? "" : w[3],
+		     kernel ? "" : ".", w[0], w[1], w[2], cs->timeout_ms);
 	/* The same optional parts as the case key, under the same rules. */
 	if (!strcmp(cs->behaviour, "delay") && cs->delay_us >= 0 && n > 0 &&
 	    (size_t)n < len)
