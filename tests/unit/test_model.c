@@ -231,6 +231,69 @@ static void test_killable_forever(void **state)
 }
 
 /*
+ * Each path's window (docs/model.md §11): usbfs is the kernel's wheel
+ * without the 60 s clamp and with 0 meaning forever; libusb is T on its own
+ * timerfd, at any HZ.
+ */
+static void test_path_windows(void **state)
+{
+	struct hzrig_window k, u;
+	static const int hzs[] = { 100, 250, 1000 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(hzs) / sizeof(hzs[0]); i++) {
+		/* usbfs: the same jiffies and wheel as the kernel path. */
+		assert_int_equal(hzrig_path_window(hzs[i], HZRIG_PATH_KERNEL, 1, false, &k), 0);
+		assert_int_equal(hzrig_path_window(hzs[i], HZRIG_PATH_USBFS, 1, false, &u), 0);
+		assert_int_equal(u.lo_ns, k.lo_ns);
+		assert_int_equal(u.hi_ns, k.hi_ns);
+		assert_int_equal(u.jiffies, k.jiffies);
+		/* libusb: T, whatever HZ. */
+		assert_int_equal(hzrig_path_window(hzs[i], HZRIG_PATH_LIBUSB_SYNC, 1, false, &u), 0);
+		assert_int_equal(u.lo_ns, 1000000);
+		assert_int_equal(u.hi_ns, 1000000);
+		assert_int_equal(u.jiffies, 0);
+		assert_int_equal(u.granule, 0);
+		assert_false(u.forever);
+		assert_int_equal(hzrig_path_window(hzs[i], HZRIG_PATH_LIBUSB_ASYNC, 1000, false, &u), 0);
+		assert_int_equal(u.hi_ns, 1000000000);
+	}
+	/* HZ=100, 1 ms: kernel and usbfs (10, 20] ms, libusb 1 ms. */
+	assert_int_equal(hzrig_path_window(100, HZRIG_PATH_USBFS, 1, false, &u), 0);
+	assert_int_equal(u.lo_ns, 10000000);
+	assert_int_equal(u.hi_ns, 20000000);
+	/* usbfs has no clamp: 70 s is 70 s, where the kernel path waits 60. */
+	assert_int_equal(hzrig_path_window(1000, HZRIG_PATH_KERNEL, 70000, false, &k), 0);
+	assert_int_equal(k.effective_ms, 60000);
+	assert_int_equal(hzrig_path_window(1000, HZRIG_PATH_USBFS, 70000, false, &u), 0);
+	assert_int_equal(u.effective_ms, 70000);
+	assert_true(u.lo_ns >= 70000000000ull);
+	/* Timeout 0: the kernel clamps to 60 s, usbfs and libusb wait forever. */
+	assert_int_equal(hzrig_path_window(250, HZRIG_PATH_KERNEL, 0, false, &k), 0);
+	assert_false(k.forever);
+	assert_int_equal(hzrig_path_window(250, HZRIG_PATH_USBFS, 0, false, &u), 0);
+	assert_true(u.forever);
+	assert_int_equal(hzrig_path_window(250, HZRIG_PATH_LIBUSB_ASYNC, 0, false, &u), 0);
+	assert_true(u.forever);
+	assert_int_equal(u.hi_ns, UINT64_MAX);
+	/* A late libusb call is late by its own clock. */
+	assert_int_equal(hzrig_path_window(100, HZRIG_PATH_LIBUSB_SYNC, 1, false, &u), 0);
+	assert_int_equal(hzrig_verdict(&u, 500000, -ETIMEDOUT, -ETIMEDOUT, 1400000),
+			 HZRIG_INSIDE);
+	assert_int_equal(hzrig_verdict(&u, 500000, -ETIMEDOUT, -ETIMEDOUT, 10000000),
+			 HZRIG_LATE);
+	assert_int_equal(hzrig_verdict(&u, 0, -ETIMEDOUT, -ETIMEDOUT, 900000),
+			 HZRIG_EARLY);
+	/* Bad input. */
+	assert_int_equal(hzrig_path_window(250, HZRIG_PATH_COUNT, 1, false, &u), -EINVAL);
+	assert_int_equal(hzrig_path_window(0, HZRIG_PATH_LIBUSB_SYNC, 1, false, &u), -EINVAL);
+	assert_int_equal(hzrig_path_window(250, HZRIG_PATH_LIBUSB_SYNC, 1, false, NULL), -EINVAL);
+	assert_true(hzrig_path_own_clock(HZRIG_PATH_LIBUSB_ASYNC));
+	assert_false(hzrig_path_own_clock(HZRIG_PATH_USBFS));
+}
+
+/*
  * timeconst.bc for HZ=300, as `echo 300 | bc -q kernel/time/timeconst.bc`
  * prints: MSEC_TO_HZ_MUL32 0x9999999A, MSEC_TO_HZ_ADJ32 0x1CCCCCCCC,
  * MSEC_TO_HZ_SHR32 33. For HZ=250 (not used by the kernel, which divides):
@@ -760,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_delay),
 		cmocka_unit_test(test_verdict_stall),
 		cmocka_unit_test(test_verdict_sample),
+		cmocka_unit_test(test_path_windows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

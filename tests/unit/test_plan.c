@@ -344,6 +344,52 @@ static void test_expected_status(void **state)
 }
 
 /* The plans the rig ships must parse. */
+/* The path key: kernel by default, outermost in the cross product. */
+static void test_paths(void **state)
+{
+	struct hzrig_plan p;
+
+	(void)state;
+	assert_int_equal(parse("case transfer=bulk-in behaviour=nak timeout=1 reps=1\n",
+			       &p), 0);
+	assert_int_equal(p.cases[0].path, HZRIG_PATH_KERNEL);
+	hzrig_plan_free(&p);
+	assert_int_equal(parse("case path=usbfs,libusb-async transfer=bulk-in,ctrl-in behaviour=nak timeout=1 reps=1\n",
+			       &p), 0);
+	assert_int_equal(p.ncases, 4);
+	assert_int_equal(p.cases[0].path, HZRIG_PATH_USBFS);
+	assert_int_equal(p.cases[0].transfer, HZRIG_XFER_BULK_IN);
+	assert_int_equal(p.cases[1].path, HZRIG_PATH_USBFS);
+	assert_int_equal(p.cases[1].transfer, HZRIG_XFER_CTRL_IN);
+	assert_int_equal(p.cases[2].path, HZRIG_PATH_LIBUSB_ASYNC);
+	hzrig_plan_free(&p);
+	/* A late answer with timeout 0 ends by itself on a userspace path. */
+	assert_int_equal(parse("case path=libusb-sync transfer=bulk-in behaviour=delay delay_us=20000 mode=zero timeout=0 reps=1\n",
+			       &p), 0);
+	assert_int_equal(hzrig_case_expected_status(&p.cases[0]), 0);
+	p.cases[0].path = HZRIG_PATH_KERNEL;	/* clamped to 60 s: also 0 */
+	assert_int_equal(hzrig_case_expected_status(&p.cases[0]), 0);
+	p.cases[0].mode = HZRIG_MODE_MS;
+	assert_int_equal(hzrig_case_expected_status(&p.cases[0]), -ETIMEDOUT);
+	hzrig_plan_free(&p);
+
+	expect_error("case path=usb transfer=bulk-in behaviour=nak timeout=1 reps=1\n",
+		     "t.plan:1: path: unknown value 'usb'");
+	expect_error("case path=usbfs transfer=bulk-in-killable behaviour=nak timeout=1 reps=1\n",
+		     "path usbfs: bulk-in-killable is a kernel call");
+	expect_error("case path=libusb-sync transfer=bulk-in behaviour=nak mode=legacy-jiffies timeout=1 reps=1\n",
+		     "path libusb-sync: mode legacy-jiffies is a kernel driver's mistake");
+	expect_error("case path=usbfs transfer=bulk-in behaviour=nak mode=zero timeout=1 reps=1\n",
+		     "path usbfs: timeout 0 waits forever there");
+	expect_error("case path=libusb-async transfer=ctrl-in behaviour=nak timeout=0 reps=1\n",
+		     "path libusb-async: timeout 0 waits forever there");
+	expect_error("case path=usbfs path=kernel transfer=bulk-in behaviour=nak timeout=1 reps=1\n",
+		     "path: given twice on one line");
+	assert_string_equal(hzrig_path_name(HZRIG_PATH_LIBUSB_SYNC), "libusb-sync");
+	assert_int_equal(hzrig_path_parse("libusb-async"), HZRIG_PATH_LIBUSB_ASYNC);
+	assert_null(hzrig_path_name(HZRIG_PATH_COUNT));
+}
+
 static void test_shipped_plans(void **state)
 {
 	static const char *const plans[] = { "default", "quick", "full" };
@@ -381,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_case_wait),
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_shipped_plans),
+		cmocka_unit_test(test_paths),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

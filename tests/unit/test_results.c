@@ -1138,10 +1138,47 @@ static void test_parse_jiffies_lag_errors(void **state)
 	err_free();
 }
 
+#define SAMPLE_PATH(path, mode, arg, elapsed) "{\"type\":\"sample\",\"case\":0," \
+	"\"rep\":0," path "\"transfer\":\"bulk-in\",\"behaviour\":\"nak\"," \
+	"\"mode\":\"" mode "\",\"timeout_ms\":10,\"timeout_arg\":" #arg "," \
+	"\"status\":-110,\"elapsed_ns\":" #elapsed ",\"actual_length\":0," \
+	"\"seq\":1,\"phase_ns\":0,\"urb_ns\":10400000}\n"
+
+/*
+ * The path of a sample: absent reads as kernel (older guests), a known name
+ * as itself, anything else is an error naming the line; a userspace path
+ * in a kernel-only caller mode is refused. libusb's urb_ns is kept.
+ */
+static void test_parse_paths(void **state)
+{
+	struct hzrig_capture c;
+
+	(void)state;
+	errf = err_open();
+	assert_int_equal(parse_text(META(",\"libusb\":\"1.0.26.11724\"") NOISE
+				    SAMPLE_PATH("", "ms", 10, 10500000)
+				    SAMPLE_PATH("\"path\":\"usbfs\",", "ms", 10, 10500000)
+				    SAMPLE_PATH("\"path\":\"libusb-async\",", "ms", 10, 10600000)
+				    SAMPLE_PATH("\"path\":\"usbfs2\",", "ms", 10, 10500000)
+				    SAMPLE_PATH("\"path\":\"libusb-sync\",", "legacy-jiffies", 3, 10500000)
+				    END(5), &c), 2);
+	assert_contains(err_text(), "t.jsonl:6: sample: field \"path\": unknown value 'usbfs2'");
+	assert_contains(err_text(), "t.jsonl:7: sample: path libusb-sync cannot make a bulk-in call in mode legacy-jiffies");
+	assert_string_equal(c.meta.libusb, "1.0.26.11724");
+	assert_int_equal(c.nrecs, 3);
+	assert_int_equal(c.recs[0].path, HZRIG_PATH_KERNEL);
+	assert_int_equal(c.recs[1].path, HZRIG_PATH_USBFS);
+	assert_int_equal(c.recs[2].path, HZRIG_PATH_LIBUSB_ASYNC);
+	assert_int_equal(c.recs[2].urb_ns, 10400000);
+	hzrig_capture_free(&c);
+	err_free();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_good),
+		cmocka_unit_test(test_parse_paths),
 		cmocka_unit_test(test_parse_truncated),
 		cmocka_unit_test(test_parse_garbage),
 		cmocka_unit_test(test_parse_bad_types),

@@ -167,6 +167,14 @@ static void test_case_key(void **state)
 	/* The delay only for behaviour delay; the length only when not 64. */
 	hzrig_case_key(b, sizeof(b), NULL, "bulk-in", "delay", "ms", 100, 50000, 64);
 	assert_string_equal(b, "bulk-in delay ms T=100 D=50000us");
+	/* The path leads unless it is the kernel's: old keys stay valid. */
+	hzrig_case_key(b, sizeof(b), "kernel", "bulk-in", "nak", "ms", 1, 0, 64);
+	assert_string_equal(b, "bulk-in nak ms T=1");
+	hzrig_case_key(b, sizeof(b), "", "bulk-in", "nak", "ms", 1, 0, 64);
+	assert_string_equal(b, "bulk-in nak ms T=1");
+	hzrig_case_key(b, sizeof(b), "libusb-async", "bulk-in", "nak", "ms", 1,
+		       0, 64);
+	assert_string_equal(b, "libusb-async bulk-in nak ms T=1");
 	hzrig_case_key(b, sizeof(b), NULL, "ctrl-in", "nak", "legacy-jiffies", 1000,
 		       0, 512);
 	assert_string_equal(b, "ctrl-in nak legacy-jiffies T=1000 len=512");
