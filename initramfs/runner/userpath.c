@@ -195,6 +195,21 @@ int userpath_acquire(struct userpath *u, char *err, size_t errlen)
 	ret = libusb_wrap_sys_device(u->ctx, (intptr_t)u->fd, &u->handle);
 	if (!ret)
 		ret = libusb_claim_interface(u->handle, 0);
+	/*
+	 * One call through libusb before the first timed one: the first
+	 * transfer of a context pays for setting up its event handling and
+	 * for faulting in the library's pages, a millisecond or more under
+	 * TCG, which is no part of any timeout.
+	 */
+	if (!ret) {
+		uint32_t echo;
+
+		ret = libusb_control_transfer(u->handle, VENDOR_IN,
+					      HZRIG_REQ_SYNC, 0, 0,
+					      (unsigned char *)&echo,
+					      sizeof(echo), SETUP_TIMEOUT_MS);
+		ret = ret < 0 ? ret : 0;
+	}
 	if (ret) {
 		snprintf(err, errlen, "libusb on %s: %s", u->node,
 			 libusb_error_name(ret));

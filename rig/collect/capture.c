@@ -657,6 +657,20 @@ uint64_t hzrig_case_allowance(const struct hzrig_capture *c, int64_t case_idx,
 	return floor_ns > 0 && (uint64_t)floor_ns > a ? (uint64_t)floor_ns : a;
 }
 
+uint64_t hzrig_case_cancel_ns(const struct hzrig_capture *c, int64_t case_idx)
+{
+	uint64_t a = 0;
+	size_t i;
+
+	for (i = 0; i < c->nprobes && c->probes[i].at_case <= case_idx; i++)
+		;
+	if (i > 0)
+		a = (uint64_t)c->probes[i - 1].rtt_p99_ns;
+	if (i < c->nprobes && (uint64_t)c->probes[i].rtt_p99_ns > a)
+		a = (uint64_t)c->probes[i].rtt_p99_ns;
+	return a;
+}
+
 /* ---------------------------------------------------------------------- */
 /* KTAP on the console                                                     */
 /* ---------------------------------------------------------------------- */

@@ -182,6 +182,7 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	 */
 	hzrig_path_window(c->meta.hz, r->path, (int)r->timeout_arg, killable,
 			  &w);
+	hzrig_window_cancel(&w, hzrig_case_cancel_ns(c, r->case_idx));
 	if (r->jiffies_lag > 0) {	/* HZRIG_LAG_ABSENT is below 0 */
 		hzrig_window_stale_jiffies(&w, r->jiffies_lag);
 		vc->stale++;
@@ -220,6 +221,8 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	json_object_object_add(o, "level", w.forever ? NULL : hzrig_json_int(w.level));
 	json_object_object_add(o, "granule",
 			       w.forever ? NULL : hzrig_json_int((int64_t)w.granule));
+	if (w.cancel_ns)
+		json_object_object_add(o, "cancel_ns", hzrig_json_int((int64_t)w.cancel_ns));
 	json_object_object_add(o, "allowance_ns", hzrig_json_int((int64_t)allowance));
 	json_object_object_add(o, "verdict", hzrig_json_str(hzrig_verdict_name(v)));
 	json_object_object_add(o, "expected_status", hzrig_json_int(expected));

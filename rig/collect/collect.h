@@ -139,6 +139,12 @@ void hzrig_capture_free(struct hzrig_capture *c);
  */
 uint64_t hzrig_case_allowance(const struct hzrig_capture *c, int64_t case_idx,
 			      int64_t floor_ns, bool *from_noise);
+/*
+ * What cancelling and reaping a URB costs a userspace caller around case
+ * @case_idx: the larger answered-round-trip p99 (rtt_p99_ns) of the probes
+ * either side, as hzrig_case_allowance() picks them; 0 without probes.
+ */
+uint64_t hzrig_case_cancel_ns(const struct hzrig_capture *c, int64_t case_idx);
 /* One probe's allowance: overshoot_p99_ns + rtt_p99_ns, at least @floor_ns. */
 uint64_t hzrig_probe_allowance(const struct hzrig_noise *n, int64_t floor_ns);
 

@@ -280,8 +280,17 @@ int hzrig_path_window(int hz, unsigned int path, int timeout_arg,
 		w->lo_ns = w->hi_ns = UINT64_MAX;
 		return 0;
 	}
+	w->own_clock = true;
 	w->lo_ns = w->hi_ns = (uint64_t)timeout_arg * 1000000;
 	return 0;
+}
+
+void hzrig_window_cancel(struct hzrig_window *w, uint64_t ns)
+{
+	if (!w->own_clock || w->forever)
+		return;
+	w->hi_ns = w->hi_ns > UINT64_MAX - ns ? UINT64_MAX : w->hi_ns + ns;
+	w->cancel_ns = ns;
 }
 
 void hzrig_window_stale_jiffies(struct hzrig_window *w, int64_t ticks)

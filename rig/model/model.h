@@ -46,6 +46,8 @@ struct hzrig_window {
 	uint64_t hi_ns;		/* (n + g) * tau (UINT64_MAX if forever) */
 	/* jiffies lo_ns was moved down by hzrig_window_stale_jiffies() */
 	unsigned int stale_ticks;
+	bool own_clock;		/* libusb: the caller's timer, not the wheel */
+	uint64_t cancel_ns;	/* added to hi_ns by hzrig_window_cancel() */
 };
 
 enum hzrig_verdict {
@@ -116,6 +118,15 @@ int hzrig_path_window(int hz, unsigned int path, int timeout_arg,
 
 /* True if @path times out on its own clock, not on jiffies (libusb). */
 bool hzrig_path_own_clock(unsigned int path);
+
+/*
+ * A caller that times out on its own clock must then cancel the URB and
+ * reap it before it learns of the timeout: one userspace URB round trip,
+ * @ns (hzrig collect takes the answered control round trip the noise probes
+ * measured, docs/model.md §11). Raises hi_ns by @ns and records it in
+ * cancel_ns; nothing for a kernel-timed window or one without a timer.
+ */
+void hzrig_window_cancel(struct hzrig_window *w, uint64_t ns);
 
 /*
  * A call that began while jiffies was @ticks behind the tick grid (an edge

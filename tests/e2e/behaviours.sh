@@ -46,6 +46,34 @@ check "legacy-jiffies waits its argument in ms" \
 	"[ \$(q '.mode == \"legacy-jiffies\" and .elapsed_ns < .timeout_arg * 1000000') -eq 0 ]"
 check "level edges measured" "[ \$(q '.timeout_ms == 63 or .timeout_ms == 64') -gt 0 ]"
 check "random start phase recorded" "[ \$(jq -s 'map(.phase_ns) | unique | length' '$S') -gt 10 ]"
+# The userspace paths (docs/model.md §11): NAK and late answers on each,
+# held against the path's own window; usbmon's view of every userspace URB.
+for p in kernel usbfs libusb-sync libusb-async; do
+	for b in nak delay; do
+		check "$p $b: samples, all with the expected status" \
+			"[ \$(q '.path == \"$p\" and .behaviour == \"$b\"') -gt 0 ] && [ \$(q '.path == \"$p\" and .behaviour == \"$b\" and .status != .expected_status') -eq 0 ]"
+	done
+	pn=$(q ".path == \"$p\"" 2>/dev/null || echo 0)
+	pin=$(q ".path == \"$p\" and .verdict == \"inside\"" 2>/dev/null || echo 0)
+	check "$p: >= 95% of its $pn samples inside its path's window ($pin)" "[ $pn -gt 0 ] && [ \$(($pin * 100)) -ge \$(($pn * 95)) ]"
+done
+check "userspace samples carry usbmon's urb_ns, within their own elapsed time" \
+	"[ \$(q '.path != \"kernel\" and .behaviour == \"nak\" and (.urb_ns == null or .urb_ns > .elapsed_ns + 1000)') -eq 0 ]"
+check "libusb windows are T itself (no jiffies, no wheel)" \
+	"[ \$(q '(.path | startswith(\"libusb\")) and .behaviour == \"nak\" and (.window_lo_ns != .timeout_ms * 1000000 or .granule != 0)') -eq 0 ]"
+check "usbfs and libusb: timeout 0 waits for a late answer (no 60 s clamp, no timeout)" \
+	"[ \$(q '.path != \"kernel\" and .mode == \"zero\"') -gt 0 ] && [ \$(q '.path != \"kernel\" and .mode == \"zero\" and (.status != 0 or .elapsed_ns < .delay_us * 900)') -eq 0 ]"
+med() { jq -s "map(select($1) | .elapsed_ns) | sort | if length == 0 then 0 else .[length / 2 | floor] end" "$S"; }
+lib1=$(med '(.path | startswith("libusb")) and .behaviour == "nak" and .timeout_ms == 1')
+fs1=$(med '.path == "usbfs" and .behaviour == "nak" and .timeout_ms == 1')
+echo "# 1 ms NAK at HZ=$hz: usbfs median $fs1 ns, libusb median $lib1 ns"
+# At HZ <= 250 a jiffy is 4 ms or more: usbfs cannot end a 1 ms wait before
+# it, libusb's timerfd does.
+if [ "$hz" -le 250 ]; then
+	check "1 ms: libusb's median wait is under usbfs's jiffy-rounded one" "[ $lib1 -gt 1000000 ] && [ $lib1 -lt $fs1 ]"
+fi
+check "run.json records the libusb version" "jq -e '.libusb | startswith(\"1.0.\")' '$RUN' >/dev/null"
+
 n=$(wc -l < "$S" 2>/dev/null || echo 0)
 inside=$(q '.verdict == "inside"' 2>/dev/null || echo 0)
 echo "# $inside of $n samples inside the model window"

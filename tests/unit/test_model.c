@@ -285,6 +285,21 @@ static void test_path_windows(void **state)
 			 HZRIG_LATE);
 	assert_int_equal(hzrig_verdict(&u, 0, -ETIMEDOUT, -ETIMEDOUT, 900000),
 			 HZRIG_EARLY);
+	/* The cancel round trip moves libusb's upper edge only. */
+	hzrig_window_cancel(&u, 600000);
+	assert_int_equal(u.lo_ns, 1000000);
+	assert_int_equal(u.hi_ns, 1600000);
+	assert_int_equal(u.cancel_ns, 600000);
+	assert_int_equal(hzrig_verdict(&u, 500000, -ETIMEDOUT, -ETIMEDOUT, 2000000),
+			 HZRIG_INSIDE);
+	/* ... and nothing of a wheel-timed or timerless window. */
+	assert_int_equal(hzrig_path_window(100, HZRIG_PATH_USBFS, 1, false, &k), 0);
+	hzrig_window_cancel(&k, 600000);
+	assert_int_equal(k.hi_ns, 20000000);
+	assert_int_equal(k.cancel_ns, 0);
+	assert_int_equal(hzrig_path_window(100, HZRIG_PATH_LIBUSB_SYNC, 0, false, &k), 0);
+	hzrig_window_cancel(&k, 600000);
+	assert_int_equal(k.hi_ns, UINT64_MAX);
 	/* Bad input. */
 	assert_int_equal(hzrig_path_window(250, HZRIG_PATH_COUNT, 1, false, &u), -EINVAL);
 	assert_int_equal(hzrig_path_window(0, HZRIG_PATH_LIBUSB_SYNC, 1, false, &u), -EINVAL);
