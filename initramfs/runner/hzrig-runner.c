@@ -542,6 +542,59 @@ static void *lane_main(void *arg)
 	return NULL;
 }
 
+/*
+ * parallel = lanes: a thread per lane runs its kernel-path cases; the
+ * userspace cases follow, one by one, once every lane is done.
+ */
+static void run_lanes(struct runner *r, struct plan_run *pr)
+{
+	const struct hzrig_plan *plan = pr->plan;
+	struct sched_param sp = { .sched_priority = LANE_RT_PRIO };
+	struct lane_thread lt[HZRIG_LANE_COUNT];
+	pthread_attr_t rt;
+	unsigned int l;
+	bool rt_ok;
+	size_t i;
+
+	pthread_attr_init(&rt);
+	rt_ok = !pthread_attr_setinheritsched(&rt, PTHREAD_EXPLICIT_SCHED) &&
+		!pthread_attr_setschedpolicy(&rt, SCHED_FIFO) &&
+		!pthread_attr_setschedparam(&rt, &sp);
+	/*
+	 * The driver runs cases on different lanes at once; a lane whose
+	 * thread cannot start runs here, after the others.
+	 */
+	for (l = 0; l < HZRIG_LANE_COUNT; l++) {
+		int err = EINVAL;
+
+		lt[l] = (struct lane_thread){ .pr = pr, .lane = l };
+		if (!pr->total_reps[l])
+			continue;
+		if (rt_ok)
+			err = pthread_create(&lt[l].thread, &rt,
+					     lane_main, &lt[l]);
+		if (err) {
+			printf("# lane %s: no SCHED_FIFO thread (%s), "
+			       "normal priority\n", hzrig_lane_name(l),
+			       strerror(err));
+			err = pthread_create(&lt[l].thread, NULL,
+					     lane_main, &lt[l]);
+		}
+		lt[l].started = !err;
+	}
+	pthread_attr_destroy(&rt);
+	for (l = 0; l < HZRIG_LANE_COUNT; l++) {
+		if (lt[l].started)
+			pthread_join(lt[l].thread, NULL);
+		else if (pr->total_reps[l])
+			lane_main(&lt[l]);
+	}
+	r->lanes_active = false;
+	for (i = 0; i < plan->ncases; i++)
+		if (!lane_case(pr, &plan->cases[i]))
+			run_plan_case(pr, i);
+}
+
 static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 {
 	uint32_t parallel = r->parallel >= 0 ? (uint32_t)r->parallel :
@@ -550,7 +603,6 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 		.r = r, .plan = plan,
 		.lanes = parallel == HZRIG_PARALLEL_LANES,
 	};
-	struct lane_thread lt[HZRIG_LANE_COUNT];
 	uint64_t total_ms = hzrig_plan_wait_ms(plan, r->info.hz);
 	int64_t wall_ms;
 	unsigned int l;
@@ -574,48 +626,7 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 	if (pr.lanes && !ensure_path(r, HZRIG_PATH_KERNEL))
 		r->lanes_active = true;
 	if (pr.lanes) {
-		struct sched_param sp = { .sched_priority = LANE_RT_PRIO };
-		pthread_attr_t rt;
-		bool rt_ok;
-
-		pthread_attr_init(&rt);
-		rt_ok = !pthread_attr_setinheritsched(&rt,
-						      PTHREAD_EXPLICIT_SCHED) &&
-			!pthread_attr_setschedpolicy(&rt, SCHED_FIFO) &&
-			!pthread_attr_setschedparam(&rt, &sp);
-		/*
-		 * The driver runs cases on different lanes at once; a lane
-		 * whose thread cannot start runs here, after the others.
-		 */
-		for (l = 0; l < HZRIG_LANE_COUNT; l++) {
-			int err = EINVAL;
-
-			lt[l] = (struct lane_thread){ .pr = &pr, .lane = l };
-			if (!pr.total_reps[l])
-				continue;
-			if (rt_ok)
-				err = pthread_create(&lt[l].thread, &rt,
-						     lane_main, &lt[l]);
-			if (err) {
-				printf("# lane %s: no SCHED_FIFO thread (%s), "
-				       "normal priority\n", hzrig_lane_name(l),
-				       strerror(err));
-				err = pthread_create(&lt[l].thread, NULL,
-						     lane_main, &lt[l]);
-			}
-			lt[l].started = !err;
-		}
-		pthread_attr_destroy(&rt);
-		for (l = 0; l < HZRIG_LANE_COUNT; l++) {
-			if (lt[l].started)
-				pthread_join(lt[l].thread, NULL);
-			else if (pr.total_reps[l])
-				lane_main(&lt[l]);
-		}
-		r->lanes_active = false;
-		for (i = 0; i < plan->ncases; i++)
-			if (!lane_case(&pr, &plan->cases[i]))
-				run_plan_case(&pr, i);
+		run_lanes(r, &pr);
 	} else {
 		/*
 		 * A probe between cases: the cases run alone, so nothing else

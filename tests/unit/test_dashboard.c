@@ -537,6 +537,10 @@ static void test_page(void **state)
 	assert_non_null(strstr(page, "id=\"history\""));
 	assert_non_null(strstr(page, "id=\"runs\""));
 	assert_non_null(strstr(page, "id=\"unexplained\""));
+	/* A schema-1 history has no paths: all kernel, said so, no table. */
+	assert_non_null(strstr(page, "id=\"paths\""));
+	assert_non_null(strstr(page, "This run made no userspace calls"));
+	assert_null(strstr(page, "<table class=\"paths\">"));
 	/* Two late samples: two rows, two ringed dots in the scatter. */
 	assert_int_equal(occurrences(page, "<tr class=\"sample\">"), 2);
 	assert_int_equal(occurrences(page, "class=\"pt out\" cx="), 2 + 1);

@@ -267,14 +267,33 @@ static size_t var_index(const struct dash *d, int64_t id)
 	return 0;	/* cannot happen: the join is on the same run */
 }
 
+/* Whether the samples table has a path column (schema 2 on). */
+static bool have_path_column(struct dash *d)
+{
+	sqlite3_stmt *st = NULL;
+	bool ok = sqlite3_prepare_v2(d->db, "SELECT path FROM samples LIMIT 0",
+				     -1, &st, NULL) == SQLITE_OK;
+
+	sqlite3_finalize(st);
+	return ok;
+}
+
 int dash_load_samples(struct dash *d)
 {
-	sqlite3_stmt *st = dash_prep(d,
+	/* A history of schema 1 predates paths: its samples are kernel ones. */
+	sqlite3_stmt *st = dash_prep(d, have_path_column(d) ?
 		"SELECT v.id, s.case_idx, s.rep, s.case_key, s.transfer,"
 		" s.behaviour, s.mode, s.timeout_ms, s.timeout_arg, s.delay_us,"
 		" s.length, s.status, s.expected_status, s.elapsed_ns,"
 		" s.window_lo_ns, s.window_hi_ns, s.allowance_ns, s.verdict,"
 		" coalesce(nullif(s.path, ''), 'kernel')"
+		" FROM samples s JOIN variant_runs v ON v.id = s.variant_run"
+		" WHERE v.run_id = ?1 ORDER BY v.hz, v.variant, s.case_idx, s.rep" :
+		"SELECT v.id, s.case_idx, s.rep, s.case_key, s.transfer,"
+		" s.behaviour, s.mode, s.timeout_ms, s.timeout_arg, s.delay_us,"
+		" s.length, s.status, s.expected_status, s.elapsed_ns,"
+		" s.window_lo_ns, s.window_hi_ns, s.allowance_ns, s.verdict,"
+		" 'kernel'"
 		" FROM samples s JOIN variant_runs v ON v.id = s.variant_run"
 		" WHERE v.run_id = ?1 ORDER BY v.hz, v.variant, s.case_idx, s.rep");
 	size_t cap = 0;
