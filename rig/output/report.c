@@ -177,7 +177,7 @@ static void table(struct hzrig_run_sample *const *s, size_t n,
 	for (i = 0; i < n; i++)
 		paths |= strcmp(path_of(s[i]), "kernel") != 0;
 	first = paths ? 0 : 1;
-	hzrig_table_init(&t, "llllrrlrrrr" + first);
+	hzrig_table_init(&t, &"llllrrlrrrr"[first]);
 	hzrig_table_row(&t, head + first);
 	for (k = 0; k < 11; k++)
 		cells[k] = c[k];
