@@ -89,6 +89,13 @@ const char *const hzrig_db_migrations[] = {
 	 * started (samples.jsonl's jiffies_lag, docs/model.md section 10).
 	 */
 	"ALTER TABLE samples ADD COLUMN jiffies_lag INTEGER;",
+
+	/*
+	 * 4: the userspace paths (docs/model.md section 11): usbmon's view
+	 * of each call's URB, and the cancel round trip in a libusb window.
+	 */
+	"ALTER TABLE samples ADD COLUMN urb_ns INTEGER;"
+	"ALTER TABLE samples ADD COLUMN cancel_ns INTEGER;",
 };
 
 const int hzrig_db_version =
@@ -610,6 +617,8 @@ static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 		bind_opt_int(sst, 25, s->level);
 		bind_opt_int(sst, 26, s->granule);
 		bind_opt_int(sst, 27, s->jiffies_lag);
+		bind_opt_int(sst, 28, s->urb_ns);
+		bind_opt_int(sst, 29, s->cancel_ns);
 		if (step_done(db, sst, err))
 			return -1;
 	}
@@ -714,8 +723,9 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		 " length, status, expected_status, elapsed_ns, actual_length,"
 		 " phase_ns, window_lo_ns, window_hi_ns, allowance_ns, verdict,"
 		 " path, seq, start_jiffies, jiffies, level, granule,"
-		 " jiffies_lag) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-		 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &sst, err))
+		 " jiffies_lag, urb_ns, cancel_ns) VALUES(?, ?, ?, ?, ?, ?, ?, ?,"
+		 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		 &sst, err))
 		goto fail;
 	for (i = 0; i < run->nv; i++) {
 		if (insert_variant(db, run, &run->v[i], vst, sst, err))
@@ -780,8 +790,8 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 		 " timeout_ms, timeout_arg, delay_us, length, status,"
 		 " expected_status, elapsed_ns, actual_length, phase_ns,"
 		 " window_lo_ns, window_hi_ns, allowance_ns, verdict, path, seq,"
-		 " start_jiffies, jiffies, level, granule, jiffies_lag"
-		 " FROM samples WHERE variant_run = ? ORDER BY case_idx, rep", &st, err))
+		 " start_jiffies, jiffies, level, granule, jiffies_lag, urb_ns,"
+		 " cancel_ns FROM samples WHERE variant_run = ? ORDER BY case_idx, rep", &st, err))
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -818,6 +828,8 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 		s->level = col_opt_int(st, 22);
 		s->granule = col_opt_int(st, 23);
 		s->jiffies_lag = col_opt_int(st, 24);
+		s->urb_ns = col_opt_int(st, 25);
+		s->cancel_ns = col_opt_int(st, 26);
 	}
 	return finalize_done(db, st, rc, err);
 }

@@ -156,6 +156,47 @@ static void efficiency(const struct hzrig_variant *v, FILE *out)
 		v->parallel[0] ? ", parallel = " : "", v->parallel);
 }
 
+static int cmp_i64p(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The two clocks, per path: the median time a call spent around its URB
+ * (the caller's elapsed time less usbmon's submit-to-completion), over the
+ * samples usbmon paired. Nothing for runs without urb_ns.
+ */
+static void around_urb(struct hzrig_run_sample *const *s, size_t n, FILE *out)
+{
+	int64_t *d = calloc(n + 1, sizeof(*d));
+	bool first = true;
+	unsigned int p;
+	size_t i, k;
+
+	if (!d)
+		return;
+	for (p = 0; p < HZRIG_PATH_COUNT; p++) {
+		const char *pn = hzrig_path_name(p);
+
+		for (i = k = 0; i < n; i++)
+			if (s[i]->urb_ns != HZRIG_ABSENT &&
+			    !strcmp(path_of(s[i]), pn))
+				d[k++] = s[i]->elapsed_ns - s[i]->urb_ns;
+		if (!k)
+			continue;
+		qsort(d, k, sizeof(*d), cmp_i64p);
+		fprintf(out, "%s%s %.3f ms", first ?
+			"  around the URB (elapsed - usbmon's URB time, median): " :
+			", ", pn, hzrig_percentile(d, k, 50) / 1e6);
+		first = false;
+	}
+	if (!first)
+		fputc('\n', out);
+	free(d);
+}
+
 /*
  * One row per group of sorted samples; counts verdicts on the way. The
  * path column appears when a sample was made from userspace, so a
@@ -299,6 +340,7 @@ static bool report_variant(const struct hzrig_run *run, size_t vi,
 	header(v, out);
 	stale(s, n, out);
 	efficiency(v, out);
+	around_urb(s, n, out);
 	table(s, n, cnt, out);
 	unexplained(v, run, vi, out);
 	verdict_line(v, n, cnt, out, &pass);

@@ -38,6 +38,8 @@ static void sample_init(struct hzrig_run_sample *s)
 	s->actual_length = s->phase_ns = s->seq = HZRIG_ABSENT;
 	s->start_jiffies = s->jiffies = s->level = s->granule = HZRIG_ABSENT;
 	s->jiffies_lag = HZRIG_ABSENT;
+	s->urb_ns = HZRIG_ABSENT;
+	s->cancel_ns = HZRIG_ABSENT;
 	s->window_lo_ns = s->window_hi_ns = s->allowance_ns = HZRIG_ABSENT;
 }
 
@@ -707,6 +709,8 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 		&s.start_jiffies);
 	get_int(l, o, "", "jiffies_lag", OPTIONAL, INT32_MIN, INT32_MAX,
 		&s.jiffies_lag);
+	get_int(l, o, "", "urb_ns", OPTIONAL, 0, HZRIG_NS_MAX, &s.urb_ns);
+	get_int(l, o, "", "cancel_ns", OPTIONAL, 0, HZRIG_NS_MAX, &s.cancel_ns);
 	get_int(l, o, "", "jiffies", OPTIONAL, 0, INT64_MAX, &s.jiffies);
 	get_int(l, o, "", "level", OPTIONAL, 0, 64, &s.level);
 	get_int(l, o, "", "granule", OPTIONAL, 0, INT64_MAX, &s.granule);

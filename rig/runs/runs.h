@@ -61,6 +61,8 @@ struct hzrig_run_sample {
 	int64_t seq, start_jiffies, jiffies, level, granule, jiffies_lag;
 	int64_t window_lo_ns, window_hi_ns;	/* both absent: no window */
 	int64_t allowance_ns;
+	int64_t urb_ns;			/* usbmon's view of the URB */
+	int64_t cancel_ns;		/* libusb: in window_hi_ns */
 	unsigned int line;		/* of samples.jsonl; 0 from the DB */
 };
 

@@ -73,6 +73,9 @@ if [ "$hz" -le 250 ]; then
 	check "1 ms: libusb's median wait is under usbfs's jiffy-rounded one" "[ $lib1 -gt 1000000 ] && [ $lib1 -lt $fs1 ]"
 fi
 check "run.json records the libusb version" "jq -e '.libusb | startswith(\"1.0.\")' '$RUN' >/dev/null"
+rep=$("$TOP/build/rig/hzrig" report "$OUT/latest" 2>&1)
+check "report: a path column, and the time around the URB for all four paths" \
+	"printf '%s\n' \"\$rep\" | grep -q '^  path  *transfer' && printf '%s\n' \"\$rep\" | grep -q 'around the URB.*kernel.*usbfs.*libusb-sync.*libusb-async'"
 
 n=$(wc -l < "$S" 2>/dev/null || echo 0)
 inside=$(q '.verdict == "inside"' 2>/dev/null || echo 0)

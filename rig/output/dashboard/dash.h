@@ -49,6 +49,7 @@ struct dsample {
 	size_t path;		/* "kernel" for samples recorded without one */
 	int64_t case_idx, rep, timeout_ms, timeout_arg, delay_us, length;
 	int64_t status, expected, elapsed, lo, hi, allowance;
+	int64_t urb;		/* usbmon's URB time; HZRIG_ABSENT if none */
 };
 
 struct dash {

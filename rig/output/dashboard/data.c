@@ -267,36 +267,41 @@ static size_t var_index(const struct dash *d, int64_t id)
 	return 0;	/* cannot happen: the join is on the same run */
 }
 
-/* Whether the samples table has a path column (schema 2 on). */
-static bool have_path_column(struct dash *d)
+/* Whether the samples table has column @col (later schemas add some). */
+static bool have_column(struct dash *d, const char *col)
 {
 	sqlite3_stmt *st = NULL;
-	bool ok = sqlite3_prepare_v2(d->db, "SELECT path FROM samples LIMIT 0",
-				     -1, &st, NULL) == SQLITE_OK;
+	char sql[96];
+	bool ok;
 
+	snprintf(sql, sizeof(sql), "SELECT %s FROM samples LIMIT 0", col);
+	ok = sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK;
 	sqlite3_finalize(st);
 	return ok;
 }
 
 int dash_load_samples(struct dash *d)
 {
-	/* A history of schema 1 predates paths: its samples are kernel ones. */
-	sqlite3_stmt *st = dash_prep(d, have_path_column(d) ?
-		"SELECT v.id, s.case_idx, s.rep, s.case_key, s.transfer,"
-		" s.behaviour, s.mode, s.timeout_ms, s.timeout_arg, s.delay_us,"
-		" s.length, s.status, s.expected_status, s.elapsed_ns,"
-		" s.window_lo_ns, s.window_hi_ns, s.allowance_ns, s.verdict,"
-		" coalesce(nullif(s.path, ''), 'kernel')"
-		" FROM samples s JOIN variant_runs v ON v.id = s.variant_run"
-		" WHERE v.run_id = ?1 ORDER BY v.hz, v.variant, s.case_idx, s.rep" :
-		"SELECT v.id, s.case_idx, s.rep, s.case_key, s.transfer,"
-		" s.behaviour, s.mode, s.timeout_ms, s.timeout_arg, s.delay_us,"
-		" s.length, s.status, s.expected_status, s.elapsed_ns,"
-		" s.window_lo_ns, s.window_hi_ns, s.allowance_ns, s.verdict,"
-		" 'kernel'"
-		" FROM samples s JOIN variant_runs v ON v.id = s.variant_run"
-		" WHERE v.run_id = ?1 ORDER BY v.hz, v.variant, s.case_idx, s.rep");
+	char sql[1024];
+	sqlite3_stmt *st;
 	size_t cap = 0;
+
+	/*
+	 * A history of schema 1 predates paths (its samples are kernel
+	 * ones), one before schema 4 has no usbmon figures.
+	 */
+	snprintf(sql, sizeof(sql),
+		 "SELECT v.id, s.case_idx, s.rep, s.case_key, s.transfer,"
+		 " s.behaviour, s.mode, s.timeout_ms, s.timeout_arg, s.delay_us,"
+		 " s.length, s.status, s.expected_status, s.elapsed_ns,"
+		 " s.window_lo_ns, s.window_hi_ns, s.allowance_ns, s.verdict,"
+		 " %s, %s"
+		 " FROM samples s JOIN variant_runs v ON v.id = s.variant_run"
+		 " WHERE v.run_id = ?1 ORDER BY v.hz, v.variant, s.case_idx, s.rep",
+		 have_column(d, "path") ?
+		 "coalesce(nullif(s.path, ''), 'kernel')" : "'kernel'",
+		 have_column(d, "urb_ns") ? "s.urb_ns" : "NULL");
+	st = dash_prep(d, sql);
 
 	if (!st)
 		return -1;
@@ -333,6 +338,7 @@ int dash_load_samples(struct dash *d)
 		x->allowance = dash_col_i64(st, 16);
 		x->verdict = dash_col_intern(d, st, 17);
 		x->path = dash_col_intern(d, st, 18);
+		x->urb = dash_col_i64(st, 19);
 		d->v[x->v].ns++;
 		if (!strcmp(dash_S(d, x->verdict), "inside"))
 			d->v[x->v].ninside++;

@@ -34,8 +34,9 @@ static void cell(struct dash *d, const char *path, int64_t t, size_t v,
 		 int64_t *e)
 {
 	const struct dsample *w = NULL;
-	size_t i, n = 0, in = 0;
-	char win[64], fig[64];
+	size_t i, n = 0, in = 0, nu = 0;
+	char win[96], fig[64], around[48] = "";
+	int64_t *u = e + d->ns;	/* the second half of the scratch array */
 
 	for (i = 0; i < d->ns; i++) {
 		const struct dsample *x = &d->s[i];
@@ -44,6 +45,8 @@ static void cell(struct dash *d, const char *path, int64_t t, size_t v,
 		    !dash_is(d, x->path, path))
 			continue;
 		e[n++] = x->elapsed;
+		if (x->urb != HZRIG_ABSENT)
+			u[nu++] = x->elapsed - x->urb;
 		in += dash_inside(d, x);
 		w = x;
 	}
@@ -54,18 +57,24 @@ static void cell(struct dash *d, const char *path, int64_t t, size_t v,
 	qsort(e, n, sizeof(*e), cmp_i64);
 	snprintf(fig, sizeof(fig), "%s ms, %zu/%zu inside",
 		 MS(hzrig_percentile(e, n, 50)), in, n);
+	/* The two clocks: what the call spent around its URB. */
+	if (nu) {
+		qsort(u, nu, sizeof(*u), cmp_i64);
+		snprintf(around, sizeof(around), "; %s ms around the URB",
+			 MS(hzrig_percentile(u, nu, 50)));
+	}
 	if (w->lo == HZRIG_ABSENT)
-		snprintf(win, sizeof(win), "no timer");
+		snprintf(win, sizeof(win), "no timer%s", around);
 	else
-		snprintf(win, sizeof(win), "window (%s, %s]", MS(w->lo),
-			 MS(w->hi));
+		snprintf(win, sizeof(win), "window (%s, %s]%s", MS(w->lo),
+			 MS(w->hi), around);
 	dash_cell_two(d, fig, win, in == n ? NULL : "bad");
 }
 
 void dash_section_paths(struct dash *d)
 {
 	int64_t *ts = calloc(d->ns + 1, sizeof(*ts));
-	int64_t *e = calloc(d->ns + 1, sizeof(*e));
+	int64_t *e = calloc(2 * d->ns + 1, sizeof(*e));
 	bool any_user = false;
 	size_t i, nt = 0, p, v, k;
 
@@ -94,8 +103,10 @@ void dash_section_paths(struct dash *d)
 	    " <code>libusb_submit_transfer()</code> completed by its event"
 	    " loop). usbfs waits on the same jiffies and timer wheel as the"
 	    " kernel; libusb times the transfer on its own timerfd, so its"
-	    " window is T itself at every HZ. Each cell: the median wait, how"
-	    " many calls were inside their path's window, and the window.</p>\n");
+	    " window is T plus one cancel round trip at every HZ. Each cell: the"
+	    " median wait, how many calls were inside their path's window, the"
+	    " window, and the median time a call spent around its URB (its"
+	    " wait less the URB's lifetime as usbmon saw it).</p>\n");
 	if (!any_user) {
 		dash_out(d, "<p class=\"note\">This run made no userspace calls"
 		    " (a plan without <code>path=</code>, or recorded before"
