@@ -720,6 +720,51 @@ static void test_status_rule(void **state)
 	hzrig_run_free(&b);
 }
 
+/*
+ * Paths are cases of their own: the same call through the kernel and
+ * through libusb-async gives two cases, and a libusb regression is named
+ * by its path and does not touch the kernel case.
+ */
+static void test_regress_per_path(void **state)
+{
+	struct hzrig_run a = { 0 }, b = { 0 };
+	struct hzrig_regress_result res = { 0 };
+	size_t i;
+
+	(void)state;
+	hzrig_run_add_variant(&a, "hz-100", 100);
+	hzrig_run_add_variant(&b, "hz-100", 100);
+	for (i = 0; i < 4; i++) {
+		struct hzrig_run *r = i < 2 ? &a : &b;
+		struct hzrig_run_sample *s;
+
+		add(r, "hz-100", 0, (int64_t)i % 2, "nak", 1, -110, -110,
+		    15000000, "inside");
+		/* libusb: 1.4 ms before, 15 ms after (a wheel-timed cancel). */
+		add(r, "hz-100", 1, (int64_t)i % 2, "nak", 1, -110, -110,
+		    i < 2 ? 1400000 : 15000000, i < 2 ? "inside" : "late");
+		s = &r->s[r->ns - 1];
+		snprintf(s->path, sizeof(s->path), "libusb-async");
+		s->window_lo_ns = 1000000;
+		s->window_hi_ns = 1500000;
+	}
+	assert_int_equal(hzrig_run_stats(&a), 0);
+	assert_int_equal(hzrig_run_stats(&b), 0);
+	assert_int_equal(a.v[0].ncases, 2);
+	assert_string_equal(a.v[0].cases[1].key, "libusb-async bulk-in nak ms T=1");
+	assert_string_equal(a.v[0].cases[1].path, "libusb-async");
+	assert_string_equal(a.v[0].cases[0].path, "kernel");
+	assert_int_equal(hzrig_regress(&a.v[0], &b.v[0], -1, &res), 0);
+	assert_int_equal(res.compared, 2);
+	assert_true(res.n > 0);
+	for (i = 0; i < res.n; i++)
+		assert_string_equal(res.r[i].case_key,
+				    "libusb-async bulk-in nak ms T=1");
+	hzrig_regress_free(&res);
+	hzrig_run_free(&a);
+	hzrig_run_free(&b);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Regressions on a real run */
 
@@ -1008,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_inside_rule),
 		cmocka_unit_test(test_status_rule),
+		cmocka_unit_test(test_regress_per_path),
 		cmocka_unit_test(test_regress_self),
 		cmocka_unit_test(test_regress_scaled),
 		cmocka_unit_test(test_regress_p95_min_n),
