@@ -62,6 +62,7 @@ sql "SELECT s.case_key, min(s.expected_status), max(s.expected_status),
 	max(s.timeout_arg), max(s.window_hi_ns - s.window_lo_ns), max(s.allowance_ns)
 	FROM samples s JOIN variant_runs v ON s.variant_run = v.id
 	WHERE v.run_id = '$N' AND v.variant = 'hz-250'
+	AND coalesce(nullif(s.path, ''), 'kernel') = 'kernel'
 	GROUP BY s.case_key" | tr '|' '\t' > "$OUT/cases"
 awk -F'\t' -v hz=$HZ -v must="$OUT/must" -v mustnot="$OUT/mustnot" '
 function clamp(a) { return (a <= 0 || a > 60000) ? 60000 : a }
@@ -84,6 +85,11 @@ check "predicted cases exist on both sides" "[ -s '$OUT/must' ] && [ -s '$OUT/mu
 check "every case the patch moves far is flagged" "[ -z \"\$missed\" ]"
 [ -z "$missed" ] || echo "$missed" | sed 's/^/#   missed: /'
 check "no answered or unmoved case is flagged" "[ -z \"\$wrong\" ]"
+# The patch changes usb_start_wait_urb() only: usbfs waits in its own
+# usbfs_start_wait_urb() and libusb on its own timerfd, so no userspace
+# case may move (docs/model.md §11).
+check "userspace paths: the kernel patch flags none of their cases" \
+	"[ \$(grep -c '^usbfs \|^libusb-' '$OUT/flagged') -eq 0 ] && [ \$(sql \"SELECT count(*) FROM samples s JOIN variant_runs v ON s.variant_run = v.id WHERE v.run_id = '$N' AND v.variant = 'hz-250-legacy' AND s.path = 'usbfs'\") -gt 0 ]"
 [ -z "$wrong" ] || echo "$wrong" | sed 's/^/#   wrongly flagged: /'
 check "T=1 ms (one jiffy either way) not flagged" "! grep -q ' T=1\$' '$OUT/flagged'"
 check "a regression names case, figures and the model window" \
