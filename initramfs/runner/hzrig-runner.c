@@ -744,6 +744,11 @@ int main(int argc, char **argv)
 	settle_clocksource(&r);
 	userpath_init(&r.up, r.info.hz, module_param_ul("tick_grid_ns"));
 	r.have_up = !userpath_find(&r.up, r.up_err, sizeof(r.up_err));
+	if (!r.have_up)
+		printf("# userspace paths unavailable: %s\n", r.up_err);
+	else if (r.up.mon_err)
+		printf("# usbmon: /dev/usbmon%u: %s (CONFIG_USB_MON?): samples carry no urb_ns\n",
+		       r.up.busnum, strerror(-r.up.mon_err));
 	emit_meta(&r, plan_name);
 
 	/* A module built against another HZ tree measures the wrong rate. */

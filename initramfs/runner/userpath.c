@@ -141,7 +141,7 @@ int userpath_find(struct userpath *u, char *err, size_t errlen)
 		return ret;
 	}
 	usbmon_close(&u->mon);
-	usbmon_open(&u->mon, u->busnum, u->devnum);
+	u->mon_err = usbmon_open(&u->mon, u->busnum, u->devnum);
 	return 0;
 }
 

@@ -36,6 +36,7 @@ struct userpath {
 	struct libusb_context *ctx;	/* created once, kept */
 	struct libusb_device_handle *handle;	/* wraps fd */
 	struct usbmon mon;
+	int mon_err;			/* usbmon_open()'s -errno, 0: open */
 	char libusb_version[32];	/* "1.0.26.11724" */
 };
 

@@ -638,19 +638,34 @@ uint64_t hzrig_probe_allowance(const struct hzrig_noise *n, int64_t floor_ns)
 	return floor_ns > 0 && (uint64_t)floor_ns > a ? (uint64_t)floor_ns : a;
 }
 
+/*
+ * The probes that judge case @case_idx: probes[] is sorted by at_case, so
+ * the last at or before it (*@before) and the next after it (*@after);
+ * NULL where there is none.
+ */
+static void case_probes(const struct hzrig_capture *c, int64_t case_idx,
+			const struct hzrig_noise **before,
+			const struct hzrig_noise **after)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprobes && c->probes[i].at_case <= case_idx; i++)
+		;
+	*before = i > 0 ? &c->probes[i - 1] : NULL;
+	*after = i < c->nprobes ? &c->probes[i] : NULL;
+}
+
 uint64_t hzrig_case_allowance(const struct hzrig_capture *c, int64_t case_idx,
 			      int64_t floor_ns, bool *from_noise)
 {
+	const struct hzrig_noise *p, *q;
 	uint64_t a = 0;
-	size_t i;
 
-	/* probes[] is sorted by at_case: the last at or before, the next. */
-	for (i = 0; i < c->nprobes && c->probes[i].at_case <= case_idx; i++)
-		;
-	if (i > 0)
-		a = hzrig_probe_allowance(&c->probes[i - 1], 0);
-	if (i < c->nprobes && hzrig_probe_allowance(&c->probes[i], 0) > a)
-		a = hzrig_probe_allowance(&c->probes[i], 0);
+	case_probes(c, case_idx, &p, &q);
+	if (p)
+		a = hzrig_probe_allowance(p, 0);
+	if (q && hzrig_probe_allowance(q, 0) > a)
+		a = hzrig_probe_allowance(q, 0);
 	if (from_noise)
 		*from_noise = c->nprobes && (floor_ns <= 0 ||
 					     a >= (uint64_t)floor_ns);
@@ -659,15 +674,14 @@ uint64_t hzrig_case_allowance(const struct hzrig_capture *c, int64_t case_idx,
 
 uint64_t hzrig_case_cancel_ns(const struct hzrig_capture *c, int64_t case_idx)
 {
+	const struct hzrig_noise *p, *q;
 	uint64_t a = 0;
-	size_t i;
 
-	for (i = 0; i < c->nprobes && c->probes[i].at_case <= case_idx; i++)
-		;
-	if (i > 0)
-		a = (uint64_t)c->probes[i - 1].rtt_p99_ns;
-	if (i < c->nprobes && (uint64_t)c->probes[i].rtt_p99_ns > a)
-		a = (uint64_t)c->probes[i].rtt_p99_ns;
+	case_probes(c, case_idx, &p, &q);
+	if (p)
+		a = (uint64_t)p->rtt_p99_ns;
+	if (q && (uint64_t)q->rtt_p99_ns > a)
+		a = (uint64_t)q->rtt_p99_ns;
 	return a;
 }
 

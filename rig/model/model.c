@@ -212,27 +212,43 @@ static void chain(int hz, uint64_t n, uint64_t *final_max, bool *zero,
 	}
 }
 
-int hzrig_model_window(int hz, int timeout_arg, bool killable,
-		       struct hzrig_window *w)
+/* What every window starts from: the call, no timer yet. -EINVAL if bad. */
+static int window_start(int hz, int timeout_arg, bool killable,
+			struct hzrig_window *w)
 {
-	uint64_t n, last, tau;
-	bool zero;
-
 	if (!hz_ok(hz) || !w)
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->hz = hz;
 	w->timeout_arg = timeout_arg;
 	w->killable = killable;
-	w->tick_ns = tau = hzrig_tick_ns(hz);
+	w->tick_ns = hzrig_tick_ns(hz);
 	w->effective_ms = timeout_arg;
+	return 0;
+}
+
+/* A wait with no timer at all: no window. */
+static void window_forever(struct hzrig_window *w)
+{
+	w->forever = true;
+	w->lo_ns = w->hi_ns = UINT64_MAX;
+}
+
+int hzrig_model_window(int hz, int timeout_arg, bool killable,
+		       struct hzrig_window *w)
+{
+	uint64_t n, last, tau;
+	bool zero;
+
+	if (window_start(hz, timeout_arg, killable, w))
+		return -EINVAL;
+	tau = w->tick_ns;
 	if (!killable && (timeout_arg <= 0 ||
 			  timeout_arg > HZRIG_USB_MAX_SYNC_TIMEOUT_MS))
 		w->effective_ms = HZRIG_USB_MAX_SYNC_TIMEOUT_MS;
 	if (w->effective_ms <= 0) {
 		/* MAX_SCHEDULE_TIMEOUT: schedule() with no timer at all. */
-		w->forever = true;
-		w->lo_ns = w->hi_ns = UINT64_MAX;
+		window_forever(w);
 		return 0;
 	}
 	w->jiffies = n = hzrig_msecs_to_jiffies(hz, w->effective_ms);
@@ -266,18 +282,11 @@ int hzrig_path_window(int hz, unsigned int path, int timeout_arg,
 	default:
 		return -EINVAL;
 	}
-	if (!hz_ok(hz) || !w)
-		return -EINVAL;
 	/* io.c calculate_timeout(): now + T on CLOCK_MONOTONIC; 0: none. */
-	memset(w, 0, sizeof(*w));
-	w->hz = hz;
-	w->timeout_arg = timeout_arg;
-	w->killable = killable;
-	w->tick_ns = hzrig_tick_ns(hz);
-	w->effective_ms = timeout_arg;
+	if (window_start(hz, timeout_arg, killable, w))
+		return -EINVAL;
 	if (timeout_arg <= 0) {
-		w->forever = true;
-		w->lo_ns = w->hi_ns = UINT64_MAX;
+		window_forever(w);
 		return 0;
 	}
 	w->own_clock = true;

@@ -44,10 +44,9 @@ static int cmp_i64(int64_t a, int64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* A sample's path; samples without one are kernel ones. */
 static const char *path_of(const struct hzrig_run_sample *s)
 {
-	return s->path[0] ? s->path : "kernel";
+	return hzrig_run_path(s->path);
 }
 
 /* Same path, same call, same requested and passed timeout: one table row. */
@@ -156,13 +155,6 @@ static void efficiency(const struct hzrig_variant *v, FILE *out)
 		v->parallel[0] ? ", parallel = " : "", v->parallel);
 }
 
-static int cmp_i64p(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The two clocks, per path: the median time a call spent around its URB
  * (the caller's elapsed time less usbmon's submit-to-completion), over the
@@ -186,7 +178,7 @@ static void around_urb(struct hzrig_run_sample *const *s, size_t n, FILE *out)
 				d[k++] = s[i]->elapsed_ns - s[i]->urb_ns;
 		if (!k)
 			continue;
-		qsort(d, k, sizeof(*d), cmp_i64p);
+		qsort(d, k, sizeof(*d), hzrig_cmp_i64);
 		fprintf(out, "%s%s %.3f ms", first ?
 			"  around the URB (elapsed - usbmon's URB time, median): " :
 			", ", pn, hzrig_percentile(d, k, 50) / 1e6);

@@ -162,16 +162,22 @@ int hzrig_expected_status(uint32_t behaviour, uint32_t delay_us,
 	}
 }
 
+/*
+ * What a timeout of 0 waits on @c's path, in ms: the kernel path clamps it
+ * to USB_MAX_SYNCHRONOUS_TIMEOUT, usbfs and libusb wait for ever
+ * (docs/model.md §11).
+ */
+static uint32_t zero_timeout_ms(const struct hzrig_plan_case *c)
+{
+	return c->path == HZRIG_PATH_KERNEL ? 60000 : UINT32_MAX;
+}
+
 int hzrig_case_expected_status(const struct hzrig_plan_case *c)
 {
 	uint32_t t = c->timeout_ms;
 
-	/*
-	 * Timeout 0: the kernel path clamps it to 60 s, usbfs and libusb
-	 * wait for ever (docs/model.md §11).
-	 */
 	if (c->mode == HZRIG_MODE_ZERO || (!t && c->path != HZRIG_PATH_KERNEL))
-		t = c->path == HZRIG_PATH_KERNEL ? 60000 : UINT32_MAX / 1000;
+		t = zero_timeout_ms(c);
 	return hzrig_expected_status(c->behaviour, c->delay_us, t);
 }
 
@@ -584,12 +590,8 @@ uint64_t hzrig_case_wait_ms(const struct hzrig_plan_case *c, unsigned int hz)
 
 	switch (c->mode) {
 	case HZRIG_MODE_ZERO:
-		/*
-		 * The kernel clamps to USB_MAX_SYNCHRONOUS_TIMEOUT; usbfs and
-		 * libusb wait forever, which the plan allows only for calls
-		 * that end by themselves.
-		 */
-		t = c->path == HZRIG_PATH_KERNEL ? 60000 : UINT32_MAX;
+		/* Forever is allowed only for calls that end by themselves. */
+		t = zero_timeout_ms(c);
 		break;
 	case HZRIG_MODE_LEGACY_JIFFIES:
 		/* msecs_to_jiffies() rounds up; the kernel reads it as ms. */

@@ -66,6 +66,15 @@ struct hzrig_run_sample {
 	unsigned int line;		/* of samples.jsonl; 0 from the DB */
 };
 
+/*
+ * A sample's or case's path: samples recorded before the userspace paths
+ * have none (NULL or ""), and were made by the kernel driver.
+ */
+static inline const char *hzrig_run_path(const char *path)
+{
+	return path && *path ? path : "kernel";
+}
+
 /* hzrig_case_key() of a sample. */
 int hzrig_sample_key(const struct hzrig_run_sample *s, char *buf, size_t len);
 
@@ -169,6 +178,9 @@ const struct hzrig_case_stats *hzrig_variant_case(const struct hzrig_variant *v,
  * and p95 of fewer than 20 values is the maximum.
  */
 int64_t hzrig_percentile(const int64_t *sorted, size_t n, unsigned int p);
+
+/* qsort() comparator of int64_t, ascending: what hzrig_percentile() wants. */
+int hzrig_cmp_i64(const void *a, const void *b);
 
 /* "2026-12-03T10:20:31Z" from a run id "20261203T102031Z"; -1 if not that form. */
 int hzrig_run_id_time(const char *id, char *buf, size_t len);

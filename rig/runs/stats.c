@@ -29,7 +29,7 @@ int hzrig_case_key(char *buf, size_t len, const char *path,
 		   int64_t timeout_ms, int64_t delay_us, int64_t length)
 {
 	/* The kernel path's keys are those of runs before paths existed. */
-	bool kernel = !path || !*path || !strcmp(path, "kernel");
+	bool kernel = !strcmp(hzrig_run_path(path), "kernel");
 	size_t n;
 	int r;
 
@@ -107,7 +107,7 @@ static int cmp_variant(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int cmp_i64(const void *a, const void *b)
+int hzrig_cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
@@ -218,7 +218,7 @@ static int case_compute(struct hzrig_case_stats *c,
 				exp[j].n++;
 		}
 	}
-	qsort(e, n, sizeof(*e), cmp_i64);
+	qsort(e, n, sizeof(*e), hzrig_cmp_i64);
 	c->min_ns = e[0];
 	c->p5_ns = hzrig_percentile(e, n, 5);
 	c->median_ns = hzrig_percentile(e, n, 50);
@@ -309,7 +309,7 @@ static int variant_stats(struct hzrig_run *run, size_t vi)
 			snprintf(cs->key, sizeof(cs->key), "%s", keys[c]);
 			cs->case_idx = q[0]->case_idx;
 			snprintf(cs->path, sizeof(cs->path), "%s",
-				 q[0]->path[0] ? q[0]->path : "kernel");
+				 hzrig_run_path(q[0]->path));
 			snprintf(cs->transfer, sizeof(cs->transfer), "%s",
 				 q[0]->transfer);
 			snprintf(cs->behaviour, sizeof(cs->behaviour), "%s",

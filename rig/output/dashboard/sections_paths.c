@@ -22,13 +22,6 @@ static bool headline(const struct dash *d, const struct dsample *x)
 	       x->timeout_ms > 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* One cell: the samples of @path, @t on variant @v. */
 static void cell(struct dash *d, const char *path, int64_t t, size_t v,
 		 int64_t *e)
@@ -54,12 +47,12 @@ static void cell(struct dash *d, const char *path, int64_t t, size_t v,
 		dash_cell_two(d, NULL, NULL, NULL);
 		return;
 	}
-	qsort(e, n, sizeof(*e), cmp_i64);
+	qsort(e, n, sizeof(*e), hzrig_cmp_i64);
 	snprintf(fig, sizeof(fig), "%s ms, %zu/%zu inside",
 		 MS(hzrig_percentile(e, n, 50)), in, n);
 	/* The two clocks: what the call spent around its URB. */
 	if (nu) {
-		qsort(u, nu, sizeof(*u), cmp_i64);
+		qsort(u, nu, sizeof(*u), hzrig_cmp_i64);
 		snprintf(around, sizeof(around), "; %s ms around the URB",
 			 MS(hzrig_percentile(u, nu, 50)));
 	}
@@ -94,7 +87,7 @@ void dash_section_paths(struct dash *d)
 		if (k == nt)
 			ts[nt++] = d->s[i].timeout_ms;
 	}
-	qsort(ts, nt, sizeof(*ts), cmp_i64);
+	qsort(ts, nt, sizeof(*ts), hzrig_cmp_i64);
 	dash_out(d, "<section id=\"paths\">\n<h2>Kernel, usbfs and libusb</h2>\n"
 	    "<p class=\"lead\">The same NAKed bulk IN call with timeout T, made"
 	    " by the host driver (<code>usb_bulk_msg()</code>), from userspace"

@@ -339,7 +339,7 @@ struct json_object *kcidb_noise_test(struct ctx *c, size_t vi)
 static void case_word(char *buf, size_t len, const struct hzrig_case_stats *cs)
 {
 	char w[4][HZRIG_FIELD_MAX];
-	bool kernel = !cs->path[0] || !strcmp(cs->path, "kernel");
+	bool kernel = !strcmp(hzrig_run_path(cs->path), "kernel");
 	int n;
 
 	path_word(w[3], sizeof(w[3]), cs->path);
