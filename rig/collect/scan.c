@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The console report scanner (scan.h). A report starts at a line matching
+ * one of report_patterns[] (tried in order, the first match wins) and runs
+ * until its end marker (KASAN's closing rule, the stack's </TASK>, or the
+ * "---[ end trace" of a WARN), until another report starts, or for at most
+ * REPORT_MAX_LINES kernel lines. The function a title names comes from the
+ * report's own line, from the first stack frame that is not the reporting
+ * machinery itself (frame_skip[]: lockdep, KASAN, debug objects, the
+ * scheduler, the locking primitives, the allocator), or from the RIP line
+ * of an oops. Console lines without a printk timestamp inside a report
+ * that has them are the guest's userspace writing at the same time: they
+ * are left out of the excerpt and do not end the report.
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/scan.h"
+#include "lib/util.h"
+
+#define REPORT_MAX_LINES	200
+#define MAX_GROUPS		4
+
+/* Where the function in the title comes from. */
+enum func_from {
+	FROM_NONE,			/* the title names none */
+	FROM_LINE,			/* the start line's group 2 */
+	FROM_STACK,			/* the first frame not skipped */
+	FROM_RIP,			/* the oops's "RIP: 0010:func+..." */
+};
+
+/* What ends a report (besides another report, or the line limit). */
+enum report_end {
+	END_LINE,			/* the start line alone */
+	END_RULE,			/* KASAN: a line of '=' */
+	END_TASK,			/* the stack's " </TASK>" */
+	END_TRACE,			/* "---[ end trace ...]---" */
+};
+
+/*
+ * JOINS: a line of this pattern inside an open report belongs to that report
+ * (the WARNING line debug objects and DEBUG_RWSEMS print with WARN(), the
+ * "Oops:" line after "BUG: unable to handle ...", the panic after an oops).
+ */
+#define JOINS		0x1
+
+struct report_pattern {
+	const char *kind;
+	const char *re;		/* ERE on the line without its timestamp */
+	/* $1..$3: the start line's groups; $A: Read/Write; $F: the function */
+	const char *title;
+	enum func_from func;
+	int where_group;	/* group naming FILE:LINE; 0: none */
+	enum report_end end;
+	unsigned int flags;
+};
+
+/* The table: docs/robustness.md lists it with the 6.1 source of each. */
+static const struct report_pattern report_patterns[] = {
+	{ "KASAN", "^BUG: KASAN: ([a-z0-9-]+) in ([A-Za-z0-9_.]+)",
+	  "KASAN: $1 $A in $F", FROM_LINE, 0, END_RULE, 0 },
+	{ "lockdep", "^WARNING: possible circular locking dependency detected",
+	  "lockdep: circular locking dependency in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "lockdep", "^WARNING: (HARDIRQ|SOFTIRQ)-safe -> (HARDIRQ|SOFTIRQ)-unsafe lock order detected",
+	  "lockdep: $1-safe -> $2-unsafe lock order in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "lockdep", "^WARNING: possible recursive locking detected",
+	  "lockdep: recursive locking in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "lockdep", "^WARNING: inconsistent lock state",
+	  "lockdep: inconsistent lock state in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "lockdep", "^WARNING: possible irq lock inversion dependency detected",
+	  "lockdep: irq lock inversion in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "lockdep", "^WARNING: bad unlock balance detected!",
+	  "lockdep: bad unlock balance in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "lockdep", "^WARNING: held lock freed!",
+	  "lockdep: held lock freed in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "lockdep", "^WARNING: [^ ]+/[0-9]+ still has locks held!",
+	  "lockdep: locks held at exit in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "lockdep", "^WARNING: lock held when returning to user space!",
+	  "lockdep: lock held when returning to user space", FROM_NONE, 0, END_LINE, 0 },
+	{ "lockdep", "^WARNING: suspicious RCU usage",
+	  "lockdep: suspicious RCU usage in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "ODEBUG", "^ODEBUG: ([a-z_]+) ([a-z_]+) \\(active state [0-9]+\\) object type: ([A-Za-z0-9_]+)",
+	  "ODEBUG: $1 $2 $3 in $F", FROM_STACK, 0, END_TRACE, 0 },
+	{ "DEBUG_RWSEMS", "^DEBUG_RWSEMS_WARN_ON\\(",
+	  "DEBUG_RWSEMS: warning in $F", FROM_STACK, 0, END_TRACE, 0 },
+	{ "BUG", "^BUG: sleeping function called from invalid context at ([^ ]+)",
+	  "BUG: sleeping function called from invalid context in $F", FROM_STACK, 1, END_TASK, 0 },
+	{ "BUG", "^BUG: scheduling while atomic: ",
+	  "BUG: scheduling while atomic in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "WARNING", "^WARNING: CPU: [0-9]+ PID: [0-9]+ at ([^ ]+) ([A-Za-z0-9_.]+)",
+	  "WARNING in $F", FROM_LINE, 1, END_TRACE, JOINS },
+	{ "GPF", "^general protection fault",
+	  "general protection fault in $F", FROM_RIP, 0, END_TRACE, 0 },
+	{ "BUG", "^kernel BUG at ([^ !]+)!",
+	  "kernel BUG in $F", FROM_RIP, 1, END_TRACE, 0 },
+	{ "BUG", "^BUG: kernel NULL pointer dereference",
+	  "BUG: kernel NULL pointer dereference in $F", FROM_RIP, 0, END_TRACE, 0 },
+	{ "BUG", "^BUG: unable to handle page fault",
+	  "BUG: unable to handle page fault in $F", FROM_RIP, 0, END_TRACE, 0 },
+	{ "BUG", "^Oops: ",
+	  "Oops in $F", FROM_RIP, 0, END_TRACE, JOINS },
+	{ "hung", "^INFO: task [^ ]+ blocked for more than [0-9]+ seconds",
+	  "INFO: task hung in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "lockup", "^(watchdog: )?BUG: soft lockup - CPU#[0-9]+ stuck for",
+	  "BUG: soft lockup in $F", FROM_RIP, 0, END_TASK, 0 },
+	{ "BUG", "^BUG: workqueue lockup",
+	  "BUG: workqueue lockup", FROM_NONE, 0, END_LINE, 0 },
+	{ "BUG", "^BUG: (spinlock [a-z ]+) on CPU",
+	  "BUG: $1 in $F", FROM_STACK, 0, END_TASK, 0 },
+	{ "panic", "^Kernel panic - not syncing: (.*)",
+	  "kernel panic: $1", FROM_NONE, 0, END_LINE, JOINS },
+	/* Last: any other "BUG: <words>" the kernel prints. */
+	{ "BUG", "^BUG: ([A-Za-z][A-Za-z -]*[A-Za-z])",
+	  "BUG: $1 in $F", FROM_STACK, 0, END_TASK, 0 },
+};
+
+#define NPATTERNS (sizeof(report_patterns) / sizeof(report_patterns[0]))
+
+/*
+ * Frames that are the reporting machinery, not the code at fault. A name
+ * ending in '*' is a prefix.
+ */
+static const char *const frame_skip[] = {
+	"dump_stack*", "show_stack", "show_trace_log_lvl", "print_*",
+	"__print_*", "_printk", "printk*", "vprintk*", "panic", "__warn*",
+	"warn_*", "report_bug", "handle_bug", "exc_*", "asm_exc_*",
+	"lock_acquire*", "__lock_acquire*", "lock_release", "__lock_release",
+	"lock_acquired", "lock_contended", "lockdep_*", "__lockdep_*",
+	"check_*", "validate_chain", "mark_lock*", "mark_usage",
+	"mark_held_locks", "__might_*", "might_*", "___might_sleep",
+	"__schedule_bug", "__schedule", "schedule", "schedule_*",
+	"preempt_schedule*", "io_schedule*", "kasan_*", "__kasan_*",
+	"__asan_*", "debug_*", "__debug_*", "kfree", "kvfree",
+	"kmem_cache_free", "__kmem_cache_free", "slab_free*", "__slab_free",
+	"free_debug_processing", "_raw_*", "do_raw_*", "queued_*",
+	"down_*", "__down_*", "down", "up_*", "__up_*", "up", "rwsem_*",
+	"__rwsem_*", "mutex_*", "__mutex_*", "wait_for_completion*",
+	"__wait_for_common", "wait_for_common*", "do_wait_for_common",
+	"rcu_*", "__stack_chk_fail",
+};
+
+static bool frame_skipped(const char *fn)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(frame_skip) / sizeof(frame_skip[0]); i++) {
+		n = strlen(frame_skip[i]);
+		if (frame_skip[i][n - 1] == '*') {
+			if (!strncmp(fn, frame_skip[i], n - 1))
+				return true;
+		} else if (!strcmp(fn, frame_skip[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+struct scanner {
+	regex_t re[NPATTERNS];
+	regex_t frame, rip, access;
+	size_t compiled;
+	bool frames_ok;
+	struct hzrig_findings *out;
+	char running[HZRIG_RUNNING_MAX];
+	/* the open report, if any */
+	const struct report_pattern *p;
+	struct hzrig_finding *cur;	/* in out->v; NULL: none open */
+	bool cur_ts;			/* its start line had a timestamp */
+	bool in_trace;			/* after its "Call Trace:" */
+	bool ended;			/* its end marker was seen */
+	unsigned int cur_lines;
+	char groups[MAX_GROUPS][HZRIG_TITLE_MAX];
+	char func[HZRIG_TITLE_MAX];
+	char access_kind[8];
+	size_t excerpt_len;
+	struct hzrig_finding *last;	/* the last report closed */
+	unsigned int last_end_line;	/* the line it closed on */
+	unsigned int lineno;		/* the line being scanned */
+};
+
+/* Length of a printk timestamp "[   12.345678] " at @s, 0 if none. */
+static size_t timestamp_len(const char *s)
+{
+	const char *p = s;
+
+	if (*p++ != '[')
+		return 0;
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return 0;
+	while ((*p >= '0' && *p <= '9') || *p == '.')
+		p++;
+	if (*p++ != ']')
+		return 0;
+	if (*p == ' ')
+		p++;
+	return (size_t)(p - s);
+}
+
+/* Copy a function name, dropping compiler suffixes (.isra.0, .cold). */
+static void copy_func(char *dst, size_t len, const char *src, size_t n)
+{
+	const char *dot = memchr(src, '.', n);
+
+	if (dot)
+		n = (size_t)(dot - src);
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void group_copy(char *dst, size_t len, const char *line,
+		       const regmatch_t *m)
+{
+	size_t n;
+
+	if (m->rm_so < 0) {
+		dst[0] = '\0';
+		return;
+	}
+	n = (size_t)(m->rm_eo - m->rm_so);
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, line + m->rm_so, n);
+	dst[n] = '\0';
+}
+
+static void excerpt_add(struct scanner *s, const char *line)
+{
+	struct hzrig_finding *f = s->cur;
+	size_t n = strlen(line), room;
+	static const char more[] = "[... excerpt cut]\n";
+
+	if (s->excerpt_len >= sizeof(f->excerpt) - 1)
+		return;
+	room = sizeof(f->excerpt) - 1 - s->excerpt_len;
+	if (n + 1 + sizeof(more) > room) {
+		if (room >= sizeof(more)) {
+			memcpy(f->excerpt + s->excerpt_len, more, sizeof(more));
+			s->excerpt_len = sizeof(f->excerpt) - 1;
+		}
+		return;
+	}
+	memcpy(f->excerpt + s->excerpt_len, line, n);
+	f->excerpt[s->excerpt_len + n] = '\n';
+	s->excerpt_len += n + 1;
+	f->excerpt[s->excerpt_len] = '\0';
+}
+
+/* Append @src to @dst (of @len), cut to fit. */
+static void cat(char *dst, size_t len, const char *src, size_t n)
+{
+	size_t have = strlen(dst);
+
+	if (have + n >= len)
+		n = len - 1 - have;
+	memcpy(dst + have, src, n);
+	dst[have + n] = '\0';
+}
+
+/*
+ * The title from the pattern's template. An unresolved $F drops the " in "
+ * before it (a report cut before its stack); an empty $A its blank.
+ */
+static void build_title(struct scanner *s)
+{
+	char *t = s->cur->title;
+	const char *p;
+	size_t have;
+
+	t[0] = '\0';
+	for (p = s->p->title; *p; p++) {
+		if (p[0] != '$' || !p[1]) {
+			cat(t, HZRIG_TITLE_MAX, p, 1);
+			continue;
+		}
+		p++;
+		if (*p >= '1' && *p <= '3') {
+			cat(t, HZRIG_TITLE_MAX, s->groups[*p - '0'],
+			    strlen(s->groups[*p - '0']));
+		} else if (*p == 'A') {
+			cat(t, HZRIG_TITLE_MAX, s->access_kind,
+			    strlen(s->access_kind));
+			have = strlen(t);
+			if (!s->access_kind[0] && have && t[have - 1] == ' ')
+				p++;	/* skip the blank that follows */
+		} else if (*p == 'F') {
+			have = strlen(t);
+			if (s->func[0])
+				cat(t, HZRIG_TITLE_MAX, s->func, strlen(s->func));
+			else if (have >= 4 && !strcmp(t + have - 4, " in "))
+				t[have - 4] = '\0';
+		}
+	}
+}
+
+static void report_close(struct scanner *s, bool truncated)
+{
+	if (!s->cur)
+		return;
+	s->cur->truncated = truncated;
+	build_title(s);
+	s->last = s->cur;
+	s->last_end_line = s->lineno;
+	s->cur = NULL;
+	s->p = NULL;
+}
+
+static struct hzrig_finding *finding_new(struct hzrig_findings *out)
+{
+	struct hzrig_finding *v;
+
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 8;
+
+		v = realloc(out->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		out->v = v;
+		out->cap = cap;
+	}
+	v = &out->v[out->n++];
+	memset(v, 0, sizeof(*v));
+	return v;
+}
+
+static int report_open(struct scanner *s, const struct report_pattern *p,
+		       const char *line, const char *body, bool ts,
+		       unsigned int lineno, const regmatch_t *m)
+{
+	struct hzrig_finding *f;
+	int i;
+
+	/* s->last points into out->v, which may move */
+	s->last = NULL;
+	f = finding_new(s->out);
+	if (!f)
+		return -1;
+	s->cur = f;
+	s->p = p;
+	s->cur_ts = ts;
+	s->in_trace = false;
+	s->ended = false;
+	s->cur_lines = 1;
+	s->excerpt_len = 0;
+	s->func[0] = '\0';
+	s->access_kind[0] = '\0';
+	for (i = 0; i < MAX_GROUPS; i++)
+		group_copy(s->groups[i], sizeof(s->groups[i]), body, &m[i]);
+	snprintf(f->kind, sizeof(f->kind), "%s", p->kind);
+	snprintf(f->running, sizeof(f->running), "%s", s->running);
+	f->line = lineno;
+	if (p->where_group)
+		snprintf(f->where, sizeof(f->where), "%s",
+			 s->groups[p->where_group]);
+	if (p->func == FROM_LINE && m[2].rm_so >= 0)
+		copy_func(s->func, sizeof(s->func), body + m[2].rm_so,
+			  (size_t)(m[2].rm_eo - m[2].rm_so));
+	excerpt_add(s, line);
+	if (p->end == END_LINE)
+		s->ended = true;
+	return 0;
+}
+
+/* A line of the open report: its function, its access, its end. */
+static void report_line(struct scanner *s, const char *line, const char *body)
+{
+	regmatch_t m[3];
+
+	excerpt_add(s, line);
+	s->cur_lines++;
+	if (!strncmp(body, "Call Trace:", 11))
+		s->in_trace = true;
+	if (s->p->func == FROM_STACK && !s->func[0] && s->in_trace &&
+	    !regexec(&s->frame, body, 3, m, 0) && m[1].rm_so < 0) {
+		char fn[HZRIG_TITLE_MAX];
+
+		copy_func(fn, sizeof(fn), body + m[2].rm_so,
+			  (size_t)(m[2].rm_eo - m[2].rm_so));
+		if (!frame_skipped(fn))
+			snprintf(s->func, sizeof(s->func), "%s", fn);
+	}
+	if (s->p->func == FROM_RIP && !s->func[0] &&
+	    !regexec(&s->rip, body, 2, m, 0))
+		copy_func(s->func, sizeof(s->func), body + m[1].rm_so,
+			  (size_t)(m[1].rm_eo - m[1].rm_so));
+	if (!s->access_kind[0] && !regexec(&s->access, body, 2, m, 0))
+		group_copy(s->access_kind, sizeof(s->access_kind), body, &m[1]);
+	switch (s->p->end) {
+	case END_RULE:
+		if (strlen(body) >= 20 && strspn(body, "=") == strlen(body))
+			s->ended = true;
+		break;
+	case END_TASK:
+		if (!strncmp(body + strspn(body, " "), "</TASK>", 7))
+			s->ended = true;
+		break;
+	case END_TRACE:
+		if (!strncmp(body, "---[ end trace", 14))
+			s->ended = true;
+		break;
+	case END_LINE:
+		break;
+	}
+	if (s->ended || s->cur_lines >= REPORT_MAX_LINES)
+		report_close(s, false);
+}
+
+/* "# case 3/148 bulk-in nak ms T=10 ms x5, ETA ..." → "case 3/148 ...". */
+static void note_running(struct scanner *s, const char *body)
+{
+	size_t n;
+
+	if (strncmp(body, "# case ", 7) && strncmp(body, "# scenario ", 11))
+		return;
+	body += 2;
+	n = strcspn(body, ",");
+	while (n && body[n - 1] == ' ')
+		n--;
+	if (n >= sizeof(s->running))
+		n = sizeof(s->running) - 1;
+	memcpy(s->running, body, n);
+	s->running[n] = '\0';
+}
+
+static int match_start(struct scanner *s, const char *body, regmatch_t *m)
+{
+	size_t i;
+
+	for (i = 0; i < NPATTERNS; i++)
+		if (!regexec(&s->re[i], body, MAX_GROUPS, m, 0))
+			return (int)i;
+	return -1;
+}
+
+/* A JOINS line just after a closed report still belongs to it. */
+#define JOIN_AFTER_LINES	8
+
+static int scan_line(struct scanner *s, char *line, unsigned int lineno)
+{
+	size_t tl = timestamp_len(line);
+	const char *body = line + tl;
+	regmatch_t m[MAX_GROUPS];
+	const struct report_pattern *p;
+	int i;
+
+	s->lineno = lineno;
+	if (!tl)
+		note_running(s, body);
+	/* userspace writing into the middle of a kernel report */
+	if (s->cur && s->cur_ts && !tl)
+		return 0;
+	i = match_start(s, body, m);
+	p = i >= 0 ? &report_patterns[i] : NULL;
+	if (p && (p->flags & JOINS)) {
+		if (s->cur) {
+			report_line(s, line, body);
+			return 0;
+		}
+		if (s->last && lineno - s->last_end_line <= JOIN_AFTER_LINES &&
+		    strcmp(p->kind, "WARNING")) {
+			/* the panic after an oops: the oops's finding */
+			struct hzrig_finding *keep = s->last;
+			size_t len = strlen(keep->excerpt);
+
+			if (len + strlen(line) + 2 < sizeof(keep->excerpt)) {
+				memcpy(keep->excerpt + len, line, strlen(line));
+				memcpy(keep->excerpt + len + strlen(line), "\n", 2);
+			}
+			s->last_end_line = lineno;
+			return 0;
+		}
+	}
+	if (p) {
+		report_close(s, false);
+		if (report_open(s, p, line, body, tl > 0, lineno, m))
+			return -1;
+		if (s->ended)
+			report_close(s, false);
+	} else if (s->cur) {
+		report_line(s, line, body);
+	}
+	return 0;
+}
+
+static int scanner_init(struct scanner *s, struct hzrig_findings *out)
+{
+	memset(s, 0, sizeof(*s));
+	s->out = out;
+	for (s->compiled = 0; s->compiled < NPATTERNS; s->compiled++)
+		if (regcomp(&s->re[s->compiled],
+			    report_patterns[s->compiled].re, REG_EXTENDED))
+			return -1;
+	/* " ? func+0x1f/0x40 [module]" */
+	if (regcomp(&s->frame,
+		    "^ *(\\? )?([A-Za-z0-9_.]+)\\+0x[0-9a-f]+/0x[0-9a-f]+",
+		    REG_EXTENDED))
+		return -1;
+	if (regcomp(&s->rip, "^RIP: [0-9a-f]+:([A-Za-z0-9_.]+)\\+",
+		    REG_EXTENDED)) {
+		regfree(&s->frame);
+		return -1;
+	}
+	if (regcomp(&s->access, "^(Read|Write) of size [0-9]+", REG_EXTENDED)) {
+		regfree(&s->frame);
+		regfree(&s->rip);
+		return -1;
+	}
+	s->frames_ok = true;
+	return 0;
+}
+
+static void scanner_fini(struct scanner *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->compiled; i++)
+		regfree(&s->re[i]);
+	if (s->frames_ok) {
+		regfree(&s->frame);
+		regfree(&s->rip);
+		regfree(&s->access);
+	}
+}
+
+int hzrig_scan_console(FILE *f, struct hzrig_findings *out)
+{
+	struct scanner s;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	unsigned int lineno = 0;
+	int ret = 0;
+
+	if (scanner_init(&s, out)) {
+		scanner_fini(&s);
+		errno = EINVAL;
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (scan_line(&s, line, ++lineno)) {
+			ret = -1;
+			break;
+		}
+	}
+	if (ferror(f))
+		ret = -1;
+	/* the console ended inside a report: keep what it said */
+	if (s.cur)
+		report_close(&s, !s.ended);
+	free(line);
+	scanner_fini(&s);
+	return ret;
+}
+
+int hzrig_scan_file(const char *path, struct hzrig_findings *out)
+{
+	FILE *f = fopen(path, "r");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = hzrig_scan_console(f, out);
+	fclose(f);
+	return ret;
+}
+
+void hzrig_findings_free(struct hzrig_findings *fs)
+{
+	free(fs->v);
+	fs->v = NULL;
+	fs->n = fs->cap = 0;
+}
+
+size_t hzrig_scan_patterns(void)
+{
+	return NPATTERNS;
+}
+
+const char *hzrig_scan_pattern_kind(size_t i)
+{
+	return i < NPATTERNS ? report_patterns[i].kind : NULL;
+}
