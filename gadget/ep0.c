@@ -426,6 +426,19 @@ static enum ep0_rc do_sync(struct gadget *g, const struct usb_ctrlrequest *ctrl,
 	return finish_write(g, o, &seq, sizeof(seq));
 }
 
+/* HEARTBEAT: the driver's status poll; answered at once, arms nothing. */
+static enum ep0_rc do_heartbeat(struct gadget *g,
+				const struct usb_ctrlrequest *ctrl,
+				const struct orphan *o)
+{
+	uint32_t n = htole32(g->heartbeats);
+
+	if (le16toh(ctrl->wLength) < sizeof(n))
+		return finish_halt(g, ctrl, o);
+	g->heartbeats++;
+	return finish_write(g, o, &n, sizeof(n));
+}
+
 static enum ep0_rc do_get_string(struct gadget *g,
 				 const struct usb_ctrlrequest *ctrl,
 				 const struct orphan *o)
@@ -475,6 +488,8 @@ static enum ep0_rc dispatch_setup(struct gadget *g,
 		return do_reset(g, ctrl, o);
 	case HZG_REQ_SYNC:
 		return do_sync(g, ctrl, o);
+	case HZG_REQ_HEARTBEAT:
+		return do_heartbeat(g, ctrl, o);
 	case HZG_REQ_TEST_IN:
 	case HZG_REQ_TEST_OUT:
 		return do_test(g, ctrl, o);

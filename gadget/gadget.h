@@ -112,6 +112,7 @@ struct gadget {
 	int			exit_code;
 	bool			done;
 	uint32_t		last_arm_seq;	/* echoed by SYNC */
+	uint32_t		heartbeats;	/* answered HEARTBEATs */
 	struct hzg_slot		slot[HZRIG_TARGET_COUNT]; /* ep0 targets */
 	struct worker		w[HZG_EP_COUNT];
 	struct hold		hold;

@@ -518,6 +518,10 @@ static enum hzg_req classify_vendor(const struct usb_ctrlrequest *ctrl)
 		if (ctrl->bRequestType == HZG_VENDOR_IN)
 			return HZG_REQ_SYNC;
 		break;
+	case HZRIG_REQ_HEARTBEAT:
+		if (ctrl->bRequestType == HZG_VENDOR_IN)
+			return HZG_REQ_HEARTBEAT;
+		break;
 	case HZRIG_REQ_TEST_IN:
 		if (ctrl->bRequestType == HZG_VENDOR_IN)
 			return HZG_REQ_TEST_IN;
@@ -625,6 +629,8 @@ const char *hzg_req_name(enum hzg_req req)
 		return "RESET";
 	case HZG_REQ_SYNC:
 		return "SYNC";
+	case HZG_REQ_HEARTBEAT:
+		return "HEARTBEAT";
 	case HZG_REQ_TEST_IN:
 		return "TEST_IN";
 	case HZG_REQ_TEST_OUT:

@@ -41,6 +41,7 @@
 #include <linux/uaccess.h>
 #include <linux/usb.h>
 #include <linux/utsname.h>
+#include <linux/workqueue.h>
 
 #include <hzrig/ioctl.h>
 #include <hzrig/wire.h>
@@ -111,6 +112,15 @@
 /* Ticks a start is moved at most to find a quiet one. */
 #define HZRIG_SPAN_TRIES	64
 
+/*
+ * The heartbeat: a status poll of the device that re-arms itself, as many
+ * drivers have one (docs/robustness.md). Off unless the module is loaded
+ * with heartbeat_ms=N; `make robustness` turns it on so that teardown always
+ * meets one pending or running. Its timeout is in milliseconds, like the
+ * measurements it overlaps.
+ */
+#define HZRIG_HEARTBEAT_TIMEOUT_MS	100
+
 #define HZRIG_BUF_SIZE		HZRIG_MAX_LENGTH
 #define HZRIG_CASE_FLAGS	HZRIG_CASE_RANDOM_PHASE
 
@@ -174,6 +184,15 @@ struct hzrig_dev {
 	u16			bulk_out_maxp;
 	u16			int_in_maxp;
 	atomic_t		seq;		/* last sequence number armed */
+	/*
+	 * The heartbeat re-queues itself: only cancel_delayed_work_sync()
+	 * (which waits for a running instance and keeps it from queueing
+	 * again) stops it before the memory it touches goes away.
+	 */
+	struct delayed_work	heartbeat;
+	__le32			*hb_buf;	/* kmalloc()ed: DMA-able */
+	u32			hb_answered;	/* P: only the heartbeat */
+	u32			hb_failed;
 };
 
 static struct usb_driver hzrig_driver;
@@ -212,6 +231,7 @@ static const u8 hzrig_target[HZRIG_XFER_COUNT] = {
  * checking /sys/module/hzrig_host/parameters without opening the device.
  */
 static unsigned int hzrig_hz = HZ;
+static unsigned int hzrig_heartbeat_ms;
 static unsigned int hzrig_jiffy_rate_mhz;
 
 /*
@@ -244,6 +264,9 @@ static const struct kernel_param_ops hzrig_param_ro_ops = {
 
 module_param_cb(hz, &hzrig_param_ro_ops, &hzrig_hz, 0444);
 MODULE_PARM_DESC(hz, "HZ the module was compiled with (read-only)");
+module_param_named(heartbeat_ms, hzrig_heartbeat_ms, uint, 0444);
+MODULE_PARM_DESC(heartbeat_ms,
+		 "poll each device's status every this many ms (0: never)");
 module_param_cb(jiffy_rate_mhz, &hzrig_param_ro_ops, &hzrig_jiffy_rate_mhz,
 		0444);
 MODULE_PARM_DESC(jiffy_rate_mhz,
@@ -503,6 +526,7 @@ static void hzrig_delete(struct kref *kref)
 	int i;
 
 	usb_put_dev(dev->udev);
+	kfree(dev->hb_buf);
 	for (i = 0; i < HZRIG_LANE_COUNT; i++)
 		kfree(dev->lane[i].buf);
 	kfree(dev);
@@ -1068,6 +1092,53 @@ static struct usb_class_driver hzrig_class = {
 	.minor_base	= HZRIG_MINOR_BASE,
 };
 
+/*
+ * Poll the device with a control request, then queue the next poll. It uses
+ * dev and dev->hb_buf: teardown must stop it for good before they go
+ * (hzrig_heartbeat_stop()).
+ */
+static void hzrig_heartbeat(struct work_struct *work)
+{
+	struct hzrig_dev *dev = container_of(to_delayed_work(work),
+					     struct hzrig_dev, heartbeat);
+	int ret;
+
+	ret = usb_control_msg(dev->udev, usb_rcvctrlpipe(dev->udev, 0),
+			      HZRIG_REQ_HEARTBEAT,
+			      USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_DEVICE,
+			      0, 0, dev->hb_buf, sizeof(*dev->hb_buf),
+			      HZRIG_HEARTBEAT_TIMEOUT_MS);
+	if (ret == sizeof(*dev->hb_buf))
+		dev->hb_answered++;
+	else
+		dev->hb_failed++;
+	schedule_delayed_work(&dev->heartbeat,
+			      msecs_to_jiffies(hzrig_heartbeat_ms));
+}
+
+static void hzrig_heartbeat_start(struct hzrig_dev *dev)
+{
+	if (hzrig_heartbeat_ms)
+		schedule_delayed_work(&dev->heartbeat,
+				      msecs_to_jiffies(hzrig_heartbeat_ms));
+}
+
+/*
+ * Stop the heartbeat for good: on return it is neither queued nor running
+ * and cannot queue itself again. A plain cancel_delayed_work() returns while
+ * an instance runs, which then re-queues itself on memory about to be freed:
+ * the bug of old drivers that the unsafe-teardown demo module re-enacts
+ * (kernel/variants/hz-250-debug-unsafe.variant; never in the shipped module).
+ */
+static void hzrig_heartbeat_stop(struct hzrig_dev *dev)
+{
+#ifdef HZRIG_DEMO_UNSAFE_TEARDOWN
+	cancel_delayed_work(&dev->heartbeat);
+#else
+	cancel_delayed_work_sync(&dev->heartbeat);
+#endif
+}
+
 static int hzrig_probe(struct usb_interface *intf,
 		       const struct usb_device_id *id)
 {
@@ -1092,6 +1163,12 @@ static int hzrig_probe(struct usb_interface *intf,
 	spin_lock_init(&dev->span_lock);
 	atomic_set(&dev->seq, 0);
 	dev->udev = usb_get_dev(interface_to_usbdev(intf));
+	INIT_DELAYED_WORK(&dev->heartbeat, hzrig_heartbeat);
+	dev->hb_buf = kmalloc(sizeof(*dev->hb_buf), GFP_KERNEL);
+	if (!dev->hb_buf) {
+		kref_put(&dev->kref, hzrig_delete);
+		return -ENOMEM;
+	}
 	for (i = 0; i < HZRIG_LANE_COUNT; i++) {
 		struct hzrig_lane *lane = &dev->lane[i];
 
@@ -1131,6 +1208,7 @@ static int hzrig_probe(struct usb_interface *intf,
 		 dev->bulk_in_maxp, dev->bulk_out_ep, dev->bulk_out_maxp,
 		 dev->has_int_in ? "yes" : "none (int-in cases unsupported)",
 		 HZ);
+	hzrig_heartbeat_start(dev);
 	return 0;
 }
 
@@ -1142,6 +1220,10 @@ static void hzrig_disconnect(struct usb_interface *intf)
 	/* No new opens; usb_open() holds the minor lock across ->open(). */
 	usb_set_intfdata(intf, NULL);
 	usb_deregister_dev(intf, &hzrig_class);
+	hzrig_heartbeat_stop(dev);
+	if (hzrig_heartbeat_ms)
+		dev_info(&intf->dev, "heartbeat: %u answered, %u failed\n",
+			 dev->hb_answered, dev->hb_failed);
 
 	/* Wait for the repetitions in flight; later ones see -ENODEV. */
 	down_write(&dev->io_rwsem);
@@ -1157,6 +1239,7 @@ static int hzrig_pre_reset(struct usb_interface *intf)
 {
 	struct hzrig_dev *dev = usb_get_intfdata(intf);
 
+	hzrig_heartbeat_stop(dev);
 	down_write(&dev->io_rwsem);
 	return 0;
 }
@@ -1166,6 +1249,7 @@ static int hzrig_post_reset(struct usb_interface *intf)
 	struct hzrig_dev *dev = usb_get_intfdata(intf);
 
 	up_write(&dev->io_rwsem);
+	hzrig_heartbeat_start(dev);
 	return 0;
 }
 
@@ -1294,6 +1378,9 @@ static int __init hzrig_init(void)
 	u64 want = HZ * 1000ULL;
 	u64 off;
 	u32 rate;
+
+	if (IS_ENABLED(HZRIG_DEMO_UNSAFE_TEARDOWN))
+		pr_warn("demo build: the heartbeat is torn down unsafely\n");
 
 	hzrig_wait_highres();
 	rate = hzrig_measure_jiffy_rate();

@@ -19,6 +19,8 @@ cp "$busybox" "$root/bin/busybox"
 cp "$here/init" "$root/init"
 cp "$gadget" "$root/bin/hzrig-gadget"
 cp "$runner" "$root/bin/hzrig-runner"
+cp "$(dirname "$runner")/hzrig-hold" "$root/bin/hzrig-hold"
+cp "$here/robustness.sh" "$root/bin/hzrig-robustness"
 cp "$module" "$root/lib/modules/hzrig_host.ko"
 for p in "$@"; do cp "$p" "$root/plans/"; done
 # "libx.so.1 => /lib/.../libx.so.1 (0x...)" and "/lib64/ld-linux...so.2 (0x...)";

@@ -18,6 +18,7 @@
 
 #include "boot/boot.h"
 #include "collect/collect.h"
+#include "collect/scan.h"
 #include "history/history.h"
 #include "model/model.h"
 #include "output/compare.h"
@@ -35,6 +36,7 @@ static const struct hzrig_cmd commands[] = {
 	{ "boot", cmd_boot, "boot one variant's guest under QEMU with a watchdog" },
 	{ "accel", cmd_boot, "print kvm or tcg: whether a KVM smoke boot works" },
 	{ "collect", cmd_collect, "validate a guest's capture, judge it against the model, record it" },
+	{ "findings", cmd_findings, "list the kernel reports on a guest's console by title" },
 	{ "report", cmd_report, "print per-HZ tables of a results directory" },
 	{ "model", cmd_model, "print the model's window for timeouts at one HZ" },
 	{ "plan", cmd_plan, "check plans and print their cases, samples and waits" },

@@ -39,6 +39,10 @@
  *	an ARM the gadget had not read yet when the next request came is lost:
  *	the host sends ARM, then SYNC, and re-sends the ARM until SYNC echoes
  *	its seq. Only then is the transfer under test started.
+ * HZRIG_REQ_HEARTBEAT (IN, wLength = 4): answered at once with the __le32
+ *	count of heartbeats the gadget has answered before this one. The
+ *	driver's self-rearming status poll (docs/robustness.md); it arms
+ *	nothing and leaves every target alone.
  * HZRIG_REQ_RESET (OUT, no data, wValue = targets): drop what is armed on
  *	the targets in wValue (bit 1 << enum hzrig_target each; 0: all of
  *	them) and flush and unhalt their endpoints; answered at once. The
@@ -59,6 +63,7 @@
 #define HZRIG_REQ_ARM		0x01
 #define HZRIG_REQ_RESET		0x02
 #define HZRIG_REQ_SYNC		0x03
+#define HZRIG_REQ_HEARTBEAT	0x04
 #define HZRIG_REQ_TEST_IN	0x10
 #define HZRIG_REQ_TEST_OUT	0x11
 

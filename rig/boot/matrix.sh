@@ -125,7 +125,8 @@ wait_timeout() {
 stage_module() {
 	local v=$1 t0=$SECONDS
 	make -s -C "$TOP/host-driver" modules KDIR="$B/$v/kernel" \
-		BUILD_DIR="$B/$v/module" > "$B/$v/module.log" 2>&1 || {
+		BUILD_DIR="$B/$v/module" DEMO="$(variant_field "$v" module_demo)" \
+		> "$B/$v/module.log" 2>&1 || {
 		cat "$B/$v/module.log" >&2
 		return 1
 	}
@@ -148,7 +149,7 @@ stage_boot() {
 		--accel "$ACCEL_USED" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
 		--console "$d/console.log" --samples "$d/ttyS1.jsonl" \
 		--status "$d/status.json" \
-		${PARALLEL:+--append "hzrig.parallel=$PARALLEL"}
+		--append "$(variant_field "$v" cmdline)${PARALLEL:+ hzrig.parallel=$PARALLEL}"
 }
 
 stage_collect() {

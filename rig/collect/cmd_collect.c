@@ -24,8 +24,10 @@ static void collect_usage(FILE *f)
 	      "status.json of `hzrig boot`. The noise allowance is the guest's\n"
 	      "overshoot_p99_ns + rtt_p99_ns, at least --noise-floor-ns.\n"
 	      "Timings on the jiffies or refined-jiffies clocksource are refused.\n"
+	      "Kernel reports on --console (KASAN, lockdep, ODEBUG, WARNING, ...)\n"
+	      "become findings in run.json and are printed by title.\n"
 	      "Exit: 0 recorded, 1 recorded with problems (refused, truncated,\n"
-	      "capture errors), 2 nothing recorded.\n", f);
+	      "capture errors, findings), 2 nothing recorded.\n", f);
 }
 
 int cmd_collect(int argc, char **argv)

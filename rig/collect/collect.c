@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "collect/collect.h"
+#include "collect/scan.h"
 #include "lib/json.h"
 #include "lib/util.h"
 
@@ -478,6 +479,7 @@ struct job {
 	struct verdict_counts vc;
 	struct hzrig_capture c;
 	struct hzrig_ktap k;
+	struct hzrig_findings findings;	/* the console's kernel reports */
 	unsigned int dropped;
 	uint64_t allowance;
 };
@@ -524,6 +526,11 @@ static int read_inputs(struct job *j)
 		return -1;
 	}
 	fclose(f);
+	if (hzrig_scan_file(o->console, &j->findings)) {
+		fprintf(j->err, "%s: scanning for kernel reports: %s\n",
+			o->console, strerror(errno));
+		return -1;
+	}
 	j->accel = o->accel ? o->accel : j->boot_accel[0] ? j->boot_accel :
 		   j->c.meta.accel;
 	if (strcmp(j->accel, j->c.meta.accel))
@@ -607,6 +614,7 @@ static int set_paths(struct job *j)
 /* Build both files in temporary files beside them; nothing is replaced. */
 static int write_tmp_files(struct job *j)
 {
+	struct json_object *findings;
 	FILE *f;
 	size_t i;
 
@@ -633,6 +641,11 @@ static int write_tmp_files(struct job *j)
 	j->run = run_json(j->o, &j->c, &j->k, j->boot_status, j->boot_obj,
 			  j->accel, j->allowance, j->allowance_source,
 			  j->refused, &j->vc);
+	findings = json_object_new_array();
+	for (i = 0; i < j->findings.n; i++)
+		json_object_array_add(findings,
+				      hzrig_finding_json(&j->findings.v[i]));
+	json_object_object_add(j->run, "findings", findings);
 	f = open_tmp(j->run_path, j->run_tmp, sizeof(j->run_tmp), j->err);
 	if (!f)
 		return -1;
@@ -701,6 +714,12 @@ static void summary(const struct job *j)
 			j->vc.n[HZRIG_LATE], j->vc.n[HZRIG_WRONG_STATUS],
 			c->nprobes > 1 ? "up to " : "", j->allowance / 1e6,
 			c->errors, c->truncated ? " (truncated)" : "");
+	if (j->findings.n)
+		fprintf(out, "collect: %s: %zu kernel report%s on the console:\n",
+			j->o->variant, j->findings.n,
+			j->findings.n == 1 ? "" : "s");
+	for (size_t i = 0; i < j->findings.n; i++)
+		hzrig_finding_print(out, "  ", &j->findings.v[i]);
 }
 
 /* Whatever a failed or finished collect leaves behind but the results. */
@@ -715,6 +734,7 @@ static void cleanup(struct job *j)
 	json_object_put(j->run);
 	json_object_put(j->boot_obj);
 	hzrig_capture_free(&j->c);
+	hzrig_findings_free(&j->findings);
 }
 
 int hzrig_collect(const struct hzrig_collect_opts *o)
@@ -744,7 +764,7 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 	if (set_paths(j) || write_tmp_files(j) || commit(j))
 		goto out;
 	summary(j);
-	ret = j->refused || j->c.errors ? HZRIG_COLLECT_PROBLEMS :
+	ret = j->refused || j->c.errors || j->findings.n ? HZRIG_COLLECT_PROBLEMS :
 	      HZRIG_COLLECT_OK;
 out:
 	cleanup(j);

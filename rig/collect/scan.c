@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "collect/scan.h"
+#include "lib/json.h"
 #include "lib/util.h"
 
 #define REPORT_MAX_LINES	200
@@ -586,4 +589,26 @@ size_t hzrig_scan_patterns(void)
 const char *hzrig_scan_pattern_kind(size_t i)
 {
 	return i < NPATTERNS ? report_patterns[i].kind : NULL;
+}
+
+struct json_object *hzrig_finding_json(const struct hzrig_finding *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	hzrig_json_put(o, "title", hzrig_json_str(f->title));
+	hzrig_json_put(o, "kind", hzrig_json_str(f->kind));
+	hzrig_json_put(o, "where", f->where[0] ? hzrig_json_str(f->where) : NULL);
+	hzrig_json_put(o, "running", hzrig_json_str(f->running));
+	hzrig_json_put(o, "console_line", hzrig_json_int(f->line));
+	hzrig_json_put(o, "truncated", json_object_new_boolean(f->truncated));
+	hzrig_json_put(o, "excerpt", hzrig_json_str(f->excerpt));
+	return o;
+}
+
+void hzrig_finding_print(FILE *out, const char *indent,
+			 const struct hzrig_finding *f)
+{
+	fprintf(out, "%s%s (running: %s, console line %u%s)\n", indent,
+		f->title, f->running[0] ? f->running : "boot", f->line,
+		f->truncated ? ", cut off at the end of the log" : "");
 }

@@ -48,6 +48,16 @@ int hzrig_scan_console(FILE *f, struct hzrig_findings *out);
 int hzrig_scan_file(const char *path, struct hzrig_findings *out);
 void hzrig_findings_free(struct hzrig_findings *fs);
 
+struct json_object;
+/* One finding as the JSON object run.json and findings.jsonl hold. */
+struct json_object *hzrig_finding_json(const struct hzrig_finding *f);
+/* "TITLE (running: R, console line L[, truncated])" on one line. */
+void hzrig_finding_print(FILE *out, const char *indent,
+			 const struct hzrig_finding *f);
+
+/* `hzrig findings` (rig/collect/cmd_findings.c). */
+int cmd_findings(int argc, char **argv);
+
 /* How many report patterns the table has, and the kind of the i-th. */
 size_t hzrig_scan_patterns(void);
 const char *hzrig_scan_pattern_kind(size_t i);

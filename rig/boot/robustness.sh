@@ -1,0 +1,80 @@
+#!/bin/bash
+# robustness.sh: the driver's teardown held against a debugging kernel
+# (docs/robustness.md). Builds VARIANT (kernel, module, initramfs, through
+# matrix.sh), boots it with the guest in robustness mode (initramfs/
+# robustness.sh: disconnect, unbind/bind and rmmod/insmod, each CYCLES
+# times while the heartbeat runs and a NAKed call is in flight), then scans
+# the console for kernel reports (`hzrig findings`). Prints the cycles run
+# per scenario and the findings; exits non-zero on any finding or failed
+# scenario. With --expect TEXT (demonstrations), exits 0 only when each
+# expected finding is reported.
+#
+# usage: rig/boot/robustness.sh [--cycles N] [--scenarios LIST] [--accel A]
+#                               [--stop-on-report] [--expect TEXT]... VARIANT
+set -u
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-$TOP/build}
+HZRIG=$B/rig/hzrig
+CYCLES=100
+SCENARIOS=disconnect,unbind,rmmod
+ACCEL=auto
+STOP=0
+EXPECT=()
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cycles) CYCLES=$2; shift 2 ;;
+	--scenarios) SCENARIOS=$2; shift 2 ;;
+	--accel) ACCEL=$2; shift 2 ;;
+	--stop-on-report) STOP=1; shift ;;
+	--expect) EXPECT+=(--expect "$2"); shift 2 ;;
+	-*) echo "robustness: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 1 ] || { echo "robustness: one variant, please" >&2; exit 2; }
+V=$1
+case "$CYCLES" in ''|*[!0-9]*) echo "robustness: --cycles: '$CYCLES' is not a number" >&2; exit 2 ;; esac
+[ "$CYCLES" -ge 1 ] || { echo "robustness: --cycles must be at least 1" >&2; exit 2; }
+case ",$SCENARIOS," in *[!a-z,]*) echo "robustness: --scenarios: '$SCENARIOS': names and commas only" >&2; exit 2 ;; esac
+for s in ${SCENARIOS//,/ }; do
+	case $s in disconnect|unbind|rmmod) ;; *) echo "robustness: --scenarios: unknown scenario '$s' (disconnect, unbind, rmmod)" >&2; exit 2 ;; esac
+done
+[ -f "$TOP/kernel/variants/$V.variant" ] || { echo "robustness: no variant kernel/variants/$V.variant" >&2; exit 2; }
+
+"$TOP/rig/boot/matrix.sh" --build-only "$V" || exit 1
+
+if [ "$ACCEL" = auto ]; then
+	ACCEL=$("$HZRIG" accel --kernel "$B/$V/kernel/arch/x86/boot/bzImage" \
+		--initrd "$B/$V/initramfs.cpio" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf") || ACCEL=tcg
+fi
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=$TOP/results/robustness/$STAMP/$V
+mkdir -p "$OUT"
+ln -sfn "$STAMP" "$TOP/results/robustness/latest"
+cmdline=$(sed -n 's/^cmdline[[:space:]]*=[[:space:]]*//p' "$TOP/kernel/variants/$V.variant")
+# Each cycle takes about a second under TCG with KASAN; the watchdog allows
+# five, plus the boot.
+nscen=$(echo "${SCENARIOS//,/ }" | wc -w)
+timeout=$((120 + nscen * CYCLES * 5))
+echo "[$V] robustness: $SCENARIOS, $CYCLES cycles each (watchdog $timeout s); results in results/robustness/$STAMP/$V"
+"$HZRIG" boot --variant "$V" --kernel "$B/$V/kernel/arch/x86/boot/bzImage" \
+	--initrd "$B/$V/initramfs.cpio" --plan "$TOP/rig/plan/plans/quick.plan" \
+	--accel "$ACCEL" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
+	--console "$OUT/console.log" --samples "$OUT/ttyS1.jsonl" \
+	--status "$OUT/status.json" --timeout "$timeout" \
+	--append "$cmdline hzrig.mode=robustness hzrig.scenarios=$SCENARIOS hzrig.cycles=$CYCLES hzrig.stop_on_report=$STOP"
+boot_rc=$?
+
+echo "[$V] scenarios:"
+grep -aE '^(not )?ok [0-9]+ ' "$OUT/console.log" | sed 's/^/  /'
+"$HZRIG" findings --console "$OUT/console.log" --variant "$V" \
+	--out "$OUT/findings.jsonl" "${EXPECT[@]}"
+find_rc=$?
+[ $find_rc -eq 2 ] && exit 2
+if [ ${#EXPECT[@]} -gt 0 ]; then
+	# A demonstration: the expected reports are the point.
+	exit $find_rc
+fi
+[ $boot_rc -eq 0 ] && [ $find_rc -eq 0 ] || exit 1
