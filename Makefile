@@ -5,6 +5,8 @@
 #   make fuzz       libFuzzer on every untrusted-input reader (FUZZ_SECONDS each)
 #   make bench      turnaround figures; make regression-demo: the
 #                   pre-2.6.12 patch held against the clean kernel
+#   make robustness the driver's teardown on a KASAN + lockdep kernel;
+#                   make robustness-demo: the unsafe teardown, reported
 #
 # Variables: VARIANTS (default: hz-100 hz-250 hz-1000), PLAN (a name under
 # rig/plan/plans/; default quick: every transfer, behaviour and caller mode), ACCEL (auto|kvm|tcg), PARALLEL (serial|lanes: overrides the
@@ -47,7 +49,7 @@ $(B)/src/linux-source-6.1/Makefile:
 
 check:
 	@$(TOP)/rig/boot/setup.sh --check
-	@$(MAKE) --no-print-directory check-unit check-kernel check-e2e
+	@$(MAKE) --no-print-directory check-unit check-kernel check-e2e check-robustness
 
 check-unit: tools
 	@$(TOP)/tests/layout/check-layout.py $(TOP)
@@ -106,6 +108,35 @@ regression-demo: setup
 		--variant hz-250-legacy --against hz-250 \
 		--baseline-run $$(basename $$(readlink -f $(TOP)/results/latest))
 
+# The driver's teardown on hz-250-debug (KASAN, lockdep, debug objects;
+# docs/robustness.md): disconnect, unbind/bind and rmmod/insmod,
+# ROBUSTNESS_CYCLES each with the heartbeat and a NAKed call in flight.
+# Prints the cycles per scenario and every kernel report by title; exits
+# non-zero on any. make check runs CHECK_ROBUSTNESS_CYCLES of unbind and
+# rmmod (disconnect can trip a 6.1 gadgetfs bug, docs/robustness.md).
+ROBUSTNESS_CYCLES ?= 100
+ROBUSTNESS_SCENARIOS ?= disconnect,unbind,rmmod
+CHECK_ROBUSTNESS_CYCLES ?= 10
+robustness: setup
+	@$(MAKE) --no-print-directory tools ksrc
+	$(TOP)/rig/boot/robustness.sh --cycles $(ROBUSTNESS_CYCLES) \
+		--scenarios $(ROBUSTNESS_SCENARIOS) --accel $(ACCEL) hz-250-debug
+
+check-robustness: tools ksrc
+	$(TOP)/rig/boot/robustness.sh --cycles $(CHECK_ROBUSTNESS_CYCLES) \
+		--scenarios unbind,rmmod --accel $(ACCEL) hz-250-debug
+
+# The demonstration: the module of hz-250-debug-unsafe stops its heartbeat
+# with plain cancel_delayed_work() and frees it; unbinding it while the
+# heartbeat runs must be reported as a use-after-free in the heartbeat.
+# Exits 0 only when the scanner reports it.
+robustness-demo: setup
+	@$(MAKE) --no-print-directory tools ksrc
+	$(TOP)/rig/boot/robustness.sh --cycles 100 --scenarios unbind \
+		--stop-on-report --accel $(ACCEL) \
+		--expect "KASAN: use-after-free" --expect "in hzrig_heartbeat" \
+		hz-250-debug-unsafe
+
 checkpatch: ksrc
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
 
@@ -116,4 +147,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench regression-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench regression-demo robustness check-robustness robustness-demo clean distclean

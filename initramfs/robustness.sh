@@ -60,6 +60,10 @@ cycle() {
 	usleep 30000
 	case $s in
 	disconnect)
+		# The device goes away and comes back: the gadget process ends
+		# (gadgetfs unbinds it from dummy_udc) and starts again. On 6.1
+		# its exit during a control transfer can trip a gadgetfs
+		# use-after-free (docs/robustness.md): the scanner reports it.
 		kill "$GADGET"
 		wait "$GADGET" 2>/dev/null
 		start_gadget || { echo "# disconnect: gadget did not come back"; return 1; }

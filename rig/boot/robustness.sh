@@ -37,7 +37,7 @@ done
 V=$1
 case "$CYCLES" in ''|*[!0-9]*) echo "robustness: --cycles: '$CYCLES' is not a number" >&2; exit 2 ;; esac
 [ "$CYCLES" -ge 1 ] || { echo "robustness: --cycles must be at least 1" >&2; exit 2; }
-case ",$SCENARIOS," in *[!a-z,]*) echo "robustness: --scenarios: '$SCENARIOS': names and commas only" >&2; exit 2 ;; esac
+case ",$SCENARIOS," in *[!a-z,-]*) echo "robustness: --scenarios: '$SCENARIOS': names and commas only" >&2; exit 2 ;; esac
 for s in ${SCENARIOS//,/ }; do
 	case $s in disconnect|unbind|rmmod) ;; *) echo "robustness: --scenarios: unknown scenario '$s' (disconnect, unbind, rmmod)" >&2; exit 2 ;; esac
 done

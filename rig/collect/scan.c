@@ -84,7 +84,7 @@ static const struct report_pattern report_patterns[] = {
 	  "lockdep: lock held when returning to user space", FROM_NONE, 0, END_LINE, 0 },
 	{ "lockdep", "^WARNING: suspicious RCU usage",
 	  "lockdep: suspicious RCU usage in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "ODEBUG", "^ODEBUG: ([a-z_]+) ([a-z_]+) \\(active state [0-9]+\\) object type: ([A-Za-z0-9_]+)",
+	{ "ODEBUG", "^ODEBUG: ([a-z_]+) ([a-z_ ]+) \\(active state [0-9]+\\) object type: ([A-Za-z0-9_]+)",
 	  "ODEBUG: $1 $2 $3 in $F", FROM_STACK, 0, END_TRACE, 0 },
 	{ "DEBUG_RWSEMS", "^DEBUG_RWSEMS_WARN_ON\\(",
 	  "DEBUG_RWSEMS: warning in $F", FROM_STACK, 0, END_TRACE, 0 },
@@ -142,6 +142,11 @@ static const char *const frame_skip[] = {
 	"__rwsem_*", "mutex_*", "__mutex_*", "wait_for_completion*",
 	"__wait_for_common", "wait_for_common*", "do_wait_for_common",
 	"rcu_*", "__stack_chk_fail",
+	/* the timer and workqueue calls a driver's own function makes */
+	"__mod_timer", "mod_timer", "add_timer", "internal_add_timer",
+	"enqueue_timer", "lock_timer_base", "do_init_timer", "init_timer_key",
+	"__queue_delayed_work", "queue_delayed_work_on", "__queue_work",
+	"queue_work_on",
 };
 
 static bool frame_skipped(const char *fn)

@@ -21,5 +21,19 @@ check "hz-250 fragments survive" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
 check "hz-250 .config has CONFIG_HZ=250" "grep -qx 'CONFIG_HZ=250' '$O/good/.config'"
 check "hz-250 .config has dummy_hcd and gadgetfs built in" "grep -qx 'CONFIG_USB_DUMMY_HCD=y' '$O/good/.config' && grep -qx 'CONFIG_USB_GADGETFS=y' '$O/good/.config'"
 
+# Every variant's fragments survive, on the tree they name (the debug
+# variant's KASAN and lockdep options among them).
+for vf in "$TOP"/kernel/variants/*.variant; do
+	v=$(basename "$vf" .variant)
+	frags=()
+	for f in $(sed -n 's/^fragments[[:space:]]*=[[:space:]]*//p' "$vf"); do
+		frags+=("$C/$f.config")
+	done
+	"$TOP/rig/boot/kconfig.sh" "$KSRC" "$O/$v" "${frags[@]}" 2> "$O.err"
+	check "variant $v: every option survives" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
+	[ -s "$O.err" ] && sed 's/^/#   /' "$O.err"
+done
+check "hz-250-debug .config has KASAN and lockdep" "grep -qx 'CONFIG_KASAN=y' '$O/hz-250-debug/.config' && grep -qx 'CONFIG_PROVE_LOCKING=y' '$O/hz-250-debug/.config'"
+
 echo "kconfig: $pass passed, $failn failed"
 [ $failn -eq 0 ]

@@ -79,6 +79,31 @@ static void test_odebug_absorbs_its_warning(void **state)
 	hzrig_findings_free(&fs);
 }
 
+static void test_odebug_two_word_state(void **state)
+{
+	struct hzrig_findings fs;
+
+	(void)state;
+	/* as the unsafe-teardown demo printed it (6.1 debugobjects.c:515) */
+	scan_text("[    5.425198] ------------[ cut here ]------------\n"
+		  "[    5.425278] ODEBUG: assert_init not available (active state 0) object type: timer_list hint: hzrig_heartbeat+0x0/0x163 [hzrig_host]\n"
+		  "[    5.425765] WARNING: CPU: 0 PID: 14 at lib/debugobjects.c:515 debug_print_object+0x16f/0x188\n"
+		  "[    5.425800] Call Trace:\n"
+		  "[    5.425801]  <TASK>\n"
+		  "[    5.425802]  debug_object_assert_init+0x1f0/0x210\n"
+		  "[    5.425803]  __mod_timer+0x7d/0x6a0\n"
+		  "[    5.425804]  __queue_delayed_work+0x10a/0x150\n"
+		  "[    5.425805]  queue_delayed_work_on+0x5b/0x80\n"
+		  "[    5.425806]  hzrig_heartbeat+0x101/0x163 [hzrig_host]\n"
+		  "[    5.425807]  </TASK>\n"
+		  "[    5.425808] ---[ end trace 0000000000000000 ]---\n", &fs);
+	assert_int_equal(fs.n, 1);
+	assert_finding(&fs.v[0],
+		       "ODEBUG: assert_init not available timer_list in hzrig_heartbeat",
+		       "ODEBUG", "");
+	hzrig_findings_free(&fs);
+}
+
 static void test_lockdep_skips_its_machinery(void **state)
 {
 	struct hzrig_findings fs;
@@ -247,6 +272,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kasan_interleaved),
 		cmocka_unit_test(test_odebug_absorbs_its_warning),
+		cmocka_unit_test(test_odebug_two_word_state),
 		cmocka_unit_test(test_lockdep_skips_its_machinery),
 		cmocka_unit_test(test_sleeping_and_warning),
 		cmocka_unit_test(test_hung_lockup_gpf_panic),
