@@ -120,6 +120,15 @@
  * measurements it overlaps.
  */
 #define HZRIG_HEARTBEAT_TIMEOUT_MS	100
+/*
+ * DEMO=unsafe-teardown (host-driver/Makefile) builds the robustness demo's
+ * module, which stops the heartbeat as old drivers did. Never shipped.
+ */
+#ifdef HZRIG_DEMO_UNSAFE_TEARDOWN
+#define HZRIG_UNSAFE_TEARDOWN	true
+#else
+#define HZRIG_UNSAFE_TEARDOWN	false
+#endif
 
 #define HZRIG_BUF_SIZE		HZRIG_MAX_LENGTH
 #define HZRIG_CASE_FLAGS	HZRIG_CASE_RANDOM_PHASE
@@ -1132,11 +1141,10 @@ static void hzrig_heartbeat_start(struct hzrig_dev *dev)
  */
 static void hzrig_heartbeat_stop(struct hzrig_dev *dev)
 {
-#ifdef HZRIG_DEMO_UNSAFE_TEARDOWN
-	cancel_delayed_work(&dev->heartbeat);
-#else
-	cancel_delayed_work_sync(&dev->heartbeat);
-#endif
+	if (HZRIG_UNSAFE_TEARDOWN)
+		cancel_delayed_work(&dev->heartbeat);
+	else
+		cancel_delayed_work_sync(&dev->heartbeat);
 }
 
 static int hzrig_probe(struct usb_interface *intf,
@@ -1379,7 +1387,7 @@ static int __init hzrig_init(void)
 	u64 off;
 	u32 rate;
 
-	if (IS_ENABLED(HZRIG_DEMO_UNSAFE_TEARDOWN))
+	if (HZRIG_UNSAFE_TEARDOWN)
 		pr_warn("demo build: the heartbeat is torn down unsafely\n");
 
 	hzrig_wait_highres();
