@@ -96,6 +96,19 @@ const char *const hzrig_db_migrations[] = {
 	 */
 	"ALTER TABLE samples ADD COLUMN urb_ns INTEGER;"
 	"ALTER TABLE samples ADD COLUMN cancel_ns INTEGER;",
+
+	/*
+	 * 5: the kernel reports on each variant's console (run.json
+	 * "findings", docs/robustness.md); known: the same title was in the
+	 * history before this run came in.
+	 */
+	"CREATE TABLE findings(variant_run INTEGER NOT NULL"
+	" REFERENCES variant_runs(id) ON DELETE CASCADE,"
+	" idx INTEGER NOT NULL, title TEXT NOT NULL, kind TEXT NOT NULL,"
+	" location TEXT, running TEXT, console_line INTEGER,"
+	" truncated INTEGER NOT NULL, excerpt TEXT, known INTEGER NOT NULL,"
+	" PRIMARY KEY(variant_run, idx));"
+	"CREATE INDEX findings_title ON findings(title);",
 };
 
 const int hzrig_db_version =
@@ -539,6 +552,47 @@ static int same_as_db(sqlite3 *db, const struct hzrig_run *run, char *why,
 	return same;
 }
 
+/*
+ * The variant's findings, each marked known when a finding of the same
+ * title is in the history from another run.
+ */
+static int insert_findings(sqlite3 *db, const struct hzrig_run *run,
+			   const struct hzrig_variant *v, sqlite3_int64 id,
+			   FILE *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc = 0;
+
+	if (!v->nfindings)
+		return 0;
+	if (prep(db, "INSERT INTO findings(variant_run, idx, title, kind,"
+		 " location, running, console_line, truncated, excerpt, known)"
+		 " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, EXISTS(SELECT 1"
+		 " FROM findings f JOIN variant_runs w ON f.variant_run = w.id"
+		 " WHERE f.title = ?3 AND w.run_id <> ?10))", &st, err))
+		return -1;
+	for (i = 0; i < v->nfindings && !rc; i++) {
+		const struct hzrig_run_finding *f = &v->findings[i];
+
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+		sqlite3_bind_text(st, 3, f->title, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, f->kind, -1, SQLITE_STATIC);
+		bind_opt_text(st, 5, f->where);
+		bind_opt_text(st, 6, f->running);
+		sqlite3_bind_int64(st, 7, f->console_line);
+		sqlite3_bind_int(st, 8, f->truncated);
+		bind_opt_text(st, 9, f->excerpt);
+		sqlite3_bind_text(st, 10, run->id, -1, SQLITE_STATIC);
+		rc = step_done(db, st, err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 			  const struct hzrig_variant *v, sqlite3_stmt *vst,
 			  sqlite3_stmt *sst, FILE *err)
@@ -577,6 +631,8 @@ static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 	if (step_done(db, vst, err))
 		return -1;
 	id = sqlite3_last_insert_rowid(db);
+	if (insert_findings(db, run, v, id, err))
+		return -1;
 
 	for (i = 0; i < run->ns; i++) {
 		const struct hzrig_run_sample *s = &run->s[i];
@@ -651,12 +707,33 @@ static int delete_run(sqlite3 *db, const char *run_id, FILE *err)
 	return 0;
 }
 
+/* How many of run @run_id's findings have a title new to the history. */
+static int count_new_findings(sqlite3 *db, const char *run_id,
+			      long long *n, FILE *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(db, "SELECT count(*) FROM findings f JOIN variant_runs v"
+		 " ON f.variant_run = v.id WHERE v.run_id = ? AND NOT f.known",
+		 &st, err))
+		return -1;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*n = sqlite3_column_int64(st, 0);
+		rc = SQLITE_DONE;
+	}
+	return finalize_done(db, st, rc, err);
+}
+
 int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		    FILE *out, FILE *err)
 {
 	sqlite3_stmt *rst = NULL, *vst = NULL, *sst = NULL;
 	char started[32], now[32], plans[256], versions[256], why[160];
-	size_t i, ns = 0;
+	size_t i, ns = 0, nf = 0;
+	long long nnew = 0;
 	int have, ret = HZRIG_INGEST_ERROR;
 
 	if (exec(db, "BEGIN IMMEDIATE", err))
@@ -731,11 +808,18 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		if (insert_variant(db, run, &run->v[i], vst, sst, err))
 			goto fail;
 		ns += run->v[i].nsamples;
+		nf += run->v[i].nfindings;
 	}
+	if (nf && count_new_findings(db, run->id, &nnew, err))
+		goto fail;
 	if (exec(db, "COMMIT", err))
 		goto fail;
-	fprintf(out, "%s: %s %zu variants, %zu samples\n", run->id,
+	fprintf(out, "%s: %s %zu variants, %zu samples", run->id,
 		have ? "re-ingested" : "ingested", run->nv, ns);
+	if (nf)
+		fprintf(out, ", %zu kernel report%s (%lld new)", nf,
+			nf == 1 ? "" : "s", nnew);
+	fputc('\n', out);
 	ret = HZRIG_INGEST_DONE;
 	goto out;
 fail:
@@ -834,6 +918,41 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 	return finalize_done(db, st, rc, err);
 }
 
+/* The findings of variant_runs row @id into @v, with their known flags. */
+static int load_findings(sqlite3 *db, struct hzrig_variant *v,
+			 sqlite3_int64 id, FILE *err)
+{
+	struct hzrig_run_finding *f;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(db, "SELECT title, kind, location, running, console_line,"
+		 " truncated, excerpt, known FROM findings WHERE variant_run = ?"
+		 " ORDER BY idx", &st, err))
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		f = realloc(v->findings, (v->nfindings + 1) * sizeof(*f));
+		if (!f) {
+			sqlite3_finalize(st);
+			fprintf(err, "hzrig: out of memory\n");
+			return -1;
+		}
+		v->findings = f;
+		f = &v->findings[v->nfindings++];
+		memset(f, 0, sizeof(*f));
+		col_text(st, 0, f->title, sizeof(f->title));
+		col_text(st, 1, f->kind, sizeof(f->kind));
+		col_text(st, 2, f->where, sizeof(f->where));
+		col_text(st, 3, f->running, sizeof(f->running));
+		f->console_line = sqlite3_column_int64(st, 4);
+		f->truncated = sqlite3_column_int(st, 5);
+		f->excerpt = col_strdup(st, 6);
+		f->known = sqlite3_column_int(st, 7);
+	}
+	return finalize_done(db, st, rc, err);
+}
+
 int hzrig_db_load_run(sqlite3 *db, const char *run_id, struct hzrig_run *run,
 		      FILE *err)
 {
@@ -879,7 +998,8 @@ int hzrig_db_load_run(sqlite3 *db, const char *run_id, struct hzrig_run *run,
 		v->build_json = col_strdup(st, 20);
 		if (!run->source)
 			run->source = col_strdup(st, 21);
-		if (load_samples(db, run, run->nv - 1, id, err)) {
+		if (load_samples(db, run, run->nv - 1, id, err) ||
+		    load_findings(db, v, id, err)) {
 			sqlite3_finalize(st);
 			return -1;
 		}

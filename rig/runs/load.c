@@ -100,6 +100,17 @@ void hzrig_variant_free_cases(struct hzrig_variant *v)
 	v->ncases = 0;
 }
 
+void hzrig_variant_free_findings(struct hzrig_variant *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nfindings; i++)
+		free(v->findings[i].excerpt);
+	free(v->findings);
+	v->findings = NULL;
+	v->nfindings = 0;
+}
+
 void hzrig_run_free(struct hzrig_run *run)
 {
 	size_t i;
@@ -112,6 +123,7 @@ void hzrig_run_free(struct hzrig_run *run)
 		free(v->build_json);
 		free(v->fragments);
 		free(v->patches);
+		hzrig_variant_free_findings(v);
 	}
 	free(run->v);
 	free(run->s);
@@ -467,6 +479,74 @@ static void load_probes(struct loader *l, struct hzrig_variant *v,
 	}
 }
 
+/* One element of "findings"; 0, or -1 after an error counted in @l. */
+static int load_finding(struct loader *l, struct json_object *e,
+			struct hzrig_run_finding *f)
+{
+	static const char pfx[] = "findings[].";
+	struct json_object *t;
+
+	memset(f, 0, sizeof(*f));
+	if (get_str(l, e, pfx, "title", REQUIRED, f->title, sizeof(f->title)) ||
+	    get_str(l, e, pfx, "kind", REQUIRED, f->kind, sizeof(f->kind)) ||
+	    get_str(l, e, pfx, "where", OPTIONAL, f->where, sizeof(f->where)) ||
+	    get_str(l, e, pfx, "running", OPTIONAL, f->running,
+		    sizeof(f->running)) ||
+	    get_int(l, e, pfx, "console_line", OPTIONAL, 0, INT32_MAX,
+		    &f->console_line))
+		return -1;
+	if (!f->title[0]) {
+		lerr(l, "field \"findings[].title\": empty");
+		return -1;
+	}
+	if (get_member(l, e, pfx, "truncated", OPTIONAL, json_type_boolean,
+		       "true or false", &t) < 0)
+		return -1;
+	f->truncated = t && json_object_get_boolean(t);
+	if (get_member(l, e, pfx, "excerpt", OPTIONAL, json_type_string,
+		       "a string", &t) < 0)
+		return -1;
+	if (t) {
+		f->excerpt = strdup(json_object_get_string(t));
+		if (!f->excerpt) {
+			lerr(l, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* "findings": the kernel reports collect found on the console. */
+static void load_findings(struct loader *l, struct hzrig_variant *v,
+			  struct json_object *o)
+{
+	struct json_object *a, *e;
+	size_t i, n;
+
+	if (get_member(l, o, "", "findings", OPTIONAL, json_type_array,
+		       "an array", &a) <= 0)
+		return;
+	n = json_object_array_length(a);
+	if (!n)
+		return;
+	v->findings = calloc(n, sizeof(*v->findings));
+	if (!v->findings) {
+		lerr(l, "out of memory");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(e, json_type_object)) {
+			lerr(l, "field \"findings[%zu]\": is %s, expected an object",
+			     i, jtype(e));
+			return;
+		}
+		if (load_finding(l, e, &v->findings[i]))
+			return;
+		v->nfindings++;
+	}
+}
+
 /* What the guest and the capture said: KTAP counts, a truncated capture. */
 static void load_guest(struct loader *l, struct hzrig_variant *v,
 		       struct json_object *o)
@@ -576,6 +656,7 @@ static void load_run_json(struct loader *l, struct hzrig_run *run,
 		&v->allowance_ns);
 	load_noise(l, v, o);
 	load_guest(l, v, o);
+	load_findings(l, v, o);
 	x = get_obj(l, o, "efficiency");
 	if (x) {
 		get_int(l, x, "efficiency.", "waits_ms", OPTIONAL, 0, HZRIG_MS_MAX,

@@ -103,6 +103,22 @@ struct hzrig_case_stats {
 	size_t nstatus;
 };
 
+/*
+ * A kernel report found on the variant's console (run.json "findings",
+ * rig/collect/scan.h): the fields the history, dashboard and KCIDB use.
+ */
+#define HZRIG_FINDING_TITLE_MAX	160
+struct hzrig_run_finding {
+	char title[HZRIG_FINDING_TITLE_MAX];
+	char kind[16];
+	char where[HZRIG_FINDING_TITLE_MAX];	/* "" when the report names none */
+	char running[128];			/* "" when before any case */
+	int64_t console_line;
+	bool truncated;
+	char *excerpt;				/* NULL when absent */
+	bool known;		/* the history had the title before (DB only) */
+};
+
 /* One variant of a run: its run.json, build.json and cases. */
 struct hzrig_variant {
 	char name[HZRIG_VARIANT_MAX];
@@ -125,6 +141,8 @@ struct hzrig_variant {
 	char *fragments, *patches;	/* space-separated; NULL if absent */
 	char tree_describe[128], config_hash[96], hzrig_version[64];
 	double kernel_build_s, module_build_s;	/* < 0: absent */
+	struct hzrig_run_finding *findings;	/* kernel reports, console order */
+	size_t nfindings;
 	/* Filled by hzrig_run_stats(). */
 	size_t nsamples, ninside;
 	struct hzrig_case_stats *cases;	/* in plan order */
@@ -239,6 +257,7 @@ void hzrig_regress_free(struct hzrig_regress_result *res);
 
 /* Shared by runs/load.c and runs/stats.c: free a variant's case figures. */
 void hzrig_variant_free_cases(struct hzrig_variant *v);
+void hzrig_variant_free_findings(struct hzrig_variant *v);
 
 /* qsort() order of sample pointers: case, then repetition (plan order). */
 int hzrig_cmp_sample_pos(const void *a, const void *b);

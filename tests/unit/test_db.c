@@ -717,6 +717,121 @@ static void test_urb_ns(void **state)
 	free(path);
 }
 
+/* Put findings with @titles (NULL-terminated) into @dir/@variant/run.json. */
+static void add_findings(const char *dir, const char *variant,
+			 const char *const *titles)
+{
+	char path[PATH_MAX];
+	struct json_object *o, *a, *f;
+
+	snprintf(path, sizeof(path), "%s/%s/run.json", dir, variant);
+	o = json_object_from_file(path);
+	assert_non_null(o);
+	a = json_object_new_array();
+	for (; *titles; titles++) {
+		f = json_object_new_object();
+		json_object_object_add(f, "title", json_object_new_string(*titles));
+		json_object_object_add(f, "kind", json_object_new_string("KASAN"));
+		json_object_object_add(f, "where", NULL);
+		json_object_object_add(f, "running",
+				       json_object_new_string("scenario unbind 8/100"));
+		json_object_object_add(f, "console_line", json_object_new_int(28));
+		json_object_object_add(f, "truncated", json_object_new_boolean(0));
+		json_object_object_add(f, "excerpt",
+				       json_object_new_string("[ 5.0] BUG: KASAN\n"));
+		json_object_array_add(a, f);
+	}
+	json_object_object_add(o, "findings", a);
+	assert_int_equal(json_object_to_file(path, o), 0);
+	json_object_put(o);
+}
+
+/*
+ * Findings go into their own table; a title the history had from another
+ * run is known, a new one is not; the loader gives them back.
+ */
+static void test_findings(void **state)
+{
+	static const char *const first[] = {
+		"KASAN: use-after-free Read in hzrig_heartbeat",
+		"WARNING in dummy_free_request", NULL,
+	};
+	static const char *const second[] = {
+		"KASAN: use-after-free Read in hzrig_heartbeat",
+		"lockdep: inconsistent lock state in hzrig_writer", NULL,
+	};
+	char *path = path_in("h.db");
+	char *a = copy_run(DEFLT, "runs", "20261203T094306Z");
+	char *b = copy_run(QUICK, "runs", "20261203T102031Z");
+	sqlite3 *db = open_db(path);
+	struct hzrig_run d;
+	size_t i;
+
+	(void)state;
+	add_findings(a, "hz-100", first);
+	add_findings(b, "hz-250", second);
+	ingest(db, a, false, HZRIG_INGEST_DONE);
+	assert_q_int(db, "SELECT count(*) FROM findings WHERE known = 0", 2);
+	ingest(db, b, false, HZRIG_INGEST_DONE);
+	assert_q_int(db, "SELECT count(*) FROM findings", 4);
+	assert_q_int(db, "SELECT known FROM findings WHERE title LIKE 'lockdep:%'", 0);
+	assert_q_int(db, "SELECT sum(known) FROM findings f JOIN variant_runs v"
+		     " ON f.variant_run = v.id WHERE v.run_id = '20261203T102031Z'", 1);
+	/* re-ingesting does not make a run's own findings known */
+	ingest(db, b, true, HZRIG_INGEST_DONE);
+	assert_q_int(db, "SELECT sum(known) FROM findings", 1);
+	assert_int_equal(hzrig_db_load_run(db, "20261203T102031Z", &d,
+					   err_open()), 0);
+	err_free();
+	for (i = 0; i < d.nv; i++) {
+		if (strcmp(d.v[i].name, "hz-250")) {
+			assert_int_equal(d.v[i].nfindings, 0);
+			continue;
+		}
+		assert_int_equal(d.v[i].nfindings, 2);
+		assert_string_equal(d.v[i].findings[0].title, second[0]);
+		assert_true(d.v[i].findings[0].known);
+		assert_false(d.v[i].findings[1].known);
+		assert_string_equal(d.v[i].findings[1].running,
+				    "scenario unbind 8/100");
+		assert_int_equal(d.v[i].findings[1].console_line, 28);
+		assert_string_equal(d.v[i].findings[1].excerpt,
+				    "[ 5.0] BUG: KASAN\n");
+	}
+	hzrig_run_free(&d);
+	/* deleting the runs takes their findings along */
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM runs", NULL, NULL, NULL), 0);
+	assert_q_int(db, "SELECT count(*) FROM findings", 0);
+	sqlite3_close(db);
+	free(a);
+	free(b);
+	free(path);
+}
+
+/* A finding without a title: the loader names the field, nothing loads. */
+static void test_findings_bad(void **state)
+{
+	char *dir = copy_run(QUICK, "runs", "20261203T102031Z");
+	char path[PATH_MAX];
+	struct json_object *o, *arr;
+	struct hzrig_run run;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/hz-250/run.json", dir);
+	o = json_object_from_file(path);
+	assert_non_null(o);
+	arr = json_object_new_array();
+	json_object_array_add(arr, json_object_new_object());
+	json_object_object_add(o, "findings", arr);
+	assert_int_equal(json_object_to_file(path, o), 0);
+	json_object_put(o);
+	assert_int_not_equal(hzrig_run_load(dir, &run, err_open()), 0);
+	assert_contains(err_text(), "hz-250/run.json: field \"findings[].title\": missing");
+	err_free();
+	hzrig_run_free(&run);
+	free(dir);
+}
+
 static void test_ingest_idempotent(void **state)
 {
 	char *path = path_in("h.db"), *before;
@@ -1068,6 +1183,8 @@ int main(void)
 		SCRATCH_TEST(test_round_trip),
 		SCRATCH_TEST(test_jiffies_lag),
 		SCRATCH_TEST(test_urb_ns),
+		SCRATCH_TEST(test_findings),
+		SCRATCH_TEST(test_findings_bad),
 		SCRATCH_TEST(test_ingest_idempotent),
 		SCRATCH_TEST(test_ingest_corrupt),
 		SCRATCH_TEST(test_ingest_abort),
