@@ -172,6 +172,45 @@ check "baseline clear --variant" "[ $rc -eq 0 ] && grep -q 'cleared 1 baseline' 
 run "$HZRIG" check-regressions --db "$DB" --run 20261204T080000Z
 check "a variant whose baseline was cleared: exit 2" "[ $rc -eq 2 ] && grep -q 'no baseline for hz-1000' '$T/err'"
 
+# --- kernel reports: ingest, new vs known, the dashboard --------------------
+F1=$T/runs/20261207T080000Z F2=$T/runs/20261208T080000Z
+FDB=$T/f.db
+for r in "$F1" "$F2"; do
+	mkdir -p "$r"
+	cp -r "$Q/hz-250" "$r/"
+	jq -c 'select(.variant == "hz-250")' "$Q/samples.jsonl" > "$r/samples.jsonl"
+done
+# The first run: the demo's use-after-free, with an excerpt that must be
+# escaped; the second: the same title again and a new one.
+jq '.findings = [{title: "KASAN: use-after-free Read in hzrig_heartbeat", kind: "KASAN",
+	where: null, running: "scenario unbind 8/100", console_line: 152, truncated: false,
+	excerpt: "[ 5.1] BUG: KASAN: use-after-free in hzrig_heartbeat+0x1/0x2 <script>"}]' \
+	"$Q/hz-250/run.json" > "$F1/hz-250/run.json"
+jq '.findings = [{title: "KASAN: use-after-free Read in hzrig_heartbeat", kind: "KASAN",
+	running: "scenario unbind 3/100", console_line: 40, truncated: false},
+	{title: "lockdep: inconsistent lock state in hzrig_writer", kind: "lockdep",
+	where: null, running: "", console_line: 99, truncated: true}]' \
+	"$Q/hz-250/run.json" > "$F2/hz-250/run.json"
+run "$HZRIG" ingest --db "$FDB" "$F1"
+check "ingest a run with a kernel report: counted as new" \
+	"[ $rc -eq 0 ] && grep -q '1 kernel report (1 new)' '$T/out'"
+run "$HZRIG" ingest --db "$FDB" "$F2"
+check "the same title in a later run is known, the other new" \
+	"[ $rc -eq 0 ] && grep -q '2 kernel reports (1 new)' '$T/out'"
+check "findings table: 3 rows, 1 known" \
+	"[ \"\$(sqlite3 '$FDB' 'SELECT count(*), sum(known) FROM findings')\" = '3|1' ]"
+run "$HZRIG" dashboard --db "$FDB" --out "$T/fd"
+check "dashboard: per-variant counts of kernel reports" \
+	"[ $rc -eq 0 ] && grep -q 'id=\"findings-variants\"' '$T/fd/index.html' && grep -A3 '<td class=\"nw\">hz-250</td>' '$T/fd/index.html' | grep -q '>3</td>'"
+check "dashboard: this run's reports, new and known, the cut-off one said so" \
+	"grep -q 'lockdep: inconsistent lock state in hzrig_writer' '$T/fd/index.html' && grep -q '>new</span>' '$T/fd/index.html' && grep -q '>known<' '$T/fd/index.html' && grep -q 'cut off' '$T/fd/index.html'"
+run "$HZRIG" dashboard --db "$FDB" --run 20261207T080000Z --out "$T/fd1"
+check "dashboard of the first run: its excerpt, escaped" \
+	"[ $rc -eq 0 ] && grep -q '&lt;script&gt;' '$T/fd1/index.html' && ! grep -q '<script>' '$T/fd1/index.html'"
+run "$HZRIG" dashboard --db "$DB" --out "$T/cd"
+check "dashboard of runs without reports: none scanned, said so" \
+	"[ $rc -eq 0 ] && grep -q 'id=\"findings-none-scanned\"' '$T/cd/index.html'"
+
 # --- report still reads what collect writes --------------------------------
 run "$HZRIG" report "$Q"
 check "hzrig report on a fixture run: not unreadable" "[ $rc -ne 2 ] && grep -q '^report: 2 variants' '$T/out'"

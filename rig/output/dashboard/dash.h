@@ -197,6 +197,8 @@ void dash_section_history(struct dash *d, const struct hist *h);
 void dash_section_regressions(struct dash *d);
 
 void dash_section_runs(struct dash *d);
+/* The kernel reports of the history and of this run (sections_findings.c). */
+void dash_section_findings(struct dash *d);
 
 void dash_section_unexplained(struct dash *d);
 

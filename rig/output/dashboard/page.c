@@ -354,6 +354,7 @@ static void full_page(struct dash *d, const struct hist *h)
 	dash_section_legacy(d);
 	dash_section_history(d, h);
 	dash_section_regressions(d);
+	dash_section_findings(d);
 	dash_section_runs(d);
 	dash_section_unexplained(d);
 	page_foot(d);
