@@ -950,6 +950,8 @@ static int load_findings(sqlite3 *db, struct hzrig_variant *v,
 		f->excerpt = col_strdup(st, 6);
 		f->known = sqlite3_column_int(st, 7);
 	}
+	v->scanned = v->nfindings || (v->run_json &&
+				      strstr(v->run_json, "\"findings\""));
 	return finalize_done(db, st, rc, err);
 }
 

@@ -526,6 +526,7 @@ static void load_findings(struct loader *l, struct hzrig_variant *v,
 	if (get_member(l, o, "", "findings", OPTIONAL, json_type_array,
 		       "an array", &a) <= 0)
 		return;
+	v->scanned = true;
 	n = json_object_array_length(a);
 	if (!n)
 		return;

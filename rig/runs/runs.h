@@ -143,6 +143,7 @@ struct hzrig_variant {
 	double kernel_build_s, module_build_s;	/* < 0: absent */
 	struct hzrig_run_finding *findings;	/* kernel reports, console order */
 	size_t nfindings;
+	bool scanned;			/* run.json has "findings" (maybe []) */
 	/* Filled by hzrig_run_stats(). */
 	size_t nsamples, ninside;
 	struct hzrig_case_stats *cases;	/* in plan order */

@@ -846,6 +846,70 @@ static void test_corrupt_run_json(void **state)
 		     "hz-1000/run.json: field \"collected_at\"", NULL);
 }
 
+/*
+ * Kernel reports: one issue per distinct title, one incident per report
+ * tied to its variant's build and console test; the console test FAILs
+ * where there were reports and PASSes where the console was clean.
+ */
+static void test_findings(void **state)
+{
+	struct json_object *schema = load_schema(), *doc, *t, *a, *o;
+	struct tmprun *r = *state;
+	const char *issue;
+	size_t i;
+
+	edit(r, "hz-100/run.json", "\"schema\": 1,",
+	     "\"schema\": 1, \"findings\": ["
+	     "{\"title\": \"KASAN: use-after-free Read in hzrig_heartbeat\","
+	     " \"kind\": \"KASAN\", \"where\": null,"
+	     " \"running\": \"scenario unbind 8/100\", \"console_line\": 152,"
+	     " \"truncated\": false, \"excerpt\": \"BUG: KASAN\"},"
+	     "{\"title\": \"KASAN: use-after-free Read in hzrig_heartbeat\","
+	     " \"kind\": \"KASAN\", \"running\": \"scenario unbind 9/100\","
+	     " \"console_line\": 300, \"truncated\": true},"
+	     "{\"title\": \"WARNING in dummy_free_request\", \"kind\": \"WARNING\","
+	     " \"where\": \"drivers/usb/gadget/udc/dummy_hcd.c:711\","
+	     " \"running\": \"\", \"console_line\": 9, \"truncated\": false}],");
+	edit(r, "hz-1000/run.json", "\"schema\": 1,",
+	     "\"schema\": 1, \"findings\": [],");
+	doc = export_ok(r->dir, NULL, NULL, false);
+	assert_int_equal(schema_errors(schema, doc, true), 0);
+	check_structure(doc, HZRIG_KCIDB_ORIGIN);
+	t = find_test(doc, "hzrig.hz-100.console");
+	assert_string_equal(sget(t, "status"), "FAIL");
+	assert_non_null(strstr(sget(t, "comment"), "3 kernel reports"));
+	t = find_test(doc, "hzrig.hz-1000.console");
+	assert_string_equal(sget(t, "status"), "PASS");
+	a = arr(doc, "issues");
+	assert_int_equal(json_object_array_length(a), 2);
+	issue = sget(json_object_array_get_idx(a, 0), "id");
+	assert_true(matches("^hzrig:finding-[0-9a-f]{16}$", issue));
+	assert_string_equal(sget(json_object_array_get_idx(a, 0), "report_subject"),
+			    "KASAN: use-after-free Read in hzrig_heartbeat");
+	a = arr(doc, "incidents");
+	assert_int_equal(json_object_array_length(a), 3);
+	for (i = 0; i < 3; i++) {
+		o = json_object_array_get_idx(a, i);
+		assert_true(has_id(arr(doc, "builds"), sget(o, "build_id")));
+		assert_true(has_id(arr(doc, "tests"), sget(o, "test_id")));
+		assert_non_null(strstr(sget(o, "test_id"), "/hz-100/console"));
+	}
+	/* the two reports of one title are incidents of one issue */
+	assert_string_equal(sget(json_object_array_get_idx(a, 0), "issue_id"), issue);
+	assert_string_equal(sget(json_object_array_get_idx(a, 1), "issue_id"), issue);
+	assert_string_not_equal(sget(json_object_array_get_idx(a, 2), "issue_id"), issue);
+	json_object_put(doc);
+	/* a run collected before the scanner: no console test, no issues */
+	doc = export_ok(FIXTURE, NULL, NULL, true);
+	t = arr(doc, "tests");
+	for (i = 0; i < json_object_array_length(t); i++)
+		assert_null(strstr(sget(json_object_array_get_idx(t, i), "path"),
+				   ".console"));
+	assert_false(json_object_object_get_ex(doc, "issues", NULL));
+	json_object_put(doc);
+	json_object_put(schema);
+}
+
 /* A crashed boot: its cases ERROR, the boot FAIL, the other variant as is. */
 static void test_boot_crashed(void **state)
 {
@@ -1097,6 +1161,7 @@ int main(void)
 		RUN_TEST(test_corrupt_samples),
 		RUN_TEST(test_corrupt_run_json),
 		RUN_TEST(test_boot_crashed),
+		RUN_TEST(test_findings),
 		RUN_TEST(test_refused),
 		RUN_TEST(test_case_key_parts),
 		RUN_TEST(test_patches),

@@ -85,6 +85,9 @@ struct json_object *kcidb_jiffy_test(struct ctx *c, size_t vi);
 
 struct json_object *kcidb_noise_test(struct ctx *c, size_t vi);
 
+/* The console scanned for kernel reports: FAIL with any (findings). */
+struct json_object *kcidb_console_test(struct ctx *c, size_t vi);
+
 struct json_object *kcidb_case_test(struct ctx *c, size_t vi,
 				     const struct hzrig_case_stats *cs);
 

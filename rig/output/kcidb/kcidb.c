@@ -777,10 +777,91 @@ static void check_ids(struct ctx *c, struct json_object *arr, const char *kind)
 	free(ids);
 }
 
+/* "origin:finding-<first 16 hex of sha256(title)>": one issue per title. */
+static int issue_id(struct ctx *c, const char *title, char *buf, size_t len)
+{
+	char hex[65];
+
+	if (sha256_hex(title, strlen(title), hex))
+		return -1;
+	snprintf(buf, len, "%s:finding-%.16s", c->origin, hex);
+	return 0;
+}
+
+/*
+ * The kernel reports as KCIDB issues (one per distinct title, version 1)
+ * and incidents (one per report, tying its issue to the variant's build
+ * and console test). Both arrays stay empty without reports.
+ */
+static void add_findings(struct ctx *c, struct json_object *issues,
+			 struct json_object *incidents)
+{
+	char id[ID_MAX], iid[ID_MAX];
+	size_t vi, i, k;
+
+	for (vi = 0; vi < c->run.nv; vi++) {
+		const struct hzrig_variant *v = &c->run.v[vi];
+
+		for (i = 0; i < v->nfindings; i++) {
+			const struct hzrig_run_finding *f = &v->findings[i];
+			struct json_object *o, *m;
+			bool seen = false;
+
+			if (issue_id(c, f->title, iid, sizeof(iid))) {
+				kerr(c, c->run.source, "sha256 failed");
+				return;
+			}
+			for (k = 0; k < json_object_array_length(issues); k++)
+				seen |= !strcmp(iid, json_object_get_string(
+					json_object_object_get(json_object_array_get_idx(
+						issues, k), "id")));
+			if (!seen) {
+				o = json_object_new_object();
+				json_object_object_add(o, "id", hzrig_json_str(iid));
+				json_object_object_add(o, "version", hzrig_json_int(1));
+				json_object_object_add(o, "origin", hzrig_json_str(c->origin));
+				json_object_object_add(o, "report_subject",
+						       hzrig_json_str(f->title));
+				json_object_object_add(o, "comment", hzrig_json_str(f->title));
+				m = json_object_new_object();
+				json_object_object_add(m, "kind", hzrig_json_str(f->kind));
+				json_object_object_add(o, "misc", m);
+				json_object_array_add(issues, o);
+			}
+			o = json_object_new_object();
+			snprintf(id, sizeof(id), "%s:%s/%s/finding-%zu", c->origin,
+				 c->run.id, v->name, i);
+			json_object_object_add(o, "id", hzrig_json_str(id));
+			json_object_object_add(o, "origin", hzrig_json_str(c->origin));
+			json_object_object_add(o, "issue_id", hzrig_json_str(iid));
+			json_object_object_add(o, "issue_version", hzrig_json_int(1));
+			kcidb_build_id(id, sizeof(id), c, vi);
+			json_object_object_add(o, "build_id", hzrig_json_str(id));
+			snprintf(id, sizeof(id), "%s:%s/%s/console", c->origin,
+				 c->run.id, v->name);
+			json_object_object_add(o, "test_id", hzrig_json_str(id));
+			json_object_object_add(o, "present", json_object_new_boolean(1));
+			json_object_object_add(o, "comment", hzrig_json_str(f->running[0] ?
+					       f->running : "during boot"));
+			m = json_object_new_object();
+			json_object_object_add(m, "running", hzrig_json_str(f->running));
+			json_object_object_add(m, "console_line",
+					       hzrig_json_int(f->console_line));
+			json_object_object_add(m, "truncated",
+					       json_object_new_boolean(f->truncated));
+			if (f->where[0])
+				json_object_object_add(m, "where", hzrig_json_str(f->where));
+			json_object_object_add(o, "misc", m);
+			json_object_array_add(incidents, o);
+		}
+	}
+}
+
 struct json_object *hzrig_kcidb_document(const struct hzrig_kcidb_opts *o)
 {
 	struct ctx c = { .o = o, .err = o->err ? o->err : stderr };
 	struct json_object *doc = NULL, *ver, *cos, *builds, *tests;
+	struct json_object *issues, *incidents;
 	char t[32];
 	size_t i, j;
 	int ret;
@@ -839,17 +920,34 @@ struct json_object *hzrig_kcidb_document(const struct hzrig_kcidb_opts *o)
 		json_object_array_add(tests, kcidb_clocksource_test(&c, i));
 		json_object_array_add(tests, kcidb_jiffy_test(&c, i));
 		json_object_array_add(tests, kcidb_noise_test(&c, i));
+		if (v->scanned)
+			json_object_array_add(tests, kcidb_console_test(&c, i));
 		for (j = 0; j < v->ncases; j++)
 			json_object_array_add(tests,
 					      kcidb_case_test(&c, i, &v->cases[j]));
 	}
 	json_object_object_add(doc, "builds", builds);
 	json_object_object_add(doc, "tests", tests);
+	issues = json_object_new_array();
+	incidents = json_object_new_array();
+	add_findings(&c, issues, incidents);
+	if (json_object_array_length(issues)) {
+		json_object_object_add(doc, "issues", issues);
+		json_object_object_add(doc, "incidents", incidents);
+	} else {
+		json_object_put(issues);
+		json_object_put(incidents);
+	}
 
 	check_values(&c, doc, "document");
 	check_ids(&c, cos, "checkout");
 	check_ids(&c, builds, "build");
 	check_ids(&c, tests, "test");
+	if (json_object_object_get_ex(doc, "issues", &issues)) {
+		check_ids(&c, issues, "issue");
+		json_object_object_get_ex(doc, "incidents", &incidents);
+		check_ids(&c, incidents, "incident");
+	}
 out:
 	if (c.errors) {
 		fprintf(c.err, "hzrig report --kcidb: %s: %u error%s, nothing written\n",

@@ -476,3 +476,27 @@ struct json_object *kcidb_case_test(struct ctx *c, size_t vi,
 	json_object_object_add(t, "misc", case_misc(cs, vc));
 	return t;
 }
+
+struct json_object *kcidb_console_test(struct ctx *c, size_t vi)
+{
+	const struct hzrig_variant *v = &c->run.v[vi];
+	struct json_object *t, *m, *a;
+	char buf[300];
+	size_t i;
+
+	t = test_new(c, vi, "console", v->nfindings ? "FAIL" : "PASS");
+	if (v->nfindings)
+		snprintf(buf, sizeof(buf), "%zu kernel report%s on the console, the first: %.200s",
+			 v->nfindings, v->nfindings == 1 ? "" : "s",
+			 v->findings[0].title);
+	else
+		snprintf(buf, sizeof(buf), "no kernel report on the console");
+	json_object_object_add(t, "comment", hzrig_json_str(buf));
+	m = json_object_new_object();
+	a = json_object_new_array();
+	for (i = 0; i < v->nfindings; i++)
+		json_object_array_add(a, hzrig_json_str(v->findings[i].title));
+	json_object_object_add(m, "findings", a);
+	json_object_object_add(t, "misc", m);
+	return t;
+}
