@@ -112,10 +112,10 @@ regression-demo: setup
 # docs/robustness.md): disconnect, unbind/bind and rmmod/insmod,
 # ROBUSTNESS_CYCLES each with the heartbeat and a NAKed call in flight.
 # Prints the cycles per scenario and every kernel report by title; exits
-# non-zero on any. make check runs CHECK_ROBUSTNESS_CYCLES of unbind and
-# rmmod (disconnect can trip a 6.1 gadgetfs bug, docs/robustness.md).
+# non-zero on any. make check runs CHECK_ROBUSTNESS_CYCLES of each but
+# disconnect (which can trip a 6.1 gadgetfs bug, docs/robustness.md).
 ROBUSTNESS_CYCLES ?= 100
-ROBUSTNESS_SCENARIOS ?= disconnect,unbind,rmmod
+ROBUSTNESS_SCENARIOS ?= disconnect,unbind,rmmod,reset,authorized,usbfs-disconnect,rwsem-urb,rwsem-hrtimer,ioctl-fuzz
 CHECK_ROBUSTNESS_CYCLES ?= 10
 robustness: setup
 	@$(MAKE) --no-print-directory tools ksrc
@@ -124,18 +124,35 @@ robustness: setup
 
 check-robustness: tools ksrc
 	$(TOP)/rig/boot/robustness.sh --cycles $(CHECK_ROBUSTNESS_CYCLES) \
-		--scenarios unbind,rmmod --accel $(ACCEL) hz-250-debug
+		--scenarios unbind,rmmod,reset,authorized,usbfs-disconnect,rwsem-urb,rwsem-hrtimer,ioctl-fuzz \
+		--accel $(ACCEL) hz-250-debug
 
-# The demonstration: the module of hz-250-debug-unsafe stops its heartbeat
-# with plain cancel_delayed_work() and frees it; unbinding it while the
-# heartbeat runs must be reported as a use-after-free in the heartbeat.
-# Exits 0 only when the scanner reports it.
+# The demonstrations, each of which must be reported (docs/robustness.md):
+# the module of hz-250-debug-unsafe stops its heartbeat with plain
+# cancel_delayed_work() and frees it, unbound while the heartbeat runs: a
+# use-after-free in the heartbeat; hz-250-debug-rwsem's kernel takes the
+# rwsem wait_lock with interrupts on (kernel/patches/0002-*) while the
+# driver releases readers from a hard-irq hrtimer: lockdep's inconsistent
+# lock state; down_read() with interrupts off on hz-250-debug (the negative
+# control): sleeping in an invalid context. Exits 0 only when the scanner
+# reports each.
 robustness-demo: setup
 	@$(MAKE) --no-print-directory tools ksrc
+	@rc=0; \
 	$(TOP)/rig/boot/robustness.sh --cycles 100 --scenarios unbind \
 		--stop-on-report --accel $(ACCEL) \
 		--expect "KASAN: use-after-free" --expect "in hzrig_heartbeat" \
-		hz-250-debug-unsafe
+		hz-250-debug-unsafe || rc=1; \
+	$(TOP)/rig/boot/robustness.sh --cycles 1 --scenarios rwsem-hrtimer \
+		--accel $(ACCEL) --expect "lockdep: inconsistent lock state" \
+		hz-250-debug-rwsem || rc=1; \
+	$(TOP)/rig/boot/robustness.sh --cycles 1 --scenarios rwsem-irqs-off \
+		--accel $(ACCEL) \
+		--expect "BUG: sleeping function called from invalid context in hzrig_rwsem_irqs_off" \
+		hz-250-debug || rc=1; \
+	if [ $$rc -eq 0 ]; then echo "robustness-demo: every expected report was found"; \
+	else echo "robustness-demo: an expected report is missing (above)"; fi; \
+	exit $$rc
 
 checkpatch: ksrc
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)

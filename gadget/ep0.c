@@ -52,9 +52,19 @@ static int set_nonblock(struct gadget *g, bool on);
  * nearly always in by the time we read it; if not, wait for it in a blocking
  * read(), which also notices a disconnect (-ECANCELED).
  */
+/*
+ * Read an OUT data stage of @len bytes (the host's wLength) into ep0buf.
+ * 6.1's gadgetfs caps a data stage at its own 256-byte buffer, but the
+ * gadget does not rely on another program's limit for its own buffer's
+ * bounds: @len is clamped to it.
+ */
 static enum ep0_rc ep0_read(struct gadget *g, size_t len, size_t *got)
 {
-	ssize_t r = read(g->fd, g->ep0buf, len);
+	ssize_t r;
+
+	if (len > sizeof(g->ep0buf))
+		len = sizeof(g->ep0buf);
+	r = read(g->fd, g->ep0buf, len);
 
 	*got = 0;
 	if (r < 0 && errno == EAGAIN && set_nonblock(g, false) == 0) {

@@ -20,6 +20,7 @@ cp "$here/init" "$root/init"
 cp "$gadget" "$root/bin/hzrig-gadget"
 cp "$runner" "$root/bin/hzrig-runner"
 cp "$(dirname "$runner")/hzrig-hold" "$root/bin/hzrig-hold"
+cp "$(dirname "$runner")/hzrig-ioctl-fuzz" "$root/bin/hzrig-ioctl-fuzz"
 cp "$here/robustness.sh" "$root/bin/hzrig-robustness"
 cp "$module" "$root/lib/modules/hzrig_host.ko"
 for p in "$@"; do cp "$p" "$root/plans/"; done

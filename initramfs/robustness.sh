@@ -9,13 +9,20 @@
 # host's to judge (rig/collect/scan.c); this script judges what userspace
 # sees.
 #
-# usage: robustness.sh SCENARIOS CYCLES HEARTBEAT_MS STOP_ON_REPORT GADGET_ARGS...
-#   SCENARIOS: comma-separated, of disconnect, unbind, rmmod
+# The rwsem scenarios (rwsem-urb, rwsem-hrtimer; rwsem-irqs-off, the
+# negative control the demo expects reported) run once, RWSEM_CYCLES cycles
+# inside the driver (HZRIG_IOC_RWSEM_TEST); ioctl-fuzz runs once, that
+# many ioctl calls (hzrig-ioctl-fuzz).
+#
+# usage: robustness.sh SCENARIOS CYCLES HEARTBEAT_MS STOP_ON_REPORT RWSEM_CYCLES
+#                      GADGET_ARGS...
+#   SCENARIOS: comma-separated, of disconnect, unbind, rmmod, reset,
+#   authorized, usbfs-disconnect
 #   STOP_ON_REPORT=1: end a scenario at the first kernel report (the demos:
 #   after a use-after-free the kernel's state is not to be trusted)
 
-SCENARIOS=$1 CYCLES=$2 HB=$3 STOP=$4
-shift 4
+SCENARIOS=$1 CYCLES=$2 HB=$3 STOP=$4 RWSEM_CYCLES=$5
+shift 5
 GADGET_ARGS="$*"
 DRV=/sys/bus/usb/drivers/hzrig_host
 GADGET=""
@@ -34,7 +41,7 @@ wait_for() {
 start_gadget() {
 	rm -f /tmp/gadget-ready
 	# shellcheck disable=SC2086
-	hzrig-gadget $GADGET_ARGS -r /tmp/gadget-ready > /dev/null 2>&1 &
+	hzrig-gadget $GADGET_ARGS -r /tmp/gadget-ready >> /tmp/gadget.log 2>&1 &
 	GADGET=$!
 	wait_for "[ -e /tmp/gadget-ready ]" 100
 }
@@ -50,14 +57,54 @@ reported() {
 	dmesg | grep -qE 'BUG: |WARNING: |ODEBUG: |INFO: task .* blocked'
 }
 
-# One cycle of scenario $1; 0 when userspace saw what it should.
+# Centiseconds since boot, for "finished within a second".
+now_cs() { tr -d . < /proc/uptime | cut -d' ' -f1; }
+
+# The device's usbfs node and sysfs directory.
+dev_sys() { echo "/sys/bus/usb/devices/$(bound_intf | cut -d: -f1)"; }
+usbfs_node() {
+	d=$(dev_sys)
+	printf '/dev/bus/usb/%03d/%03d' "$(cat "$d/busnum")" "$(cat "$d/devnum")"
+}
+
+# teardown_within NAME T0: the teardown that started at T0 took < 1 s.
+teardown_within() {
+	took=$(( $(now_cs) - $2 ))
+	[ $took -lt 100 ] && return 0
+	echo "# $1: took $((took * 10)) ms with a call in flight (limit 1000)"
+	return 1
+}
+
+# One cycle of scenario $1 ($2: the cycle number); 0 when userspace saw
+# what it should.
 cycle() {
 	s=$1
 	wait_for "[ -c /dev/hzrig0 ]" 100 || { echo "# $s: /dev/hzrig0 did not come back"; return 1; }
-	hzrig-hold --timeout 200 > /tmp/hold.out 2>&1 &
+	# The call in flight: a NAKed bulk IN (usbcore kills it before our
+	# disconnect runs) or, every other cycle, a NAKed control IN that
+	# nothing kills on unbind; for a reset, a killable call that would
+	# wait forever. Teardown must not wait for any of them.
+	case $s in
+	reset)
+		if [ $(($2 % 2)) -eq 1 ]; then
+			args="--transfer bulk-in-killable --timeout 0"
+		else
+			args="--transfer ctrl-in --timeout 1500"
+		fi ;;
+	unbind|authorized|usbfs-disconnect)
+		if [ $(($2 % 2)) -eq 1 ]; then
+			args="--transfer bulk-in --timeout 1500"
+		else
+			args="--transfer ctrl-in --timeout 1500"
+		fi ;;
+	*)	args="--transfer bulk-in --timeout 200" ;;
+	esac
+	# shellcheck disable=SC2086
+	hzrig-hold --once $args > /tmp/hold.out 2>&1 &
 	hold=$!
 	# the call is armed and waiting, a heartbeat due or running
 	usleep 30000
+	tc0=$(now_cs)
 	case $s in
 	disconnect)
 		# The device goes away and comes back: the gadget process ends
@@ -72,7 +119,30 @@ cycle() {
 		intf=$(bound_intf)
 		[ -n "$intf" ] || { echo "# unbind: driver bound to nothing"; return 1; }
 		echo "$intf" > "$DRV/unbind" || return 1
+		teardown_within "unbind" "$tc0" || bad_time=1
 		echo "$intf" > "$DRV/bind" || return 1
+		;;
+	authorized)
+		# Our disconnect must be done within a second: the char device
+		# goes then. The write itself returns when usbcore's own
+		# SET_CONFIGURATION gets through ep0, which a NAKed control
+		# call in flight holds to its timeout: nothing a driver can
+		# abort (docs/robustness.md).
+		d=$(dev_sys)
+		echo 0 > "$d/authorized" &
+		deauth=$!
+		wait_for "[ ! -c /dev/hzrig0 ]" 10 || { echo "# authorized=0: /dev/hzrig0 still there after 1 s"; bad_time=1; }
+		teardown_within "authorized=0 (our disconnect)" "$tc0" || bad_time=1
+		wait "$deauth" || return 1
+		echo 1 > "$d/authorized" || return 1
+		;;
+	usbfs-disconnect)
+		out=$(hzrig-hold --usbfs-disconnect "$(usbfs_node)" --ifno 0) || { echo "# $out"; return 1; }
+		teardown_within "USBDEVFS_DISCONNECT" "$tc0" || bad_time=1
+		;;
+	reset)
+		out=$(hzrig-hold --reset "$(usbfs_node)") || { echo "# $out"; return 1; }
+		teardown_within "USBDEVFS_RESET" "$tc0" || bad_time=1
 		;;
 	rmmod)
 		# The open char device pins the module: rmmod can only follow
@@ -91,7 +161,7 @@ cycle() {
 		echo "# $s: $(cat /tmp/hold.out)"
 		return 1
 	fi
-	return 0
+	[ "$bad_time" = 0 ]
 }
 
 start_gadget || { echo "Bail out! gadget did not start"; exit 1; }
@@ -103,7 +173,24 @@ echo "1..$#"
 idx=0 failed=0
 for s in "$@"; do
 	idx=$((idx + 1))
-	case $s in disconnect|unbind|rmmod) ;; *)
+	case $s in
+	disconnect|unbind|rmmod|reset|authorized|usbfs-disconnect) ;;
+	rwsem-urb|rwsem-hrtimer|rwsem-irqs-off|ioctl-fuzz)
+		echo "# scenario $s 1/1"
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		if [ "$s" = ioctl-fuzz ]; then
+			out=$(hzrig-ioctl-fuzz --calls "$RWSEM_CYCLES" $FUZZ_TRACE)
+		else
+			out=$(hzrig-hold --rwsem "${s#rwsem-}" --cycles "$RWSEM_CYCLES")
+		fi
+		rc=$?
+		t1=$(cut -d' ' -f1 /proc/uptime)
+		[ $rc -ne 0 ] && tail -15 /tmp/gadget.log | sed 's/^/# gadget: /'
+		out=${out#hzrig-hold: rwsem }
+		msg="$s # ${out#hzrig-ioctl-fuzz: }, $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
+		if [ $rc -eq 0 ]; then echo "ok $idx $msg"; else echo "not ok $idx $msg"; failed=$((failed + 1)); fi
+		continue ;;
+	*)
 		echo "not ok $idx $s # unknown scenario"; failed=$((failed + 1)); continue ;;
 	esac
 	i=0 bad=0 t0=$(cut -d' ' -f1 /proc/uptime)
@@ -111,7 +198,8 @@ for s in "$@"; do
 		i=$((i + 1))
 		echo "# scenario $s $i/$CYCLES, heartbeat every $HB ms"
 		[ $((i % 10)) -eq 0 ] && echo "hzrig: $s $i/$CYCLES cycles"
-		cycle "$s" || bad=$((bad + 1))
+		bad_time=0
+		cycle "$s" "$i" || bad=$((bad + 1))
 		if [ "$STOP" = 1 ] && reported; then
 			echo "# $s: the kernel reported a bug: stopping after cycle $i"
 			break

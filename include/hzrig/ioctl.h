@@ -4,8 +4,15 @@
  * run one measurement case and gets one struct hzrig_sample per repetition.
  *
  * Versioning: every struct starts with its ABI version and its size; the
- * driver rejects versions it does not know with -EINVAL and never writes past
- * the size the caller declared. New fields are appended.
+ * driver rejects versions it does not know with -EINVAL. New fields are
+ * only ever appended, and the size field, not the size in the ioctl number,
+ * says which fields the caller knows: the driver dispatches on the number's
+ * type and nr only, reads a shorter struct as if the missing tail were
+ * zero, refuses a longer one whose tail it does not know unless that tail
+ * is zero (-E2BIG), and never writes past the size the caller declared
+ * (the kernel's copy_struct_from_user() rules). The same holds for each
+ * sample of struct hzrig_case.samples, sized by sample_size. The smallest
+ * sizes accepted are those of the first version (HZRIG_*_SIZE_V1).
  */
 #ifndef HZRIG_IOCTL_H
 #define HZRIG_IOCTL_H
@@ -96,10 +103,53 @@ struct hzrig_case {
 	__u32	flags;		/* HZRIG_CASE_* */
 	__u32	sample_size;	/* sizeof(struct hzrig_sample) */
 	__u64	samples;	/* user pointer to reps struct hzrig_sample */
+	/* appended in ABI 1.1 */
+	__u32	filled;		/* out: samples written, even when the case fails */
+	__u32	reserved;	/* 0 */
 };
+
+/*
+ * HZRIG_IOC_RWSEM_TEST: the second 2.6.12 bug class (docs/robustness.md).
+ * Each cycle takes a test rwsem for reading with down_read_non_owner(),
+ * has it released from interrupt context with up_read_non_owner() (after a
+ * down_read_trylock()/up_read() there too) while the ioctl's own thread
+ * contends for it with down_write().
+ */
+enum hzrig_rwsem_mode {
+	HZRIG_RWSEM_URB		= 0,	/* released by a URB's completion */
+	HZRIG_RWSEM_HRTIMER	= 1,	/* released by a hard-irq hrtimer */
+	/*
+	 * The negative control: down_read() with interrupts disabled, a
+	 * bug a debugging kernel must report (one cycle whatever cycles says).
+	 */
+	HZRIG_RWSEM_IRQS_OFF	= 2,
+	HZRIG_RWSEM_MODE_COUNT
+};
+
+#define HZRIG_RWSEM_MAX_CYCLES	1000000
+
+struct hzrig_rwsem_test {
+	__u32	version;	/* HZRIG_ABI_VERSION */
+	__u32	size;		/* sizeof(struct hzrig_rwsem_test) */
+	__u32	mode;		/* enum hzrig_rwsem_mode */
+	__u32	cycles;		/* 1..HZRIG_RWSEM_MAX_CYCLES */
+	__u32	done;		/* out: cycles completed */
+	__u32	contended;	/* out: cycles the writer had to wait */
+	__u32	trylock_ok;	/* out: interrupt-context trylocks taken */
+	__u32	trylock_busy;	/* out: ... and refused (a writer waited) */
+	__u32	urb_errors;	/* out: URB mode: transfers that failed */
+	__u32	reserved;	/* 0 */
+};
+
+/* The sizes of the first version: the least the driver accepts. */
+#define HZRIG_INFO_SIZE_V1	96
+#define HZRIG_SAMPLE_SIZE_V1	40
+#define HZRIG_CASE_SIZE_V1	56
+#define HZRIG_RWSEM_TEST_SIZE_V1	40
 
 #define HZRIG_IOC_MAGIC		'H'
 #define HZRIG_IOC_INFO		_IOWR(HZRIG_IOC_MAGIC, 0x00, struct hzrig_info)
 #define HZRIG_IOC_RUN_CASE	_IOWR(HZRIG_IOC_MAGIC, 0x01, struct hzrig_case)
+#define HZRIG_IOC_RWSEM_TEST	_IOWR(HZRIG_IOC_MAGIC, 0x02, struct hzrig_rwsem_test)
 
 #endif /* HZRIG_IOCTL_H */

@@ -252,8 +252,13 @@ static int ensure_path(struct runner *r, uint32_t path)
 	return ret;
 }
 
+/*
+ * Run @pc; *@filled gets how many samples from s[0] on are real: all of
+ * them on success, and on the kernel path also those the driver kept from
+ * before an error (struct hzrig_case.filled).
+ */
 static int run_case(struct runner *r, const struct hzrig_plan_case *pc,
-		    struct hzrig_sample *s, int64_t *urb_ns)
+		    struct hzrig_sample *s, int64_t *urb_ns, uint32_t *filled)
 {
 	struct hzrig_case c = {
 		.version = HZRIG_ABI_VERSION,
@@ -273,16 +278,21 @@ static int run_case(struct runner *r, const struct hzrig_plan_case *pc,
 	uint32_t k;
 	int ret;
 
+	*filled = 0;
 	if (!r->lanes_active) {
 		ret = ensure_path(r, pc->path);
 		if (ret)
 			return ret;
 	}
-	if (pc->path != HZRIG_PATH_KERNEL)
-		return userpath_run_case(&r->up, pc, s, urb_ns);
+	if (pc->path != HZRIG_PATH_KERNEL) {
+		ret = userpath_run_case(&r->up, pc, s, urb_ns);
+		*filled = ret ? 0 : pc->reps;
+		return ret;
+	}
 	if (!r->lanes_active && r->have_up)
 		userpath_kernel_mark(&r->up);
 	ret = ioctl(r->dev, HZRIG_IOC_RUN_CASE, &c) ? -errno : 0;
+	*filled = c.filled <= pc->reps ? c.filled : 0;
 	if (!ret && !r->lanes_active && r->have_up) {
 		userpath_kernel_urbs(&r->up, pc, s, urb_ns);
 	} else {
@@ -311,6 +321,7 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 	int64_t over[NOISE_SLEEPS], rtt[RTT_REPS];
 	int64_t over_p99, rtt_p99;
 	size_t nrtt = 0;
+	uint32_t filled;
 	int i, ret;
 
 	for (i = 0; i < NOISE_SLEEPS; i++) {
@@ -320,7 +331,7 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		over[i] = now_ns() - t0 - NOISE_SLEEP_US * 1000;
 	}
-	ret = run_case(r, &rtt_case, s, urb_ns);
+	ret = run_case(r, &rtt_case, s, urb_ns, &filled);
 	for (i = 0; !ret && i < RTT_REPS; i++)
 		if (s[i].status == 0)
 			rtt[nrtt++] = s[i].elapsed_ns;
@@ -488,6 +499,7 @@ static void run_plan_case(struct plan_run *pr, size_t i)
 	const char *pn = pc->path == HZRIG_PATH_KERNEL ? "" :
 			 hzrig_path_name(pc->path);
 	const char *sep = *pn ? "_" : "";
+	uint32_t filled = 0;
 	bool in_lane = lane_case(pr, pc);
 	uint32_t k, bad = 0;
 	int ret;
@@ -501,26 +513,26 @@ static void run_plan_case(struct plan_run *pr, size_t i)
 	fflush(stdout);
 	pthread_mutex_unlock(&r->lock);
 
-	ret = s && urb_ns ? run_case(r, pc, s, urb_ns) : -ENOMEM;
+	ret = s && urb_ns ? run_case(r, pc, s, urb_ns, &filled) : -ENOMEM;
 
 	pthread_mutex_lock(&r->lock);
-	for (k = 0; !ret && k < pc->reps; k++) {
+	/* what the driver kept of a case that failed half-way, too */
+	for (k = 0; k < filled; k++) {
 		emit_sample(r, i, k, pc, &s[k], urb_ns[k]);
 		if (s[k].status != want)
 			bad++;
 	}
 	fflush(r->out);
 	if (ret)
-		ktap(r, false, "%s%s%s_%s_%s_%ums # %s: %s", pn, sep, tn, bn,
-		     mn, pc->timeout_ms,
+		ktap(r, false, "%s%s%s_%s_%s_%ums # %s: %s (%u of %u samples kept)",
+		     pn, sep, tn, bn, mn, pc->timeout_ms,
 		     pc->path == HZRIG_PATH_KERNEL ? "ioctl" : "userspace",
-		     strerror(-ret));
+		     strerror(-ret), filled, pc->reps);
 	else
 		ktap(r, !bad, "%s%s%s_%s_%s_%ums # %u/%u with status %d",
 		     pn, sep, tn, bn, mn, pc->timeout_ms, pc->reps - bad,
 		     pc->reps, want);
-	if (!ret)
-		pr->nsamples += pc->reps;
+	pr->nsamples += filled;
 	pr->done_ms[lane] += hzrig_plan_wait_ms(&one, r->info.hz);
 	pr->done_reps[lane] += pc->reps;
 	pthread_mutex_unlock(&r->lock);

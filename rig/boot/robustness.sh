@@ -10,16 +10,20 @@
 # expected finding is reported.
 #
 # usage: rig/boot/robustness.sh [--cycles N] [--scenarios LIST] [--accel A]
-#                               [--stop-on-report] [--expect TEXT]... VARIANT
+#                               [--rwsem-cycles N] [--heartbeat-ms N]
+#                               [--fuzz-trace] [--stop-on-report]
+#                               [--expect TEXT]... VARIANT
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
 HZRIG=$B/rig/hzrig
 CYCLES=100
-SCENARIOS=disconnect,unbind,rmmod
+SCENARIOS=disconnect,unbind,rmmod,reset,authorized,usbfs-disconnect,rwsem-urb,rwsem-hrtimer,ioctl-fuzz
 ACCEL=auto
 STOP=0
+RWSEM_CYCLES=10000
+EXTRA=""
 EXPECT=()
 
 while [ $# -gt 0 ]; do
@@ -29,6 +33,9 @@ while [ $# -gt 0 ]; do
 	--accel) ACCEL=$2; shift 2 ;;
 	--stop-on-report) STOP=1; shift ;;
 	--expect) EXPECT+=(--expect "$2"); shift 2 ;;
+	--rwsem-cycles) RWSEM_CYCLES=$2; shift 2 ;;
+	--fuzz-trace) EXTRA="$EXTRA hzrig.fuzz_trace=1"; shift ;;
+	--heartbeat-ms) EXTRA="$EXTRA hzrig.heartbeat_ms=$2"; shift 2 ;;
 	-*) echo "robustness: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -37,9 +44,10 @@ done
 V=$1
 case "$CYCLES" in ''|*[!0-9]*) echo "robustness: --cycles: '$CYCLES' is not a number" >&2; exit 2 ;; esac
 [ "$CYCLES" -ge 1 ] || { echo "robustness: --cycles must be at least 1" >&2; exit 2; }
+case "$RWSEM_CYCLES" in ''|*[!0-9]*) echo "robustness: --rwsem-cycles: '$RWSEM_CYCLES' is not a number" >&2; exit 2 ;; esac
 case ",$SCENARIOS," in *[!a-z,-]*) echo "robustness: --scenarios: '$SCENARIOS': names and commas only" >&2; exit 2 ;; esac
 for s in ${SCENARIOS//,/ }; do
-	case $s in disconnect|unbind|rmmod) ;; *) echo "robustness: --scenarios: unknown scenario '$s' (disconnect, unbind, rmmod)" >&2; exit 2 ;; esac
+	case $s in disconnect|unbind|rmmod|reset|authorized|usbfs-disconnect|rwsem-urb|rwsem-hrtimer|rwsem-irqs-off|ioctl-fuzz) ;; *) echo "robustness: --scenarios: unknown scenario '$s' (disconnect, unbind, rmmod, reset, authorized, usbfs-disconnect, rwsem-urb, rwsem-hrtimer, rwsem-irqs-off, ioctl-fuzz)" >&2; exit 2 ;; esac
 done
 [ -f "$TOP/kernel/variants/$V.variant" ] || { echo "robustness: no variant kernel/variants/$V.variant" >&2; exit 2; }
 
@@ -55,22 +63,26 @@ mkdir -p "$OUT"
 ln -sfn "$STAMP" "$TOP/results/robustness/latest"
 cmdline=$(sed -n 's/^cmdline[[:space:]]*=[[:space:]]*//p' "$TOP/kernel/variants/$V.variant")
 # Each cycle takes about a second under TCG with KASAN; the watchdog allows
-# five, plus the boot.
-nscen=$(echo "${SCENARIOS//,/ }" | wc -w)
-timeout=$((120 + nscen * CYCLES * 5))
+# five, plus the boot. The single-run scenarios (rwsem-*, ioctl-fuzz) get
+# 300 s each for 10,000 iterations, more for more.
+nscen=0 nonce=0
+for s in ${SCENARIOS//,/ }; do
+	case $s in rwsem-*|ioctl-fuzz) nonce=$((nonce + 1)) ;; *) nscen=$((nscen + 1)) ;; esac
+done
+timeout=$((120 + nscen * CYCLES * 5 + nonce * (300 + RWSEM_CYCLES / 50)))
 echo "[$V] robustness: $SCENARIOS, $CYCLES cycles each (watchdog $timeout s); results in results/robustness/$STAMP/$V"
 "$HZRIG" boot --variant "$V" --kernel "$B/$V/kernel/arch/x86/boot/bzImage" \
 	--initrd "$B/$V/initramfs.cpio" --plan "$TOP/rig/plan/plans/quick.plan" \
 	--accel "$ACCEL" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
 	--console "$OUT/console.log" --samples "$OUT/ttyS1.jsonl" \
 	--status "$OUT/status.json" --timeout "$timeout" \
-	--append "$cmdline hzrig.mode=robustness hzrig.scenarios=$SCENARIOS hzrig.cycles=$CYCLES hzrig.stop_on_report=$STOP"
+	--append "$cmdline hzrig.mode=robustness hzrig.scenarios=$SCENARIOS hzrig.cycles=$CYCLES hzrig.stop_on_report=$STOP hzrig.rwsem_cycles=$RWSEM_CYCLES$EXTRA"
 boot_rc=$?
 
 echo "[$V] scenarios:"
 grep -aE '^(not )?ok [0-9]+ ' "$OUT/console.log" | sed 's/^/  /'
 "$HZRIG" findings --console "$OUT/console.log" --variant "$V" \
-	--out "$OUT/findings.jsonl" "${EXPECT[@]}"
+	--out "$OUT/findings.jsonl" --ktap "$OUT/findings.ktap" "${EXPECT[@]}"
 find_rc=$?
 [ $find_rc -eq 2 ] && exit 2
 if [ ${#EXPECT[@]} -gt 0 ]; then

@@ -22,12 +22,14 @@
 static void findings_usage(FILE *f)
 {
 	fputs("usage: hzrig findings --console FILE [--variant V] [--out FILE]\n"
-	      "                      [--expect TEXT]...\n"
+	      "                      [--ktap FILE] [--expect TEXT]...\n"
 	      "Scans a guest's console log for kernel reports (KASAN, lockdep,\n"
 	      "ODEBUG, atomic sleep, WARNING, GPF, BUG, hung task, soft lockup,\n"
 	      "panic) and prints one line per finding: its title, what the guest\n"
 	      "was running and where the report starts. --out writes them as\n"
-	      "JSON lines (with the console excerpt), whole or not at all.\n"
+	      "JSON lines (with the console excerpt), whole or not at all;\n"
+	      "--ktap as KTAP: one result per report, \"not ok N TITLE\", or a\n"
+	      "single \"ok 1 console\" when there is none.\n"
 	      "Exit: 0 no finding, 1 findings, 2 error. With --expect (any\n"
 	      "number): 0 when every TEXT is part of some finding's title,\n"
 	      "1 when one is missing.\n", f);
@@ -75,6 +77,40 @@ static int write_jsonl(const char *path, const char *variant,
 	return 0;
 }
 
+/*
+ * The findings as KTAP, for the tools that read the guest's own results:
+ * a report is a failed test named by its title.
+ */
+static int write_ktap(const char *path, const char *variant,
+		      const struct hzrig_findings *fs)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f) {
+		fprintf(stderr, "hzrig findings: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "KTAP version 1\n# kernel reports on the console%s%s\n",
+		variant ? " of " : "", variant ? variant : "");
+	if (!fs->n) {
+		fprintf(f, "1..1\nok 1 console # no kernel report\n");
+	} else {
+		fprintf(f, "1..%zu\n", fs->n);
+		for (i = 0; i < fs->n; i++)
+			fprintf(f, "not ok %zu %s # %s, console line %u%s\n",
+				i + 1, fs->v[i].title,
+				fs->v[i].running[0] ? fs->v[i].running : "boot",
+				fs->v[i].line,
+				fs->v[i].truncated ? ", cut off" : "");
+	}
+	if (fclose(f)) {
+		fprintf(stderr, "hzrig findings: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int check_expected(const struct hzrig_findings *fs,
 			  const char *const *expect, int nexpect)
 {
@@ -99,10 +135,11 @@ int cmd_findings(int argc, char **argv)
 		{ "variant", required_argument, NULL, 'v' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "expect", required_argument, NULL, 'e' },
+		{ "ktap", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *console = NULL, *variant = NULL, *out = NULL;
+	const char *console = NULL, *variant = NULL, *out = NULL, *ktap = NULL;
 	const char *expect[MAX_EXPECT];
 	struct hzrig_findings fs = { 0 };
 	int opt, nexpect = 0, ret;
@@ -114,6 +151,7 @@ int cmd_findings(int argc, char **argv)
 		case 'c': console = optarg; break;
 		case 'v': variant = optarg; break;
 		case 'o': out = optarg; break;
+		case 'k': ktap = optarg; break;
 		case 'e':
 			if (nexpect == MAX_EXPECT || !*optarg) {
 				fprintf(stderr, "hzrig findings: --expect: at most %d, none empty\n",
@@ -144,7 +182,8 @@ int cmd_findings(int argc, char **argv)
 	for (i = 0; i < fs.n; i++)
 		hzrig_finding_print(stdout, "  ", &fs.v[i]);
 	ret = fs.n ? 1 : 0;
-	if (out && write_jsonl(out, variant, &fs))
+	if ((out && write_jsonl(out, variant, &fs)) ||
+	    (ktap && write_ktap(ktap, variant, &fs)))
 		ret = 2;
 	else if (nexpect)
 		ret = check_expected(&fs, expect, nexpect);

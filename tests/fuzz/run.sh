@@ -9,7 +9,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 O=$TOP/build/fuzz
 SECS=${1:?usage: run.sh SECONDS [TARGET...]}
 shift
-TARGETS=${*:-fuzz_plan fuzz_capture fuzz_run}
+TARGETS=${*:-fuzz_plan fuzz_capture fuzz_run fuzz_scan}
 
 make --no-print-directory -C "$TOP/tests/fuzz" O="$O" >"$O.build.log" 2>&1 || {
 	cat "$O.build.log"
@@ -27,6 +27,8 @@ seed() {
 		cp "$TOP"/rig/plan/plans/*.plan "$s/" ;;
 	fuzz_capture)
 		cp "$TOP"/tests/data/captures/*.jsonl "$s/" ;;
+	fuzz_scan)
+		cp "$TOP"/tests/data/consoles/*.log "$TOP"/tests/data/captures/console.log "$s/" ;;
 	fuzz_run)
 		# First byte: 0 samples.jsonl, 1 run.json, 2 build.json.
 		# The first 20 lines: small inputs keep the runs per second up.

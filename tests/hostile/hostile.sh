@@ -244,8 +244,34 @@ done
 echo "# $killed of 20 ingests killed before they ended; $got recorded the run"
 check "kill -9 during ingest (20 times): intact, the run whole or absent, the older run kept" "[ $bad -eq 0 ] && [ $whole -gt 0 ]"
 
+# --- consoles: hzrig findings ---------------------------------------------------
+C=$DATA/consoles
+run $HZRIG findings --console "$T/no-such.log"
+check "findings: a missing console: exit 2, named" "[ $rc -eq 2 ] && grep -q 'no-such.log: No such file' '$T/err' && sanitizer_quiet"
+run $HZRIG findings --console "$T"
+check "findings: a directory as console: exit 2" "[ $rc -eq 2 ] && sanitizer_quiet"
+run $HZRIG findings --console "$C/kasan-uaf.log" --out "$T/nodir/f.jsonl"
+check "findings: --out in a missing directory: exit 2, nothing left" "[ $rc -eq 2 ] && [ ! -e '$T/nodir' ] && sanitizer_quiet"
+run $HZRIG findings --console "$C/kasan-uaf.log" --expect ""
+check "findings: an empty --expect: exit 2" "[ $rc -eq 2 ]"
+# a console of binary junk, NUL bytes, a line of a megabyte, a report that
+# never ends: no crash, and the junk is no report
+head -c 200000 /dev/urandom > "$T/junk.log"
+{ printf '[ 1.0] BUG: KASAN: use-after-free in f+0x1/0x2\n'; head -c 1048576 /dev/zero | tr '\0' 'A'; printf '\n'; } > "$T/long.log"
+run $HZRIG findings --console "$T/junk.log"
+check "findings: random bytes: scanned, exit 0 or 1, no sanitizer report" "[ $rc -le 1 ] && sanitizer_quiet"
+run $HZRIG findings --console "$T/long.log" --out "$T/long.jsonl"
+check "findings: a megabyte line inside a report: one finding, excerpt bounded" \
+	"[ $rc -eq 1 ] && [ \$(wc -l < '$T/long.jsonl') -eq 1 ] && [ \$(wc -c < '$T/long.jsonl') -lt 20000 ] && sanitizer_quiet"
+echo '{"title":"x"}' > "$T/f.jsonl.keep"
+cp "$T/f.jsonl.keep" "$T/f.jsonl"
+mkdir "$T/f.jsonl.tmp"	# (root writes anywhere: block the temporary file)
+run $HZRIG findings --console "$C/kasan-uaf.log" --out "$T/f.jsonl"
+check "findings: --out whose temporary file cannot be made: exit 2, the old file kept" \
+	"[ $rc -eq 2 ] && cmp -s '$T/f.jsonl' '$T/f.jsonl.keep' && sanitizer_quiet"
+
 # --- usage errors exit 2 in every command ------------------------------------
-for c in boot accel collect report model plan compare ingest history baseline check-regressions dashboard; do
+for c in boot accel collect report model plan compare ingest history baseline check-regressions dashboard findings; do
 	run $HZRIG $c --no-such-flag
 	check "$c --no-such-flag: exit 2" "[ $rc -eq 2 ]"
 done
