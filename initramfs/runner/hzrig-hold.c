@@ -123,6 +123,52 @@ static int usbfs_op(const char *node, int disconnect, int ifno)
 	return ret < 0 ? 1 : 0;
 }
 
+static int parse_transfer(const char *arg, __u32 *transfer)
+{
+	if (!strcmp(arg, "bulk-in"))
+		*transfer = HZRIG_XFER_BULK_IN;
+	else if (!strcmp(arg, "ctrl-in"))
+		*transfer = HZRIG_XFER_CTRL_IN;
+	else if (!strcmp(arg, "bulk-in-killable"))
+		*transfer = HZRIG_XFER_BULK_IN_KILLABLE;
+	else {
+		fprintf(stderr, "hzrig-hold: --transfer: '%s' is not bulk-in, ctrl-in or bulk-in-killable\n",
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Calls @c on @fd until the device goes (or once); its tally on a line. */
+static int hold(int fd, struct hzrig_case *c, int once)
+{
+	struct hzrig_sample s;
+	unsigned long calls = 0, unclean = 0;
+	int last = 0;
+
+	c->samples = (__u64)(unsigned long)&s;
+	while (!stop) {
+		calls++;
+		if (ioctl(fd, HZRIG_IOC_RUN_CASE, c)) {
+			last = -errno;
+			if (!clean_error(errno))
+				unclean++;
+			if (once || errno == ENODEV || errno == ESHUTDOWN)
+				break;
+			continue;
+		}
+		last = s.status;
+		if (s.status < 0 && !clean_error(-s.status))
+			unclean++;
+		if (once)
+			break;
+	}
+	close(fd);
+	printf("hzrig-hold: %lu calls, last %d (%s), %lu unclean errors\n",
+	       calls, last, last ? strerror(-last) : "ok", unclean);
+	return unclean ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -150,8 +196,7 @@ int main(int argc, char **argv)
 		.length = 64, .sample_size = sizeof(s),
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long calls = 0, unclean = 0;
-	int fd, opt, last = 0;
+	int fd, opt;
 	char *end;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -160,17 +205,8 @@ int main(int argc, char **argv)
 			dev = optarg;
 			break;
 		case 't':
-			if (!strcmp(optarg, "bulk-in"))
-				c.transfer = HZRIG_XFER_BULK_IN;
-			else if (!strcmp(optarg, "ctrl-in"))
-				c.transfer = HZRIG_XFER_CTRL_IN;
-			else if (!strcmp(optarg, "bulk-in-killable"))
-				c.transfer = HZRIG_XFER_BULK_IN_KILLABLE;
-			else {
-				fprintf(stderr, "hzrig-hold: --transfer: '%s' is not bulk-in, ctrl-in or bulk-in-killable\n",
-					optarg);
+			if (parse_transfer(optarg, &c.transfer))
 				return 2;
-			}
 			break;
 		case 'T':
 			errno = 0;
@@ -228,25 +264,5 @@ int main(int argc, char **argv)
 		printf("hzrig-hold: %s: %s\n", dev, strerror(errno));
 		return 1;
 	}
-	c.samples = (__u64)(unsigned long)&s;
-	while (!stop) {
-		calls++;
-		if (ioctl(fd, HZRIG_IOC_RUN_CASE, &c)) {
-			last = -errno;
-			if (!clean_error(errno))
-				unclean++;
-			if (once || errno == ENODEV || errno == ESHUTDOWN)
-				break;
-			continue;
-		}
-		last = s.status;
-		if (s.status < 0 && !clean_error(-s.status))
-			unclean++;
-		if (once)
-			break;
-	}
-	close(fd);
-	printf("hzrig-hold: %lu calls, last %d (%s), %lu unclean errors\n",
-	       calls, last, last ? strerror(-last) : "ok", unclean);
-	return unclean ? 1 : 0;
+	return hold(fd, &c, once);
 }

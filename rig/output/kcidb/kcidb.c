@@ -857,6 +857,22 @@ static void add_findings(struct ctx *c, struct json_object *issues,
 	}
 }
 
+/* The issues and incidents arrays, into @doc only when there are any. */
+static void add_issues(struct ctx *c, struct json_object *doc)
+{
+	struct json_object *issues = json_object_new_array();
+	struct json_object *incidents = json_object_new_array();
+
+	add_findings(c, issues, incidents);
+	if (json_object_array_length(issues)) {
+		json_object_object_add(doc, "issues", issues);
+		json_object_object_add(doc, "incidents", incidents);
+	} else {
+		json_object_put(issues);
+		json_object_put(incidents);
+	}
+}
+
 struct json_object *hzrig_kcidb_document(const struct hzrig_kcidb_opts *o)
 {
 	struct ctx c = { .o = o, .err = o->err ? o->err : stderr };
@@ -928,16 +944,7 @@ struct json_object *hzrig_kcidb_document(const struct hzrig_kcidb_opts *o)
 	}
 	json_object_object_add(doc, "builds", builds);
 	json_object_object_add(doc, "tests", tests);
-	issues = json_object_new_array();
-	incidents = json_object_new_array();
-	add_findings(&c, issues, incidents);
-	if (json_object_array_length(issues)) {
-		json_object_object_add(doc, "issues", issues);
-		json_object_object_add(doc, "incidents", incidents);
-	} else {
-		json_object_put(issues);
-		json_object_put(incidents);
-	}
+	add_issues(&c, doc);
 
 	check_values(&c, doc, "document");
 	check_ids(&c, cos, "checkout");
@@ -945,8 +952,8 @@ struct json_object *hzrig_kcidb_document(const struct hzrig_kcidb_opts *o)
 	check_ids(&c, tests, "test");
 	if (json_object_object_get_ex(doc, "issues", &issues)) {
 		check_ids(&c, issues, "issue");
-		json_object_object_get_ex(doc, "incidents", &incidents);
-		check_ids(&c, incidents, "incident");
+		if (json_object_object_get_ex(doc, "incidents", &incidents))
+			check_ids(&c, incidents, "incident");
 	}
 out:
 	if (c.errors) {
