@@ -445,7 +445,10 @@ static int match_start(struct scanner *s, const char *body, regmatch_t *m)
 	return -1;
 }
 
-/* A JOINS line just after a closed report still belongs to it. */
+/*
+ * A JOINS line just after a closed report still belongs to it; the panic
+ * an oops ends in ("Fatal exception", after its register dump) always does.
+ */
 #define JOIN_AFTER_LINES	8
 
 static int scan_line(struct scanner *s, char *line, unsigned int lineno)
@@ -469,8 +472,10 @@ static int scan_line(struct scanner *s, char *line, unsigned int lineno)
 			report_line(s, line, body);
 			return 0;
 		}
-		if (s->last && lineno - s->last_end_line <= JOIN_AFTER_LINES &&
-		    strcmp(p->kind, "WARNING")) {
+		if (s->last && strcmp(p->kind, "WARNING") &&
+		    (lineno - s->last_end_line <= JOIN_AFTER_LINES ||
+		     !strncmp(body, "Kernel panic - not syncing: Fatal exception",
+			      43))) {
 			/* the panic after an oops: the oops's finding */
 			struct hzrig_finding *keep = s->last;
 			size_t len = strlen(keep->excerpt);

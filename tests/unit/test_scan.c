@@ -204,6 +204,24 @@ static void test_panic_alone_and_panic_after(void **state)
 	assert_finding(&fs.v[0], "kernel panic: hung_task: blocked tasks",
 		       "panic", "");
 	hzrig_findings_free(&fs);
+
+	/* the oops's own panic, after a long register dump: the oops's */
+	{
+		char text[4096], *p = text;
+		int i;
+
+		p += sprintf(p, "[ 1.0] general protection fault, probably for non-canonical address 0x1: 0000 [#1] SMP KASAN\n"
+			     "[ 1.0] RIP: 0010:list_del_init+0x22/0xb9\n"
+			     "[ 1.0] ---[ end trace 0000000000000000 ]---\n");
+		for (i = 0; i < 30; i++)
+			p += sprintf(p, "[ 1.1] R%02d: 0000000000000000\n", i);
+		sprintf(p, "[ 1.2] Kernel panic - not syncing: Fatal exception\n");
+		scan_text(text, &fs);
+		assert_int_equal(fs.n, 1);
+		assert_string_equal(fs.v[0].title, "general protection fault in list_del_init");
+		assert_non_null(strstr(fs.v[0].excerpt, "Fatal exception"));
+		hzrig_findings_free(&fs);
+	}
 }
 
 static void test_many_reports_grow(void **state)
