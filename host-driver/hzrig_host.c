@@ -218,6 +218,7 @@ struct hzrig_dev {
 	struct completion	rw_done;
 	struct hrtimer		rw_timer;
 	struct timer_list	rw_watchdog;	/* unlinks a URB that hangs */
+	struct work_struct	rw_writer;	/* a writer in a worker */
 	struct urb		*rw_urb;
 	u8			*rw_setup;	/* kmalloc()ed: DMA-able */
 	__le32			*rw_buf;
@@ -1261,6 +1262,37 @@ static noinline void hzrig_rwsem_irqs_off(struct hzrig_dev *dev)
 	local_irq_enable();
 }
 
+static void hzrig_rw_writer(struct work_struct *work)
+{
+	struct hzrig_dev *dev = container_of(work, struct hzrig_dev, rw_writer);
+
+	down_write(&dev->rw_test);
+	up_write(&dev->rw_test);
+}
+
+/*
+ * The other half of the contract, every other cycle: the reader released
+ * in process context while a writer (in a worker) waits, so rwsem_wake()
+ * runs with interrupts enabled around it, as it does all over the kernel.
+ * With the wake path's irqsave undone (kernel/patches/0002-*) that and the
+ * interrupt-context releases are what lockdep holds against each other.
+ */
+static void hzrig_rw_process_release(struct hzrig_dev *dev,
+				     struct hzrig_rwsem_test *t)
+{
+	int waited;
+
+	down_read_non_owner(&dev->rw_test);
+	queue_work(system_wq, &dev->rw_writer);
+	for (waited = 0; waited < 1000 && !rwsem_is_contended(&dev->rw_test);
+	     waited++)
+		usleep_range(20, 50);
+	if (rwsem_is_contended(&dev->rw_test))
+		t->contended++;
+	up_read_non_owner(&dev->rw_test);
+	flush_work(&dev->rw_writer);
+}
+
 /*
  * One cycle: a reader held across a transfer (URB mode) or a 20 us
  * hard-irq hrtimer, released from its interrupt, while this thread
@@ -1343,6 +1375,11 @@ static long hzrig_ioctl_rwsem_test(struct hzrig_dev *dev, void __user *argp)
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
+		}
+		if (i % 2) {
+			hzrig_rw_process_release(dev, &t);
+			t.done++;
+			continue;
 		}
 		ret = hzrig_rw_cycle(dev, t.mode, &t);
 		if (ret)
@@ -1488,6 +1525,7 @@ static int hzrig_probe(struct usb_interface *intf,
 	init_completion(&dev->rw_done);
 	hrtimer_init(&dev->rw_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	timer_setup(&dev->rw_watchdog, hzrig_rw_watchdog, 0);
+	INIT_WORK(&dev->rw_writer, hzrig_rw_writer);
 	dev->rw_timer.function = hzrig_rw_timer;
 	dev->hb_buf = kmalloc(sizeof(*dev->hb_buf), GFP_KERNEL);
 	dev->rw_buf = kmalloc(sizeof(*dev->rw_buf), GFP_KERNEL);

@@ -110,10 +110,11 @@ struct hzrig_case {
 
 /*
  * HZRIG_IOC_RWSEM_TEST: the second 2.6.12 bug class (docs/robustness.md).
- * Each cycle takes a test rwsem for reading with down_read_non_owner(),
+ * Each even cycle takes a test rwsem for reading with down_read_non_owner(),
  * has it released from interrupt context with up_read_non_owner() (after a
  * down_read_trylock()/up_read() there too) while the ioctl's own thread
- * contends for it with down_write().
+ * contends for it with down_write(); each odd cycle releases it in process
+ * context while a writer in a worker waits.
  */
 enum hzrig_rwsem_mode {
 	HZRIG_RWSEM_URB		= 0,	/* released by a URB's completion */

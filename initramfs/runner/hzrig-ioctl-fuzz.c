@@ -249,11 +249,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < calls; i++)
 		one(fd, map + BIG + page, map + BIG + page, &t);
 	close(fd);
-	printf("hzrig-ioctl-fuzz: %lu calls, %lu succeeded, %lu unclean;", t.calls,
+	printf("hzrig-ioctl-fuzz: %lu calls, %lu succeeded, %lu unclean", t.calls,
 	       t.ok, t.unclean);
 	for (e = 0; e < 256; e++)
 		if (t.err[e])
-			printf(" %s %lu,", strerror(e), t.err[e]);
+			printf("; %s %lu", strerror(e), t.err[e]);
 	printf("\n");
 	return t.unclean ? 1 : 0;
 }
