@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hzrig wire protocol: what the host driver (host-driver/hzrig_host.c) says to
+ * hzrig wire protocol: what the host driver (host-driver/hzrig_main.c) says to
  * the gadget (gadget/ep0.c) over ep0, and the device identity both
  * sides agree on. Included by the kernel module and by userspace, so it uses
  * only <linux/types.h> types. All multi-byte fields are little-endian.

@@ -19,214 +19,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
-#include <linux/errno.h>
-#include <linux/fs.h>
-#include <linux/completion.h>
-#include <linux/hrtimer.h>
-#include <linux/irqflags.h>
-#include <linux/jiffies.h>
-#include <linux/kernel.h>
-#include <linux/kref.h>
-#include <linux/ktime.h>
-#include <linux/math64.h>
-#include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/mutex.h>
-#include <linux/random.h>
-#include <linux/rwsem.h>
-#include <linux/wait.h>
-#include <linux/sched.h>
-#include <linux/sched/signal.h>
-#include <linux/slab.h>
-#include <linux/spinlock.h>
-#include <linux/string.h>
-#include <linux/uaccess.h>
-#include <linux/usb.h>
-#include <linux/utsname.h>
-#include <linux/workqueue.h>
-
-#include <hzrig/ioctl.h>
-#include <hzrig/wire.h>
-
-/*
- * usb_register_dev() hands out minors of the USB major (180) from each
- * driver's minor_base up. In-tree bases stop at chaoskey's 224 (usb-skeleton's
- * 192 is shared with yurex, ftdi-elan and as102) and devices.txt lists nothing
- * past 209, so 240..255 is unused: the first hzrig device gets minor 240 and
- * /dev/hzrig0. With CONFIG_USB_DYNAMIC_MINORS it gets the lowest free minor n
- * and /dev/hzrig<n> instead.
- */
-#define HZRIG_MINOR_BASE	240
-
-/* ARM and RESET are answered at once: a short timeout, not the one tested. */
-#define HZRIG_SETUP_TIMEOUT_MS	1000
-#define HZRIG_ARM_TRIES		8	/* waiting 0.2 ms .. 25.6 ms for the gadget */
-/*
- * How far ahead of its ARM a DELAY call starts, so that ARM + SYNC fit in
- * between; doubled on each retry.
- */
-#define HZRIG_START_GUARD_NS	(4 * NSEC_PER_MSEC)
-/* How late after the planned start a DELAY call may still begin. */
-#define HZRIG_START_SLACK_NS	(1 * NSEC_PER_MSEC)
-
-/* The jiffy rate is measured over this long at load, between tick edges. */
-#define HZRIG_RATE_SAMPLE_MS	250
-#define HZRIG_RATE_TOLERANCE	2	/* percent */
-/* How long the module waits at load for high-resolution mode. */
-#define HZRIG_HIGHRES_WAIT_MS	10000
-/* Tick edges watched at load to find where the jiffy grid lies in ktime. */
-#define HZRIG_GRID_EDGES	16
-/*
- * Half of them or more within this long after a multiple of TICK_NSEC: the
- * tick is one-shot and on that multiple (hzrig_learn_grid()).
- */
-#define HZRIG_GRID_ALIGNED_NS	min_t(u32, TICK_NSEC / 2, NSEC_PER_MSEC)
-/*
- * A DELAY call sleeps until this long before its planned start and spins
- * the rest: the gadget times the delay from the planned start, and an
- * hrtimer wakeup under TCG comes 0.1-0.4 ms late. The other calls sleep all
- * the way and record the phase they really started at: a spin keeps the
- * one CPU from the other lanes' wakeups.
- */
-#define HZRIG_DELAY_SPIN_NS	(100 * NSEC_PER_USEC)
-
-/*
- * Lanes keep out of each other's timed moments. On the one-CPU guest the
- * start of a call (until its timer is armed) and its end (timer expiry,
- * URB kill, return) are where a few ms of someone else's work - an ARM and
- * SYNC with the gadget's replies, mostly - delays the call being timed:
- * without this, most lanes' samples that ended over 1 ms after the tick
- * they were due on had another lane's call end just before. Each lane
- * publishes spans of time: "busy" while it arms (the disturbance) and
- * "critical" around its start and its expected end. A busy span may not
- * overlap another lane's critical ones, and a critical span no other lane's
- * span at all. Lanes stay wider than serial runs even so: see
- * docs/measurement.md. Widths, rough costs under TCG:
- */
-#define HZRIG_SPAN_BUSY_NS	(4 * NSEC_PER_MSEC)	/* ARM + SYNC */
-#define HZRIG_SPAN_PRE_NS	(500 * NSEC_PER_USEC)	/* before a moment */
-#define HZRIG_SPAN_START_NS	(2 * NSEC_PER_MSEC)	/* t0 to timer armed,
-							 * or a whole answer
-							 */
-#define HZRIG_SPAN_END_NS	(2 * NSEC_PER_MSEC)	/* expiry to return */
-/* A call that may end anywhere in a wider window is not held to it. */
-#define HZRIG_SPAN_MAX_NS	(20 * NSEC_PER_MSEC)
-/* Ticks a start is moved at most to find a quiet one. */
-#define HZRIG_SPAN_TRIES	64
-
-/*
- * The heartbeat: a status poll of the device that re-arms itself, as many
- * drivers have one (docs/robustness.md). Off unless the module is loaded
- * with heartbeat_ms=N; `make robustness` turns it on so that teardown always
- * meets one pending or running. Its timeout is in milliseconds, like the
- * measurements it overlaps.
- */
-#define HZRIG_HEARTBEAT_TIMEOUT_MS	100
-/*
- * DEMO=unsafe-teardown (host-driver/Makefile) builds the robustness demo's
- * module, which stops the heartbeat as old drivers did. Never shipped.
- */
-#ifdef HZRIG_DEMO_UNSAFE_TEARDOWN
-#define HZRIG_UNSAFE_TEARDOWN	true
-#else
-#define HZRIG_UNSAFE_TEARDOWN	false
-#endif
-
-#define HZRIG_BUF_SIZE		HZRIG_MAX_LENGTH
-#define HZRIG_CASE_FLAGS	HZRIG_CASE_RANDOM_PHASE
-
-static_assert(HZRIG_BUF_SIZE <= HZRIG_MAX_XFER);
-static_assert(HZRIG_BUF_SIZE <= 4096);
-
-/*
- * Independent endpoints: cases on different lanes may run at once, from
- * different threads; cases on one lane take turns. ARM, SYNC and RESET
- * travel on ep0 whatever the lane.
- */
-enum hzrig_lane_id {
-	HZRIG_LANE_EP0,			/* ctrl-in, ctrl-out */
-	HZRIG_LANE_BULK_IN,		/* bulk-in, bulk-in-killable */
-	HZRIG_LANE_BULK_OUT,
-	HZRIG_LANE_INT_IN,
-	HZRIG_LANE_COUNT
-};
-
-enum hzrig_span_id {
-	HZRIG_SPAN_BUSY,		/* arming: disturbs the others */
-	HZRIG_SPAN_START,		/* critical: the call's start */
-	HZRIG_SPAN_END,			/* critical: its expected end */
-	HZRIG_SPAN_COUNT
-};
-
-struct hzrig_span {
-	ktime_t			lo, hi;		/* empty: hi == 0 */
-};
-
-struct hzrig_lane {
-	struct mutex		mutex;		/* one case at a time */
-	u8			*buf;		/* HZRIG_BUF_SIZE, kmalloc()ed */
-	u16			targets;	/* BIT(enum hzrig_target) */
-	struct hzrig_span	span[HZRIG_SPAN_COUNT]; /* P: dev->span_lock */
-};
-
-struct hzrig_dev {
-	struct usb_device	*udev;
-	struct usb_interface	*intf;		/* NULL once disconnected */
-	struct kref		kref;
-	/*
-	 * The I/O gate (hzrig_io_enter(), hzrig_io_check()): HZRIG_GONE from
-	 * disconnect on, HZRIG_RESETTING from pre_reset to post_reset. Neither
-	 * waits for the calls in flight: usbcore aborts them itself right
-	 * around those callbacks (docs/robustness.md, "Teardown that does not
-	 * wait"), so unbind and reset never wait for a timeout. A repetition
-	 * checks the gate before each request it makes; new repetitions wait
-	 * on io_wait while a reset runs.
-	 */
-	unsigned long		io_flags;
-	wait_queue_head_t	io_wait;
-	/*
-	 * ep0 for hzrig's own requests: ARM + SYNC, RESET, clearing a halt,
-	 * and the timed call of a control case (so that no other lane's ARM
-	 * queues behind a control transfer the gadget holds).
-	 */
-	struct mutex		ep0_mutex;
-	spinlock_t		span_lock;	/* the lanes' spans */
-	struct hzrig_lane	lane[HZRIG_LANE_COUNT];
-	u8			bulk_in_ep;	/* endpoint numbers */
-	u8			bulk_out_ep;
-	u8			int_in_ep;
-	bool			has_int_in;
-	u16			bulk_in_maxp;
-	u16			bulk_out_maxp;
-	u16			int_in_maxp;
-	atomic_t		seq;		/* last sequence number armed */
-	/*
-	 * The heartbeat re-queues itself: only cancel_delayed_work_sync()
-	 * (which waits for a running instance and keeps it from queueing
-	 * again) stops it before the memory it touches goes away.
-	 */
-	struct delayed_work	heartbeat;
-	__le32			*hb_buf;	/* kmalloc()ed: DMA-able */
-	/*
-	 * HZRIG_IOC_RWSEM_TEST: taken for reading in process context and
-	 * released from interrupt context (hzrig_rw_release()). rw_mutex
-	 * lets one test run at a time; the rest belongs to it.
-	 */
-	struct mutex		rw_mutex;
-	struct rw_semaphore	rw_test;
-	struct completion	rw_done;
-	struct hrtimer		rw_timer;
-	struct timer_list	rw_watchdog;	/* unlinks a URB that hangs */
-	struct work_struct	rw_writer;	/* a writer in a worker */
-	struct urb		*rw_urb;
-	u8			*rw_setup;	/* kmalloc()ed: DMA-able */
-	__le32			*rw_buf;
-	atomic_t		rw_trylock_ok, rw_trylock_busy;
-	u32			hb_answered;	/* P: only the heartbeat */
-	u32			hb_failed;
-	u32			hb_skipped;	/* ep0 was busy */
-};
+#include "hzrig_host.h"
 
 static struct usb_driver hzrig_driver;
 
@@ -564,9 +357,7 @@ static void hzrig_delete(struct kref *kref)
 
 	usb_put_dev(dev->udev);
 	kfree(dev->hb_buf);
-	usb_free_urb(dev->rw_urb);
-	kfree(dev->rw_setup);
-	kfree(dev->rw_buf);
+	hzrig_rwsem_free(dev);
 	for (i = 0; i < HZRIG_LANE_COUNT; i++)
 		kfree(dev->lane[i].buf);
 	kfree(dev);
@@ -598,7 +389,7 @@ static int hzrig_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static int hzrig_invalid(struct hzrig_dev *dev, const char *what, u32 val)
+int hzrig_invalid(struct hzrig_dev *dev, const char *what, u32 val)
 {
 	dev_info_ratelimited(&dev->udev->dev, "invalid argument: %s %u\n",
 			     what, val);
@@ -618,9 +409,9 @@ static_assert(offsetofend(struct hzrig_case, samples) == HZRIG_CASE_SIZE_V1);
  * the caller's size. -EINVAL (logged) for an unknown version or a size
  * below @min, -E2BIG for a longer struct whose unknown tail is not zero.
  */
-static int hzrig_get_struct(struct hzrig_dev *dev, void *dst, size_t ksize,
-			    const void __user *argp, size_t min, u32 *usize,
-			    const char *what)
+int hzrig_get_struct(struct hzrig_dev *dev, void *dst, size_t ksize,
+		     const void __user *argp, size_t min, u32 *usize,
+		     const char *what)
 {
 	u32 head[2];
 	int ret;
@@ -720,15 +511,12 @@ static int hzrig_timeout_arg(const struct hzrig_case *c)
 	}
 }
 
-#define HZRIG_GONE		0	/* bits of hzrig_dev.io_flags */
-#define HZRIG_RESETTING		1
-
 /*
  * May the next request go out? -ENODEV once disconnected, -ECONNRESET while
  * the device is being reset (the repetition in flight is over: the reset
  * flushes its endpoints), else 0.
  */
-static int hzrig_io_check(struct hzrig_dev *dev)
+int hzrig_io_check(struct hzrig_dev *dev)
 {
 	if (test_bit(HZRIG_GONE, &dev->io_flags))
 		return -ENODEV;
@@ -1198,202 +986,6 @@ static long hzrig_ioctl_run_case(struct hzrig_dev *dev, void __user *argp)
 	return ret;
 }
 
-/*
- * Interrupt context: a reader trylock there (allowed: the trylocks and
- * up_*() disable interrupts around wait_lock since 2.6.12), then the
- * release of the reader the ioctl took in process context.
- */
-static void hzrig_rw_release(struct hzrig_dev *dev)
-{
-	if (down_read_trylock(&dev->rw_test)) {
-		atomic_inc(&dev->rw_trylock_ok);
-		up_read(&dev->rw_test);
-	} else {
-		atomic_inc(&dev->rw_trylock_busy);
-	}
-	up_read_non_owner(&dev->rw_test);
-	complete(&dev->rw_done);
-}
-
-/*
- * The URB mode's transfer, a heartbeat the gadget answers at once: the
- * setup packet as it goes on the wire (struct usb_ctrlrequest, little
- * endian: bmRequestType, bRequest, wValue, wIndex, wLength = 4).
- */
-static const u8 hzrig_rw_setup[8] = {
-	USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_DEVICE, HZRIG_REQ_HEARTBEAT,
-	0, 0, 0, 0, sizeof(__le32), 0,
-};
-
-/* dummy_hcd gives URBs back from its (soft) hrtimer: softirq context. */
-static void hzrig_rw_urb_complete(struct urb *urb)
-{
-	hzrig_rw_release(urb->context);
-}
-
-/*
- * A URB the device never answers (ep0 held by someone else's transfer)
- * would keep the reader, and so the writer, waiting for ever: after a
- * second it is unlinked, which completes it with -ECONNRESET.
- */
-static void hzrig_rw_watchdog(struct timer_list *t)
-{
-	struct hzrig_dev *dev = from_timer(dev, t, rw_watchdog);
-
-	usb_unlink_urb(dev->rw_urb);
-}
-
-static enum hrtimer_restart hzrig_rw_timer(struct hrtimer *t)
-{
-	hzrig_rw_release(container_of(t, struct hzrig_dev, rw_timer));
-	return HRTIMER_NORESTART;
-}
-
-/*
- * The negative control: down_read() may sleep, so with interrupts disabled
- * it is a bug whether or not it sleeps this time. DEBUG_ATOMIC_SLEEP says
- * so ("sleeping function called from invalid context").
- */
-static noinline void hzrig_rwsem_irqs_off(struct hzrig_dev *dev)
-{
-	local_irq_disable();
-	down_read(&dev->rw_test);
-	up_read(&dev->rw_test);
-	local_irq_enable();
-}
-
-static void hzrig_rw_writer(struct work_struct *work)
-{
-	struct hzrig_dev *dev = container_of(work, struct hzrig_dev, rw_writer);
-
-	down_write(&dev->rw_test);
-	up_write(&dev->rw_test);
-}
-
-/*
- * The other half of the contract, every other cycle: the reader released
- * in process context while a writer (in a worker) waits, so rwsem_wake()
- * runs with interrupts enabled around it, as it does all over the kernel.
- * With the wake path's irqsave undone (kernel/patches/0002-*) that and the
- * interrupt-context releases are what lockdep holds against each other.
- */
-static void hzrig_rw_process_release(struct hzrig_dev *dev,
-				     struct hzrig_rwsem_test *t)
-{
-	int waited;
-
-	down_read_non_owner(&dev->rw_test);
-	queue_work(system_wq, &dev->rw_writer);
-	for (waited = 0; waited < 1000 && !rwsem_is_contended(&dev->rw_test);
-	     waited++)
-		usleep_range(20, 50);
-	if (rwsem_is_contended(&dev->rw_test))
-		t->contended++;
-	up_read_non_owner(&dev->rw_test);
-	flush_work(&dev->rw_writer);
-}
-
-/*
- * One cycle: a reader held across a transfer (URB mode) or a 20 us
- * hard-irq hrtimer, released from its interrupt, while this thread
- * contends with down_write(). The release always comes (a URB's
- * completion runs once, also when it is unlinked, which the watchdog does
- * after a second; the timer fires), so the writer always gets the lock.
- */
-static int hzrig_rw_cycle(struct hzrig_dev *dev, u32 mode,
-			  struct hzrig_rwsem_test *t)
-{
-	int ret;
-
-	reinit_completion(&dev->rw_done);
-	down_read_non_owner(&dev->rw_test);
-	if (mode == HZRIG_RWSEM_URB) {
-		ret = hzrig_io_check(dev);
-		if (!ret) {
-			usb_fill_control_urb(dev->rw_urb, dev->udev,
-					     usb_rcvctrlpipe(dev->udev, 0),
-					     dev->rw_setup, dev->rw_buf,
-					     sizeof(*dev->rw_buf),
-					     hzrig_rw_urb_complete, dev);
-			mod_timer(&dev->rw_watchdog, jiffies + HZ);
-			ret = usb_submit_urb(dev->rw_urb, GFP_KERNEL);
-			if (ret)
-				del_timer_sync(&dev->rw_watchdog);
-		}
-		if (ret) {
-			up_read_non_owner(&dev->rw_test);
-			return ret;
-		}
-	} else {
-		hrtimer_start(&dev->rw_timer, ns_to_ktime(20 * NSEC_PER_USEC),
-			      HRTIMER_MODE_REL_HARD);
-	}
-	if (!down_write_trylock(&dev->rw_test)) {
-		t->contended++;
-		down_write(&dev->rw_test);
-	}
-	up_write(&dev->rw_test);
-	wait_for_completion(&dev->rw_done);
-	if (mode == HZRIG_RWSEM_URB) {
-		del_timer_sync(&dev->rw_watchdog);
-		if (dev->rw_urb->status)
-			t->urb_errors++;
-	}
-	t->done++;
-	return 0;
-}
-
-static long hzrig_ioctl_rwsem_test(struct hzrig_dev *dev, void __user *argp)
-{
-	struct hzrig_rwsem_test t;
-	u32 i, usize;
-	int ret;
-
-	ret = hzrig_get_struct(dev, &t, sizeof(t), argp,
-			       HZRIG_RWSEM_TEST_SIZE_V1, &usize,
-			       "rwsem test version");
-	if (ret)
-		return ret;
-	if (t.mode >= HZRIG_RWSEM_MODE_COUNT)
-		return hzrig_invalid(dev, "rwsem mode", t.mode);
-	if (t.cycles < 1 || t.cycles > HZRIG_RWSEM_MAX_CYCLES)
-		return hzrig_invalid(dev, "rwsem cycles", t.cycles);
-	if (t.reserved)
-		return hzrig_invalid(dev, "rwsem reserved", t.reserved);
-	if (mutex_lock_killable(&dev->rw_mutex))
-		return -EINTR;
-	t.done = 0;
-	t.contended = 0;
-	t.urb_errors = 0;
-	atomic_set(&dev->rw_trylock_ok, 0);
-	atomic_set(&dev->rw_trylock_busy, 0);
-	if (t.mode == HZRIG_RWSEM_IRQS_OFF) {
-		hzrig_rwsem_irqs_off(dev);
-		t.done = 1;
-	}
-	for (i = 0; t.mode != HZRIG_RWSEM_IRQS_OFF && i < t.cycles; i++) {
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		if (i % 2) {
-			hzrig_rw_process_release(dev, &t);
-			t.done++;
-			continue;
-		}
-		ret = hzrig_rw_cycle(dev, t.mode, &t);
-		if (ret)
-			break;
-		cond_resched();
-	}
-	t.trylock_ok = atomic_read(&dev->rw_trylock_ok);
-	t.trylock_busy = atomic_read(&dev->rw_trylock_busy);
-	mutex_unlock(&dev->rw_mutex);
-	if (copy_to_user(argp, &t, min_t(size_t, usize, sizeof(t))))
-		return -EFAULT;
-	return ret;
-}
-
 static long hzrig_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg)
 {
@@ -1520,22 +1112,11 @@ static int hzrig_probe(struct usb_interface *intf,
 	atomic_set(&dev->seq, 0);
 	dev->udev = usb_get_dev(interface_to_usbdev(intf));
 	INIT_DELAYED_WORK(&dev->heartbeat, hzrig_heartbeat);
-	mutex_init(&dev->rw_mutex);
-	init_rwsem(&dev->rw_test);
-	init_completion(&dev->rw_done);
-	hrtimer_init(&dev->rw_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	timer_setup(&dev->rw_watchdog, hzrig_rw_watchdog, 0);
-	INIT_WORK(&dev->rw_writer, hzrig_rw_writer);
-	dev->rw_timer.function = hzrig_rw_timer;
 	dev->hb_buf = kmalloc(sizeof(*dev->hb_buf), GFP_KERNEL);
-	dev->rw_buf = kmalloc(sizeof(*dev->rw_buf), GFP_KERNEL);
-	dev->rw_setup = kmalloc(sizeof(hzrig_rw_setup), GFP_KERNEL);
-	dev->rw_urb = usb_alloc_urb(0, GFP_KERNEL);
-	if (!dev->hb_buf || !dev->rw_buf || !dev->rw_setup || !dev->rw_urb) {
+	if (!dev->hb_buf || hzrig_rwsem_init(dev)) {
 		kref_put(&dev->kref, hzrig_delete);
 		return -ENOMEM;
 	}
-	memcpy(dev->rw_setup, hzrig_rw_setup, sizeof(hzrig_rw_setup));
 	for (i = 0; i < HZRIG_LANE_COUNT; i++) {
 		struct hzrig_lane *lane = &dev->lane[i];
 
