@@ -212,11 +212,25 @@ void *hzg_worker_main(void *arg)
 			     w->info->name, job.arm.seq, hzg_ms_since(job.t0));
 			continue;
 		}
+		/*
+		 * The transfer runs on a file descriptor of its own: if it
+		 * outlives worker_cancel_locked()'s patience, the caller's
+		 * close() of w->fd and a reopen cannot hand its number to
+		 * another endpoint file under it. The endpoint is disabled
+		 * only when this one is closed too (then the reopen fails
+		 * with EBUSY, loudly, rather than I/O going astray).
+		 */
+		fd = fcntl(w->fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			hzg_error(errno, "%s seq %u: dup %s", w->info->name,
+				  job.arm.seq, w->info->file);
+			continue;
+		}
 		w->state = W_IO;
-		fd = w->fd;
 		pthread_mutex_unlock(&w->lock);
 
 		worker_run(w, fd, &job, &plan, gen);
+		close(fd);
 
 		pthread_mutex_lock(&w->lock);
 		w->state = W_IDLE;
@@ -246,7 +260,9 @@ static void worker_cancel_locked(struct worker *w)
 		pthread_cond_clockwait(&w->cond, &w->lock, CLOCK_MONOTONIC,
 				       &ts);
 		if (++tries == CANCEL_TRIES) {
-			hzg_error(0, "%s: worker stuck in a transfer on %s",
+			/* its own descriptor keeps the file: see the worker */
+			hzg_error(0, "%s: worker stuck in a transfer on %s; the "
+			      "endpoint stays enabled until it returns",
 			      w->info->name, w->info->file);
 			break;
 		}

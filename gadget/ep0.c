@@ -45,18 +45,21 @@ static enum ep0_rc ep0_write(struct gadget *g, const void *buf, size_t len)
 	return ep0_rc(r, 0, "write IN data stage");
 }
 
-static int set_nonblock(struct gadget *g, bool on);
+static void sleep_ns(uint64_t ns);
 
-/*
- * ep0 stays O_NONBLOCK (no fcntl() on the hot path). The OUT data stage is
- * nearly always in by the time we read it; if not, wait for it in a blocking
- * read(), which also notices a disconnect (-ECANCELED).
- */
 /*
  * Read an OUT data stage of @len bytes (the host's wLength) into ep0buf.
  * 6.1's gadgetfs caps a data stage at its own 256-byte buffer, but the
  * gadget does not rely on another program's limit for its own buffer's
  * bounds: @len is clamped to it.
+ *
+ * ep0 stays O_NONBLOCK: the data is nearly always in by the time the
+ * event is read; if not (EAGAIN), look again every EP0_DATA_POLL_NS. Even
+ * so gadgetfs can put the read to sleep for good when a newer setup comes
+ * at the wrong moment (main.c, hzg_read_guard_init()): the guard's signal
+ * ends that with EINTR, and the next read reports the newer setup as EIDRM
+ * (EP0_ABORT: hzg_ep0_resolve() takes over). That was the ep0 wedge the
+ * ioctl fuzzer found (docs/robustness.md).
  */
 static enum ep0_rc ep0_read(struct gadget *g, size_t len, size_t *got)
 {
@@ -64,14 +67,12 @@ static enum ep0_rc ep0_read(struct gadget *g, size_t len, size_t *got)
 
 	if (len > sizeof(g->ep0buf))
 		len = sizeof(g->ep0buf);
-	r = read(g->fd, g->ep0buf, len);
-
 	*got = 0;
-	if (r < 0 && errno == EAGAIN && set_nonblock(g, false) == 0) {
-		r = read(g->fd, g->ep0buf, len);
-		if (set_nonblock(g, true) < 0)
-			return EP0_GONE;
-	}
+	while ((r = hzg_ep0_read_guarded(g, g->ep0buf, len)) < 0 &&
+	       (errno == EAGAIN || errno == EINTR) && !g->done &&
+	       !hzg_stop_requested())
+		if (errno == EAGAIN)
+			sleep_ns(EP0_DATA_POLL_NS);
 	*got = r > 0 ? (size_t)r : 0;
 	return ep0_rc(r, 0, "read OUT data stage");
 }
@@ -637,19 +638,6 @@ static void process_events(struct gadget *g, size_t n, struct orphan *o)
 	}
 }
 
-static int set_nonblock(struct gadget *g, bool on)
-{
-	int fl = fcntl(g->fd, F_GETFL);
-
-	if (fl < 0 || fcntl(g->fd, F_SETFL,
-			    on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK) < 0) {
-		hzg_error(errno, "fcntl O_NONBLOCK on %s/%s", g->dir, UDC_FILE);
-		hzg_fatal(g);
-		return -1;
-	}
-	return 0;
-}
-
 /* Read and handle the queued events; 0, or -1 if there were none. */
 int hzg_read_events(struct gadget *g, struct orphan *o)
 {
@@ -726,14 +714,17 @@ static enum resolve resolve_out_data(struct gadget *g)
 	ssize_t r;
 
 	for (;;) {
-		r = read(g->fd, g->orphan.data, sizeof(g->orphan.data));
+		r = hzg_ep0_read_guarded(g, g->orphan.data,
+					 sizeof(g->orphan.data));
 		if (r >= 0) {
 			g->orphan.kind = HZG_ORPHAN_DATA;
 			g->orphan.len = r;
 			break;
 		}
-		if (errno == EAGAIN && hzg_now_ns() < deadline) {
-			sleep_ns(100000);
+		if ((errno == EAGAIN || errno == EINTR) &&
+		    hzg_now_ns() < deadline) {
+			if (errno == EAGAIN)
+				sleep_ns(100000);
 			continue;
 		}
 		if (errno == EIO)

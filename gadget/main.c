@@ -137,6 +137,62 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
+bool hzg_stop_requested(void)
+{
+	return stop_signal != 0;
+}
+
+static void on_guard(int sig)
+{
+	(void)sig;	/* only to interrupt a read(): see below */
+}
+
+/*
+ * A watchdog for reading an OUT data stage on ep0. gadgetfs' ep0_read()
+ * (drivers/usb/gadget/legacy/inode.c:958-970, 6.1) checks setup_out_ready
+ * under its lock, drops the lock and then sleeps until setup_out_ready is
+ * set - also for an O_NONBLOCK file. A newer setup in between (the host's
+ * SYNC right after its ARM: dummy_hcd completes the ARM when the data is
+ * in, before we read it) clears the flag again in gadgetfs_setup(), and
+ * nothing that follows (SYNC, RESET: no OUT data) sets it: the read would
+ * sleep for good, and ep0 with it. So every such read runs with a one-shot
+ * POSIX timer that signals this thread (SIGALRM, no SA_RESTART) after
+ * EP0_READ_GUARD_NS; the read then fails with EINTR, and the next one
+ * reports the newer setup (EIDRM). A read that does not sleep costs two
+ * timer_settime() calls.
+ */
+int hzg_read_guard_init(struct gadget *g)
+{
+	struct sigaction sa = { .sa_handler = on_guard };
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo = SIGALRM,
+	};
+
+	sev._sigev_un._tid = gettid();	/* glibc 2.36 names no macro for it */
+	if (sigaction(SIGALRM, &sa, NULL) < 0 ||
+	    timer_create(CLOCK_MONOTONIC, &sev, &g->read_guard) < 0) {
+		hzg_error(errno, "ep0 read guard timer");
+		return -1;
+	}
+	return 0;
+}
+
+ssize_t hzg_ep0_read_guarded(struct gadget *g, void *buf, size_t len)
+{
+	struct itimerspec on = { .it_value = hzg_ns_to_ts(EP0_READ_GUARD_NS) };
+	struct itimerspec off = { 0 };
+	ssize_t r;
+	int err;
+
+	timer_settime(g->read_guard, 0, &on, NULL);
+	r = read(g->fd, buf, len);
+	err = errno;
+	timer_settime(g->read_guard, 0, &off, NULL);
+	errno = err;
+	return r;
+}
+
 static void on_cancel(int sig)
 {
 	(void)sig;	/* only there to interrupt a blocking read/write */
@@ -516,7 +572,7 @@ int main(int argc, char **argv)
 		return 2;
 	/* delays should be hrtimer-exact, not rounded up by 50 us slack */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	if (signals_init() < 0)
+	if (signals_init() < 0 || hzg_read_guard_init(g) < 0)
 		return 1;
 	g->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (g->tfd < 0) {

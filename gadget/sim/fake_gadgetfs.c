@@ -481,6 +481,83 @@ static void scenario_misc(void)
 }
 
 /*
+ * An ARM whose OUT data stage never comes, and the host gives up on it: the
+ * gadget must not wait for that data for good - gadgetfs' blocking read()
+ * does, as a newer setup clears what it waits for (docs/robustness.md, the
+ * ep0 wedge) - and must answer the setups after it.
+ */
+static void scenario_lost_data(void)
+{
+	struct hzrig_arm a = {
+		.version = HZRIG_WIRE_VERSION,
+		.target = HZRIG_TARGET_EP0_IN,
+		.behaviour = HZRIG_BEH_STALL,
+		.seq = htole32(450),
+	};
+	uint8_t b[64];
+	int r;
+
+	r = sim_ctrl_data(VOUT, HZRIG_REQ_ARM, 0, 0, &a, sizeof(a), 50,
+			  SIM_DATA_NEVER);
+	sim_check(r == -ETIMEDOUT,
+		  "ARM whose data stage never comes times out (%d)", r);
+	r = sim_ctrl(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_EP0_IN, NULL, 0,
+		     1000);
+	sim_check(r == 0, "... the RESET after it is acked: ep0 not wedged (%d)",
+		  r);
+	sim_arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_STALL, 451, 0, 0);
+	r = sim_ctrl(VIN, HZRIG_REQ_TEST_IN, 451, b, 64, 300);
+	sim_check(r == -EPIPE, "... and the next ARM applies (%d)", r);
+}
+
+/*
+ * The host's SYNC comes while the gadget reads the ARM's data, between
+ * gadgetfs' O_NONBLOCK check and its sleep (race_window()): the SYNC clears
+ * what that sleep waits for. The gadget must get out (its read guard),
+ * finish the SYNC and go on; before, ep0 was wedged for good.
+ */
+static void scenario_read_race(void)
+{
+	struct hzrig_arm a = {
+		.version = HZRIG_WIRE_VERSION,
+		.target = HZRIG_TARGET_EP0_IN,
+		.behaviour = HZRIG_BEH_STALL,
+		.seq = htole32(460),
+	};
+	uint8_t b[64];
+	bool in_read = false;
+	int r;
+
+	pthread_mutex_lock(&sim_mutex);
+	sim_race_read = true;
+	sim_race_in_read = false;
+	pthread_mutex_unlock(&sim_mutex);
+	r = sim_ctrl(VOUT, HZRIG_REQ_ARM, 0, &a, sizeof(a), 1000);
+	sim_check(r == (int)sizeof(a), "read race: ARM sent (%d)", r);
+	for (int i = 0; i < 1000 && !in_read; i++) {
+		sim_msleep(1);
+		pthread_mutex_lock(&sim_mutex);
+		in_read = sim_race_in_read;
+		pthread_mutex_unlock(&sim_mutex);
+	}
+	sim_check(in_read, "read race: the gadget reads the ARM's data");
+	r = sim_ctrl(VIN, HZRIG_REQ_SYNC, 0, b, 4, 300);
+	sim_check(r == 4 || r == -EPIPE,
+		  "read race: SYNC meanwhile answered or stalled, not lost (%d)",
+		  r);
+	r = sim_ctrl(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_EP0_IN, NULL, 0,
+		     1000);
+	sim_check(r == 0, "read race: ... then a RESET is acked: ep0 not wedged (%d)",
+		  r);
+	sim_arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_STALL, 461, 0, 0);
+	r = sim_ctrl(VIN, HZRIG_REQ_TEST_IN, 461, b, 64, 300);
+	sim_check(r == -EPIPE, "read race: ... and the next ARM applies (%d)", r);
+	pthread_mutex_lock(&sim_mutex);
+	sim_race_read = false;
+	pthread_mutex_unlock(&sim_mutex);
+}
+
+/*
  * ARM and then the test at once, as hzrig_host does on a one-CPU guest
  * (it busy-waits for the tick, so the gadget cannot run in between):
  * gadgetfs drops the ARM's SETUP event if it was not read before the test
@@ -553,6 +630,8 @@ void *sim_host_main(void *arg)
 		scenario_stale_fifo();
 		scenario_lanes();
 		scenario_race();
+		scenario_lost_data();
+		scenario_read_race();
 		scenario_reconnect();
 		scenario_misc();
 	}

@@ -74,7 +74,8 @@ static bool wait_until(bool *flag, uint64_t deadline)
 
 /*
  * usb_control_msg(): returns bytes or -errno. @data_delay_ms holds the
- * OUT data stage back, as a slow controller would.
+ * OUT data stage back, as a slow controller would; SIM_DATA_NEVER never
+ * sends it, and the call times out.
  */
 int sim_ctrl_data(uint8_t type, uint8_t req, uint16_t value,
 		     uint16_t index, void *data, uint16_t len,
@@ -101,7 +102,7 @@ int sim_ctrl_data(uint8_t type, uint8_t req, uint16_t value,
 		pthread_mutex_unlock(&sim_mutex);
 		return -EPIPE;
 	}
-	if (r == 1) {
+	if (r == 1 && data_delay_ms != SIM_DATA_NEVER) {
 		pthread_mutex_unlock(&sim_mutex);
 		sim_msleep(data_delay_ms);
 		pthread_mutex_lock(&sim_mutex);

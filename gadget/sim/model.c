@@ -26,6 +26,7 @@ struct fep sim_eps[N_EPS] = {
 struct sim_fd sim_fds[MAX_FDS];
 
 bool sim_bound;
+bool sim_race_read, sim_race_in_read;
 pthread_t sim_host_thread;
 volatile int sim_host_finished;
 int sim_failures, sim_checks;
@@ -309,6 +310,25 @@ static ssize_t dev_config(const uint8_t *buf, size_t len)
 	return len;
 }
 
+/*
+ * inode.c ep0_read() drops its lock between the O_NONBLOCK check and its
+ * sleep on setup_out_ready. With sim_race_read set, the next data read
+ * waits right there (up to 2 s) for the host's newer setup, which clears
+ * setup_out_ready again: the race that wedged ep0 (docs/robustness.md).
+ */
+static void race_window(void)
+{
+	uint64_t end = sim_now_ns() + 2000000000ull;
+
+	sim_race_read = false;
+	sim_race_in_read = true;
+	while (!sim_dev.setup_abort && sim_now_ns() < end) {
+		pthread_mutex_unlock(&sim_mutex);
+		sim_msleep(1);
+		pthread_mutex_lock(&sim_mutex);
+	}
+}
+
 ssize_t sim_ep0_read(bool nonblock, void *buf, size_t len)
 {
 	unsigned int i, n;
@@ -334,6 +354,8 @@ ssize_t sim_ep0_read(bool nonblock, void *buf, size_t len)
 		}
 		if (nonblock && !sim_dev.setup_out_ready)
 			return sim_fail(EAGAIN);
+		if (sim_race_read)
+			race_window();
 		while (!sim_dev.setup_out_ready)
 			if (wait_woken(sim_dev.wake) < 0)
 				return sim_fail(EINTR);

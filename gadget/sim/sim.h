@@ -102,6 +102,7 @@ struct fep {
 	unsigned int	fifo_len;
 	bool		fifo_full;
 	unsigned int	enables;	/* how often enabled */
+	unsigned int	refs;		/* descriptors open on the file */
 };
 
 struct sim_fd {
@@ -120,6 +121,7 @@ extern struct sim_hx sim_hx;
 extern struct fep sim_eps[N_EPS];
 extern struct sim_fd sim_fds[MAX_FDS];
 extern bool sim_bound;
+extern bool sim_race_read, sim_race_in_read;	/* race_window() */
 extern pthread_t sim_host_thread;
 extern volatile int sim_host_finished;
 extern int sim_failures, sim_checks;
@@ -155,6 +157,8 @@ void sim_check(bool ok, const char *fmt, ...);
 
 void sim_msleep(unsigned int ms);
 
+/* sim_ctrl_data()'s @data_delay_ms: the OUT data stage never comes */
+#define SIM_DATA_NEVER	(~0u)
 int sim_ctrl_data(uint8_t type, uint8_t req, uint16_t value,
 		     uint16_t index, void *data, uint16_t len,
 		     unsigned int timeout_ms, unsigned int data_delay_ms);

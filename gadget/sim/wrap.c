@@ -50,10 +50,12 @@ int __wrap_open(const char *path, int flags, ...)
 		sim_fds[fd].kind = idx == -1 ? 1 : 2;
 		sim_fds[fd].ep = idx;
 		sim_fds[fd].nonblock = flags & O_NONBLOCK;
-		if (idx == -1)
+		if (idx == -1) {
 			sim_dev.state = ST_OPENED;
-		else
+		} else {
 			sim_eps[idx].state = EP_READY;
+			sim_eps[idx].refs = 1;
+		}
 	}
 	pthread_mutex_unlock(&sim_mutex);
 	return err ? sim_fail(err) : fd;
@@ -108,9 +110,10 @@ int __wrap_close(int fd)
 	if (!is_fake(fd))
 		return __real_close(fd);
 	pthread_mutex_lock(&sim_mutex);
+	/* like the file's release: only the last descriptor disables it */
 	if (sim_fds[fd].kind == 1)
 		sim_dev.state = ST_DISABLED;	/* unbinds; enough here */
-	else
+	else if (--sim_eps[sim_fds[fd].ep].refs == 0)
 		sim_ep_disable(&sim_eps[sim_fds[fd].ep]);
 	sim_fds[fd].kind = 0;
 	pthread_mutex_unlock(&sim_mutex);
@@ -132,6 +135,19 @@ int __wrap_fcntl(int fd, int cmd, ...)
 	if (cmd == F_SETFL) {
 		sim_fds[fd].nonblock = arg & O_NONBLOCK;
 		return 0;
+	}
+	if (cmd == F_DUPFD_CLOEXEC && sim_fds[fd].kind == 2) {
+		int nfd = __real_fcntl(fd, cmd, arg);
+
+		if (nfd < 0)
+			return nfd;
+		if (nfd >= MAX_FDS)
+			abort();
+		pthread_mutex_lock(&sim_mutex);
+		sim_fds[nfd] = sim_fds[fd];
+		sim_eps[sim_fds[fd].ep].refs++;
+		pthread_mutex_unlock(&sim_mutex);
+		return nfd;
 	}
 	return sim_fail(EINVAL);
 }
