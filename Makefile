@@ -114,11 +114,13 @@ regression-demo: setup
 # each with the heartbeat and a NAKed call in flight; an rwsem released
 # from interrupt context and the driver's ioctls fuzzed, 10,000 times each.
 # Prints the cycles per scenario and every kernel report by title; exits
-# non-zero on any. make check runs CHECK_ROBUSTNESS_CYCLES cycles of each
-# but ioctl-fuzz, which can wedge the gadget's ep0 (docs/robustness.md).
+# non-zero on any. The scenarios and their sets: rig/boot/robustness.scenarios.
+# make check runs the "check" set with CHECK_ROBUSTNESS_CYCLES cycles each
+# and CHECK_ROBUSTNESS_ITERATIONS rwsem cycles and fuzzed calls.
 ROBUSTNESS_CYCLES ?= 100
-ROBUSTNESS_SCENARIOS ?= disconnect,unbind,rmmod,reset,authorized,usbfs-disconnect,rwsem-urb,rwsem-hrtimer,ioctl-fuzz
+ROBUSTNESS_SCENARIOS ?= all
 CHECK_ROBUSTNESS_CYCLES ?= 10
+CHECK_ROBUSTNESS_ITERATIONS ?= 10000
 robustness: setup
 	@$(MAKE) --no-print-directory tools ksrc
 	$(TOP)/rig/boot/robustness.sh --cycles $(ROBUSTNESS_CYCLES) \
@@ -126,7 +128,7 @@ robustness: setup
 
 check-robustness: tools ksrc
 	$(TOP)/rig/boot/robustness.sh --cycles $(CHECK_ROBUSTNESS_CYCLES) \
-		--scenarios disconnect,unbind,rmmod,reset,authorized,usbfs-disconnect,rwsem-urb,rwsem-hrtimer \
+		--rwsem-cycles $(CHECK_ROBUSTNESS_ITERATIONS) --scenarios check \
 		--accel $(ACCEL) hz-250-debug
 
 # The demonstrations, each of which must be reported (docs/robustness.md):

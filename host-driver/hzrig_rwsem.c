@@ -117,6 +117,16 @@ static int hzrig_rw_cycle(struct hzrig_dev *dev, u32 mode,
 {
 	int ret;
 
+	/*
+	 * The URB goes to ep0, which the ARM + SYNC protocol and the
+	 * heartbeat share: it takes ep0 like they do, or a heartbeat's
+	 * setup lands in the middle of its transfer.
+	 */
+	if (mode == HZRIG_RWSEM_URB) {
+		ret = mutex_lock_killable(&dev->ep0_mutex);
+		if (ret)
+			return ret;
+	}
 	reinit_completion(&dev->rw_done);
 	down_read_non_owner(&dev->rw_test);
 	if (mode == HZRIG_RWSEM_URB) {
@@ -134,6 +144,7 @@ static int hzrig_rw_cycle(struct hzrig_dev *dev, u32 mode,
 		}
 		if (ret) {
 			up_read_non_owner(&dev->rw_test);
+			mutex_unlock(&dev->ep0_mutex);
 			return ret;
 		}
 	} else {
@@ -148,6 +159,7 @@ static int hzrig_rw_cycle(struct hzrig_dev *dev, u32 mode,
 	wait_for_completion(&dev->rw_done);
 	if (mode == HZRIG_RWSEM_URB) {
 		del_timer_sync(&dev->rw_watchdog);
+		mutex_unlock(&dev->ep0_mutex);
 		if (dev->rw_urb->status)
 			t->urb_errors++;
 	}

@@ -16,8 +16,9 @@
 #
 # usage: robustness.sh SCENARIOS CYCLES HEARTBEAT_MS STOP_ON_REPORT RWSEM_CYCLES
 #                      GADGET_ARGS...
-#   SCENARIOS: comma-separated, of disconnect, unbind, rmmod, reset,
-#   authorized, usbfs-disconnect
+#   SCENARIOS: comma-separated, of disconnect, gadget-kill, unbind, rmmod,
+#   reset, authorized, usbfs-disconnect, rwsem-urb, rwsem-hrtimer,
+#   rwsem-irqs-off, ioctl-fuzz
 #   STOP_ON_REPORT=1: end a scenario at the first kernel report (the demos:
 #   after a use-after-free the kernel's state is not to be trusted)
 
@@ -50,6 +51,15 @@ start_gadget() {
 bound_intf() {
 	for d in "$DRV"/*:*; do
 		[ -e "$d" ] && { basename "$d"; return; }
+	done
+}
+
+# Where the gadget's threads are, for a scenario that failed: state,
+# kernel function waited in and the system call (number, then arguments).
+gadget_state() {
+	for t in /proc/"$GADGET"/task/*; do
+		[ -e "$t/stat" ] || continue
+		echo "# gadget thread ${t##*/}: $(cut -d' ' -f3 "$t/stat") in $(cat "$t/wchan" 2>/dev/null), syscall $(cat "$t/syscall" 2>/dev/null)"
 	done
 }
 
@@ -91,12 +101,13 @@ cycle() {
 		else
 			args="--transfer ctrl-in --timeout 1500"
 		fi ;;
-	unbind|authorized|usbfs-disconnect)
+	unbind|authorized|usbfs-disconnect|gadget-kill)
 		if [ $(($2 % 2)) -eq 1 ]; then
 			args="--transfer bulk-in --timeout 1500"
 		else
 			args="--transfer ctrl-in --timeout 1500"
 		fi ;;
+	rmmod)	args="--transfer bulk-in --timeout 1500" ;;
 	*)	args="--transfer bulk-in --timeout 200" ;;
 	esac
 	# shellcheck disable=SC2086
@@ -114,6 +125,22 @@ cycle() {
 		kill "$GADGET"
 		wait "$GADGET" 2>/dev/null
 		start_gadget || { echo "# disconnect: gadget did not come back"; return 1; }
+		;;
+	gadget-kill)
+		# The device dies mid-transfer: SIGKILL, no cleanup in the
+		# gadget; its files close as the process goes, gadgetfs
+		# unbinds from dummy_udc, the hub sees the port go. The call
+		# waiting on the NAK must fail with an error at once (usbcore
+		# kills every URB of a device it disconnects), not time out.
+		kill -KILL "$GADGET"
+		wait "$GADGET" 2>/dev/null
+		wait_for "! kill -0 $hold 2>/dev/null" 10 || { echo "# gadget-kill: the call in flight still waits 1 s after the gadget died"; bad_time=1; }
+		start_gadget || { echo "# gadget-kill: gadget did not come back"; return 1; }
+		case "$(cat /tmp/hold.out)" in
+		*"last 0 "*|*"last -110 "*)
+			echo "# gadget-kill: the call did not fail with the device gone: $(cat /tmp/hold.out)"
+			bad_time=1 ;;
+		esac
 		;;
 	unbind)
 		intf=$(bound_intf)
@@ -145,12 +172,22 @@ cycle() {
 		teardown_within "USBDEVFS_RESET" "$tc0" || bad_time=1
 		;;
 	rmmod)
-		# The open char device pins the module: rmmod can only follow
-		# the last close. Kill the caller mid-call and unload as soon
-		# as the module lets go.
+		# The open char device pins the module: rmmod while the call
+		# waits must fail (EBUSY) and leave the call and the device
+		# alone. Then kill the caller mid-call and unload as soon as
+		# the module lets go.
+		if rmmod hzrig_host 2>/dev/null; then
+			echo "# rmmod: unloaded while a call waited on /dev/hzrig0"
+			return 1
+		fi
+		if [ ! -c /dev/hzrig0 ] || ! kill -0 "$hold" 2>/dev/null; then
+			echo "# rmmod: a refused rmmod ended the call or the device"
+			return 1
+		fi
 		kill -KILL "$hold"
 		wait_for "rmmod hzrig_host 2>/dev/null" 50 || { echo "# rmmod: module still busy after 5 s"; return 1; }
-		insmod /lib/modules/hzrig_host.ko heartbeat_ms="$HB" || return 1
+		# shellcheck disable=SC2086
+		insmod /lib/modules/hzrig_host.ko heartbeat_ms="$HB" $MODULE_ARGS || return 1
 		;;
 	esac
 	# the call in flight must end, and cleanly
@@ -174,7 +211,7 @@ idx=0 failed=0
 for s in "$@"; do
 	idx=$((idx + 1))
 	case $s in
-	disconnect|unbind|rmmod|reset|authorized|usbfs-disconnect) ;;
+	disconnect|gadget-kill|unbind|rmmod|reset|authorized|usbfs-disconnect) ;;
 	rwsem-urb|rwsem-hrtimer|rwsem-irqs-off|ioctl-fuzz)
 		echo "# scenario $s 1/1"
 		t0=$(cut -d' ' -f1 /proc/uptime)
@@ -185,7 +222,10 @@ for s in "$@"; do
 		fi
 		rc=$?
 		t1=$(cut -d' ' -f1 /proc/uptime)
-		[ $rc -ne 0 ] && tail -15 /tmp/gadget.log | sed 's/^/# gadget: /'
+		if [ $rc -ne 0 ]; then
+			tail -40 /tmp/gadget.log | sed 's/^/# gadget: /'
+			gadget_state
+		fi
 		out=${out#hzrig-hold: rwsem }
 		msg="$s # ${out#hzrig-ioctl-fuzz: }, $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
 		if [ $rc -eq 0 ]; then echo "ok $idx $msg"; else echo "not ok $idx $msg"; failed=$((failed + 1)); fi

@@ -44,9 +44,8 @@ case "$PARALLEL" in ""|serial|lanes) ;; *) echo "matrix: --parallel must be seri
 log() { printf '[%s] %s\n' "$1" "$2"; }
 
 # variant_field VARIANT KEY: the value of "KEY = ..." in the variant file.
-variant_field() {
-	sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$TOP/kernel/variants/$1.variant"
-}
+# shellcheck source=rig/boot/variant.sh
+. "$TOP/rig/boot/variant.sh"
 
 stage_tree() {
 	local v=$1 patches tree

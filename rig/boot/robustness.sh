@@ -9,17 +9,22 @@
 # scenario. With --expect TEXT (demonstrations), exits 0 only when each
 # expected finding is reported.
 #
-# usage: rig/boot/robustness.sh [--cycles N] [--scenarios LIST] [--accel A]
+# usage: rig/boot/robustness.sh [--cycles N] [--scenarios all|check|LIST]
+#                               [--accel A]
 #                               [--rwsem-cycles N] [--heartbeat-ms N]
-#                               [--fuzz-trace] [--stop-on-report]
+#                               [--fuzz-trace] [--gadget-args ARGS]
+#                               [--stop-on-report]
 #                               [--expect TEXT]... VARIANT
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
 HZRIG=$B/rig/hzrig
+# shellcheck source=rig/boot/variant.sh
+. "$TOP/rig/boot/variant.sh"
 CYCLES=100
-SCENARIOS=disconnect,unbind,rmmod,reset,authorized,usbfs-disconnect,rwsem-urb,rwsem-hrtimer,ioctl-fuzz
+SCENARIOS=all
+LIST=$TOP/rig/boot/robustness.scenarios
 ACCEL=auto
 STOP=0
 RWSEM_CYCLES=10000
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--rwsem-cycles) RWSEM_CYCLES=$2; shift 2 ;;
 	--fuzz-trace) EXTRA="$EXTRA hzrig.fuzz_trace=1"; shift ;;
 	--heartbeat-ms) EXTRA="$EXTRA hzrig.heartbeat_ms=$2"; shift 2 ;;
+	--gadget-args) EXTRA="$EXTRA hzrig.gadget=${2// /,}"; shift 2 ;;
 	-*) echo "robustness: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -46,8 +52,17 @@ case "$CYCLES" in ''|*[!0-9]*) echo "robustness: --cycles: '$CYCLES' is not a nu
 [ "$CYCLES" -ge 1 ] || { echo "robustness: --cycles must be at least 1" >&2; exit 2; }
 case "$RWSEM_CYCLES" in ''|*[!0-9]*) echo "robustness: --rwsem-cycles: '$RWSEM_CYCLES' is not a number" >&2; exit 2 ;; esac
 case ",$SCENARIOS," in *[!a-z,-]*) echo "robustness: --scenarios: '$SCENARIOS': names and commas only" >&2; exit 2 ;; esac
+# scenario_kind NAME: cycles or once, empty for an unknown name;
+# scenario_set SET: the names in SET, comma-separated (robustness.scenarios).
+scenario_kind() { awk -v n="$1" '!/^#/ && $1 == n { print $2 }' "$LIST"; }
+scenario_set() {
+	awk -v s="$1" '!/^#/ && NF { for (i = 3; i <= NF; i++) if ($i == s) print $1 }' "$LIST" | paste -sd, -
+}
+case $SCENARIOS in
+all|check) SCENARIOS=$(scenario_set "$SCENARIOS") ;;
+esac
 for s in ${SCENARIOS//,/ }; do
-	case $s in disconnect|unbind|rmmod|reset|authorized|usbfs-disconnect|rwsem-urb|rwsem-hrtimer|rwsem-irqs-off|ioctl-fuzz) ;; *) echo "robustness: --scenarios: unknown scenario '$s' (disconnect, unbind, rmmod, reset, authorized, usbfs-disconnect, rwsem-urb, rwsem-hrtimer, rwsem-irqs-off, ioctl-fuzz)" >&2; exit 2 ;; esac
+	[ -n "$(scenario_kind "$s")" ] || { echo "robustness: --scenarios: unknown scenario '$s' (known: $(awk '!/^#/ && NF { print $1 }' "$LIST" | paste -sd' ' -); or all, check)" >&2; exit 2; }
 done
 [ -f "$TOP/kernel/variants/$V.variant" ] || { echo "robustness: no variant kernel/variants/$V.variant" >&2; exit 2; }
 
@@ -61,13 +76,13 @@ STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=$TOP/results/robustness/$STAMP/$V
 mkdir -p "$OUT"
 ln -sfn "$STAMP" "$TOP/results/robustness/latest"
-cmdline=$(sed -n 's/^cmdline[[:space:]]*=[[:space:]]*//p' "$TOP/kernel/variants/$V.variant")
+cmdline=$(variant_field "$V" cmdline)
 # Each cycle takes about a second under TCG with KASAN; the watchdog allows
 # five, plus the boot. The single-run scenarios (rwsem-*, ioctl-fuzz) get
 # 300 s each for 10,000 iterations, more for more.
 nscen=0 nonce=0
 for s in ${SCENARIOS//,/ }; do
-	case $s in rwsem-*|ioctl-fuzz) nonce=$((nonce + 1)) ;; *) nscen=$((nscen + 1)) ;; esac
+	case $(scenario_kind "$s") in once) nonce=$((nonce + 1)) ;; *) nscen=$((nscen + 1)) ;; esac
 done
 timeout=$((120 + nscen * CYCLES * 5 + nonce * (300 + RWSEM_CYCLES / 50)))
 echo "[$V] robustness: $SCENARIOS, $CYCLES cycles each (watchdog $timeout s); results in results/robustness/$STAMP/$V"
