@@ -102,6 +102,10 @@
 #define HZRIG_SPAN_MAX_NS	(20 * NSEC_PER_MSEC)
 /* Ticks a start is moved at most to find a quiet one. */
 #define HZRIG_SPAN_TRIES	64
+/* A call that ends this far outside its predicted window: a wrong model. */
+#define HZRIG_PLANNER_FAR_NS	(10 * NSEC_PER_MSEC)
+/* How long a lane waits at most for a quiet moment to use ep0. */
+#define HZRIG_EP0_WAIT_MAX_NS	(50 * NSEC_PER_MSEC)
 
 /*
  * The heartbeat: a status poll of the device that re-arms itself, as many

@@ -58,6 +58,27 @@ static const u8 hzrig_target[HZRIG_XFER_COUNT] = {
  */
 static unsigned int hzrig_hz = HZ;
 static unsigned int hzrig_heartbeat_ms;
+/*
+ * The kernel under the module takes the synchronous calls' timeout as
+ * jiffies, not milliseconds: true only on the regression demo's kernel
+ * (kernel/patches/0001-*), whose variant loads the module with it. The lane
+ * planner predicts when a timed-out call ends from it; nothing else uses it
+ * (the calls and the samples are the same on every kernel).
+ */
+static bool hzrig_sync_timeout_jiffies;
+/*
+ * How well the planner foresaw the calls: each call it predicted an end
+ * for (hzrig_end_span()) counts, and a miss when it ended outside that
+ * window; how long arming waited for a quiet moment at the most, and how
+ * often that wait hit its bound (HZRIG_EP0_WAIT_MAX_NS). Module-wide,
+ * since load; the runner reads them after a plan.
+ */
+static atomic_t hzrig_ends_predicted = ATOMIC_INIT(0);
+static atomic_t hzrig_ends_missed = ATOMIC_INIT(0);
+static atomic_t hzrig_ends_missed_far = ATOMIC_INIT(0);
+static atomic_t hzrig_ends_miss_max_us = ATOMIC_INIT(0);
+static atomic_t hzrig_ep0_wait_max_us = ATOMIC_INIT(0);
+static atomic_t hzrig_ep0_waits_capped = ATOMIC_INIT(0);
 static unsigned int hzrig_jiffy_rate_mhz;
 
 /*
@@ -112,6 +133,45 @@ module_param_cb(highres_wait_ms, &hzrig_param_ro_ops, &hzrig_highres_wait_ms,
 		0444);
 MODULE_PARM_DESC(highres_wait_ms,
 		 "how long the load waited for high-resolution timers (read-only)");
+module_param_named(sync_timeout_jiffies, hzrig_sync_timeout_jiffies, bool,
+		   0444);
+MODULE_PARM_DESC(sync_timeout_jiffies,
+		 "the kernel takes usb_*_msg() timeouts as jiffies (regression demo kernel only)");
+
+static int hzrig_param_get_atomic(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(kp->arg));
+}
+
+static const struct kernel_param_ops hzrig_param_stat_ops = {
+	.set	= hzrig_param_set_ro,
+	.get	= hzrig_param_get_atomic,
+};
+
+module_param_cb(planner_ends_predicted, &hzrig_param_stat_ops,
+		&hzrig_ends_predicted, 0444);
+MODULE_PARM_DESC(planner_ends_predicted,
+		 "calls whose end the lane planner predicted (read-only)");
+module_param_cb(planner_ends_missed, &hzrig_param_stat_ops,
+		&hzrig_ends_missed, 0444);
+MODULE_PARM_DESC(planner_ends_missed,
+		 "of those, calls that ended outside the predicted window (read-only)");
+module_param_cb(planner_ends_missed_far, &hzrig_param_stat_ops,
+		&hzrig_ends_missed_far, 0444);
+MODULE_PARM_DESC(planner_ends_missed_far,
+		 "of those, calls that ended over 10 ms outside it (read-only)");
+module_param_cb(planner_ends_miss_max_us, &hzrig_param_stat_ops,
+		&hzrig_ends_miss_max_us, 0444);
+MODULE_PARM_DESC(planner_ends_miss_max_us,
+		 "the farthest a call ended outside its predicted window (read-only)");
+module_param_cb(planner_ep0_wait_max_us, &hzrig_param_stat_ops,
+		&hzrig_ep0_wait_max_us, 0444);
+MODULE_PARM_DESC(planner_ep0_wait_max_us,
+		 "longest wait of a lane for a quiet moment to use ep0 (read-only)");
+module_param_cb(planner_ep0_waits_capped, &hzrig_param_stat_ops,
+		&hzrig_ep0_waits_capped, 0444);
+MODULE_PARM_DESC(planner_ep0_waits_capped,
+		 "waits for ep0 that hit their bound and went ahead (read-only)");
 
 /*
  * Busy-wait until jiffies advances and return when it did, as close to the
@@ -230,34 +290,56 @@ static void hzrig_span_clear(struct hzrig_dev *dev, struct hzrig_lane *lane)
 	spin_unlock(&dev->span_lock);
 }
 
+/* Raise @v to @x if it is lower. */
+static void hzrig_atomic_max(atomic_t *v, int x)
+{
+	int old = atomic_read(v);
+
+	while (old < x && !atomic_try_cmpxchg(v, &old, x))
+		;
+}
+
 /*
  * Take ep0 for arming (or a RESET, or clearing a halt) at a moment no other
  * lane's call starts or ends, and say so. Sleeps without ep0 while waiting.
- * Alone (serial runs) it never waits.
+ * Alone (serial runs) it never waits. The other lanes may keep starting and
+ * ending calls back to back: after HZRIG_EP0_WAIT_MAX_NS this lane goes
+ * ahead anyway (its busy span then tells the others' planners to keep
+ * their next starts off it), so no lane starves.
  */
 static int hzrig_ep0_lock_quiet(struct hzrig_dev *dev, struct hzrig_lane *lane)
 {
+	ktime_t first = ktime_get(), limit;
 	int ret;
 
+	limit = ktime_add_ns(first, HZRIG_EP0_WAIT_MAX_NS);
 	for (;;) {
 		ktime_t now, end;
+		bool go;
 
 		ret = mutex_lock_killable(&dev->ep0_mutex);
 		if (ret)
 			return ret;
 		now = ktime_get();
+		go = !ktime_before(now, limit);
 		spin_lock(&dev->span_lock);
 		end = hzrig_span_conflict(dev, lane, now,
 					  ktime_add_ns(now, HZRIG_SPAN_BUSY_NS),
 					  true);
-		if (!end)
+		if (!end || go)
 			hzrig_span_set(lane, HZRIG_SPAN_BUSY, now,
 				       ktime_add_ns(now, HZRIG_SPAN_BUSY_NS));
 		spin_unlock(&dev->span_lock);
-		if (!end)
+		if (!end || go) {
+			hzrig_atomic_max(&hzrig_ep0_wait_max_us,
+					 ktime_us_delta(now, first));
+			if (end)
+				atomic_inc(&hzrig_ep0_waits_capped);
 			return 0;
+		}
 		mutex_unlock(&dev->ep0_mutex);
-		ret = hzrig_wait_until(end, 0);
+		ret = hzrig_wait_until(ktime_before(end, limit) ? end : limit,
+				       0);
 		if (ret)
 			return ret;
 	}
@@ -283,6 +365,7 @@ static bool hzrig_end_span(const struct hzrig_case *c, int timeout,
 			   ktime_t start, ktime_t edge, struct hzrig_span *sp)
 {
 	unsigned long n, g, lvl_start;
+	u64 wait_us;
 	u32 ms;
 
 	if (c->behaviour != HZRIG_BEH_NAK && c->behaviour != HZRIG_BEH_DELAY)
@@ -294,8 +377,10 @@ static bool hzrig_end_span(const struct hzrig_case *c, int timeout,
 		ms = USB_MAX_SYNCHRONOUS_TIMEOUT;
 	else
 		ms = timeout;
-	if (c->behaviour == HZRIG_BEH_DELAY &&
-	    (!ms || c->delay_us < (u64)ms * USEC_PER_MSEC)) {
+	/* the kernel's wait; the regression demo's kernel waits @ms jiffies */
+	wait_us = hzrig_sync_timeout_jiffies ? (u64)ms * TICK_NSEC / NSEC_PER_USEC :
+					       (u64)ms * USEC_PER_MSEC;
+	if (c->behaviour == HZRIG_BEH_DELAY && (!ms || c->delay_us < wait_us)) {
 		sp->lo = ktime_add_us(start, c->delay_us);
 		sp->hi = sp->lo;
 		goto widen;
@@ -303,7 +388,7 @@ static bool hzrig_end_span(const struct hzrig_case *c, int timeout,
 	if (!ms)
 		return false;
 	/* timer wheel levels: granularity 8^level, levels from 63 jiffies */
-	n = msecs_to_jiffies(ms);
+	n = hzrig_sync_timeout_jiffies ? ms : msecs_to_jiffies(ms);
 	for (g = 1, lvl_start = 63; n >= lvl_start; g <<= 3, lvl_start <<= 3)
 		;
 	if ((u64)g * TICK_NSEC > HZRIG_SPAN_MAX_NS)
@@ -614,9 +699,15 @@ static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 		/*
 		 * -EPIPE: the SYNC came while the gadget was still finishing
 		 * a request held by the previous repetition, and it had to
-		 * stall it unread. Let the gadget run, then try again.
+		 * stall it unread. -EREMOTEIO: the SYNC got a short answer,
+		 * one the gadget wrote for an earlier IN request that the
+		 * host had given up on: gadgetfs' ep0_write() drops its lock
+		 * between taking the request and queueing it
+		 * (drivers/usb/gadget/legacy/inode.c:1136-1148), so a setup
+		 * that comes in between gets the stale answer. Either way,
+		 * let the gadget run, then try again.
 		 */
-		if (ret && ret != -EPIPE)
+		if (ret && ret != -EPIPE && ret != -EREMOTEIO)
 			return ret;
 		if (!ret && le32_to_cpu(echo) == seq)
 			return 0;
@@ -821,6 +912,39 @@ static int hzrig_arm_and_wait(struct hzrig_dev *dev, struct hzrig_lane *lane,
 }
 
 /*
+ * Hold a call's end at @t1 against the window the planner published for it,
+ * if any: a NAK that timed out or a DELAY that was answered. A miss by a
+ * few ms is the guest's noise (the window's slack is HZRIG_SPAN_END_NS); a
+ * far one means the planner kept the other lanes away from the wrong
+ * moment (as it did on the regression demo's kernel before it knew the
+ * unit).
+ */
+static void hzrig_check_end(struct hzrig_dev *dev, struct hzrig_lane *lane,
+			    ktime_t t1, int status)
+{
+	struct hzrig_span end;
+	ktime_t off;
+
+	spin_lock(&dev->span_lock);
+	end = lane->span[HZRIG_SPAN_END];
+	spin_unlock(&dev->span_lock);
+	if (!end.hi || (status && status != -ETIMEDOUT))
+		return;
+	atomic_inc(&hzrig_ends_predicted);
+	if (ktime_before(t1, end.lo))
+		off = ktime_sub(end.lo, t1);
+	else if (ktime_after(t1, end.hi))
+		off = ktime_sub(t1, end.hi);
+	else
+		return;
+	atomic_inc(&hzrig_ends_missed);
+	if (off > HZRIG_PLANNER_FAR_NS)
+		atomic_inc(&hzrig_ends_missed_far);
+	hzrig_atomic_max(&hzrig_ends_miss_max_us,
+			 min_t(s64, ktime_to_us(off), INT_MAX));
+}
+
+/*
  * One repetition: arm, sleep until the planned start, time the call. Fills
  * @s (and sets *@timed) once the call was made, and returns 0 whatever the
  * call returned; an error return means the
@@ -871,6 +995,7 @@ static int hzrig_run_one(struct hzrig_dev *dev, struct hzrig_lane *lane,
 		mutex_unlock(&dev->ep0_mutex);
 		ep0_held = false;
 	}
+	hzrig_check_end(dev, lane, t1, ret);
 	hzrig_span_clear(dev, lane);
 
 	s->elapsed_ns = ktime_to_ns(ktime_sub(t1, t0));

@@ -199,6 +199,69 @@ static unsigned long module_param_ul(const char *name)
 	return v;
 }
 
+/*
+ * The driver's lane planner, held against what happened (the module's
+ * planner_* parameters, counted since load; docs/measurement.md): calls
+ * whose end it predicted and those that ended outside the window, the
+ * longest wait for ep0 and the waits that hit their bound.
+ */
+struct planner_stats {
+	unsigned long predicted, missed, far, ep0_wait_max_us, capped;
+};
+
+static void planner_read(struct planner_stats *p)
+{
+	p->predicted = module_param_ul("planner_ends_predicted");
+	p->missed = module_param_ul("planner_ends_missed");
+	p->far = module_param_ul("planner_ends_missed_far");
+	p->ep0_wait_max_us = module_param_ul("planner_ep0_wait_max_us");
+	p->capped = module_param_ul("planner_ep0_waits_capped");
+}
+
+/*
+ * A KTAP test: at most PLANNER_FAR_PCT % of the predicted ends (and at
+ * least one) missed their window by over 10 ms. The guest's noise puts a
+ * few ends a little outside (the window allows 2 ms after the expiry); a
+ * planner modelling the wrong kernel misses its timed-out calls by whole
+ * ticks.
+ */
+#define PLANNER_FAR_PCT		2
+
+static bool module_param_yes(const char *name)
+{
+	char path[128], c = 'N';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/hzrig_host/parameters/%s",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, " %c", &c) != 1)
+		c = 'N';
+	fclose(f);
+	return c == 'Y' || c == '1';
+}
+
+static void planner_check(struct runner *r, const struct planner_stats *p0)
+{
+	struct planner_stats p1;
+	unsigned long n, miss, far, max_us;
+
+	planner_read(&p1);
+	n = p1.predicted - p0->predicted;
+	miss = p1.missed - p0->missed;
+	far = p1.far - p0->far;
+	max_us = module_param_ul("planner_ends_miss_max_us");
+	ktap(r, far <= 1 || far * 100 <= n * PLANNER_FAR_PCT,
+	     "lane_planner # %lu of %lu predicted ends missed, %lu by over 10 ms (limit %d %%), by %lu.%03lu ms at most; ep0 waited at most %lu.%03lu ms, %lu waits went ahead at the bound%s",
+	     miss, n, far, PLANNER_FAR_PCT, max_us / 1000, max_us % 1000,
+	     p1.ep0_wait_max_us / 1000, p1.ep0_wait_max_us % 1000,
+	     p1.capped - p0->capped,
+	     module_param_yes("sync_timeout_jiffies") ?
+	     "; kernel timeouts taken as jiffies" : "");
+}
+
 static bool clocksource_usable(const char *cs)
 {
 	return strcmp(cs, "jiffies") && strcmp(cs, "refined-jiffies") &&
@@ -727,6 +790,7 @@ int main(int argc, char **argv)
 		.variant = "unknown", .accel = "unknown", .dev = -1,
 		.parallel = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
 	};
+	struct planner_stats p0;
 	struct hzrig_plan plan;
 	const char *plan_name;
 	char err[256];
@@ -741,7 +805,7 @@ int main(int argc, char **argv)
 	}
 	plan_name = strrchr(r.plan_path, '/');
 	plan_name = plan_name ? plan_name + 1 : r.plan_path;
-	printf("1..%zu\n", plan.ncases + 3);
+	printf("1..%zu\n", plan.ncases + 4);
 	if (open_out(&r) || open_dev(&r)) {
 		printf("Bail out! cannot open %s or %s\n", r.out_path,
 		       r.dev_path);
@@ -786,7 +850,9 @@ int main(int argc, char **argv)
 	       module_param_ul("tick_grid_spread_ns"),
 	       module_param_ul("highres_wait_ms"));
 	measure_noise(&r, 0, true);
+	planner_read(&p0);
 	run_plan(&r, &plan);
+	planner_check(&r, &p0);
 	printf("# totals: %d failed of %d\n", r.failures, r.ktap_index);
 	hzrig_plan_free(&plan);
 	fclose(r.out);
