@@ -69,15 +69,16 @@ static bool hzrig_sync_timeout_jiffies;
 /*
  * How well the planner foresaw the calls: each call it predicted an end
  * for (hzrig_end_span()) counts, and a miss when it ended outside that
- * window; how long arming waited for a quiet moment at the most, and how
- * often that wait hit its bound (HZRIG_EP0_WAIT_MAX_NS). Module-wide,
- * since load; the runner reads them after a plan.
+ * window; how long arming slept for a quiet moment at the most (not
+ * counting waits for ep0_mutex, which a control case holds for its whole
+ * call), and how often that wait hit its bound (HZRIG_EP0_WAIT_MAX_NS).
+ * Module-wide, since load; the runner reads them after a plan.
  */
 static atomic_t hzrig_ends_predicted = ATOMIC_INIT(0);
 static atomic_t hzrig_ends_missed = ATOMIC_INIT(0);
 static atomic_t hzrig_ends_missed_far = ATOMIC_INIT(0);
 static atomic_t hzrig_ends_miss_max_us = ATOMIC_INIT(0);
-static atomic_t hzrig_ep0_wait_max_us = ATOMIC_INIT(0);
+static atomic_t hzrig_ep0_quiet_max_us = ATOMIC_INIT(0);
 static atomic_t hzrig_ep0_waits_capped = ATOMIC_INIT(0);
 static unsigned int hzrig_jiffy_rate_mhz;
 
@@ -164,10 +165,10 @@ module_param_cb(planner_ends_miss_max_us, &hzrig_param_stat_ops,
 		&hzrig_ends_miss_max_us, 0444);
 MODULE_PARM_DESC(planner_ends_miss_max_us,
 		 "the farthest a call ended outside its predicted window (read-only)");
-module_param_cb(planner_ep0_wait_max_us, &hzrig_param_stat_ops,
-		&hzrig_ep0_wait_max_us, 0444);
-MODULE_PARM_DESC(planner_ep0_wait_max_us,
-		 "longest wait of a lane for a quiet moment to use ep0 (read-only)");
+module_param_cb(planner_ep0_quiet_max_us, &hzrig_param_stat_ops,
+		&hzrig_ep0_quiet_max_us, 0444);
+MODULE_PARM_DESC(planner_ep0_quiet_max_us,
+		 "longest a lane slept waiting for a quiet moment to use ep0 (read-only)");
 module_param_cb(planner_ep0_waits_capped, &hzrig_param_stat_ops,
 		&hzrig_ep0_waits_capped, 0444);
 MODULE_PARM_DESC(planner_ep0_waits_capped,
@@ -303,25 +304,26 @@ static void hzrig_atomic_max(atomic_t *v, int x)
  * Take ep0 for arming (or a RESET, or clearing a halt) at a moment no other
  * lane's call starts or ends, and say so. Sleeps without ep0 while waiting.
  * Alone (serial runs) it never waits. The other lanes may keep starting and
- * ending calls back to back: after HZRIG_EP0_WAIT_MAX_NS this lane goes
- * ahead anyway (its busy span then tells the others' planners to keep
- * their next starts off it), so no lane starves.
+ * ending calls back to back: once it has slept HZRIG_EP0_WAIT_MAX_NS for a
+ * quiet moment this lane goes ahead anyway (its busy span then tells the
+ * others' planners to keep their next starts off it), so no lane starves.
+ * Waiting for ep0_mutex does not count: a control case holds it for its
+ * call, and the quiet moment is still worth finding after that.
  */
 static int hzrig_ep0_lock_quiet(struct hzrig_dev *dev, struct hzrig_lane *lane)
 {
-	ktime_t first = ktime_get(), limit;
+	s64 quiet_ns = 0;	/* slept so far waiting for a quiet moment */
 	int ret;
 
-	limit = ktime_add_ns(first, HZRIG_EP0_WAIT_MAX_NS);
 	for (;;) {
-		ktime_t now, end;
+		ktime_t now, end, wake;
 		bool go;
 
 		ret = mutex_lock_killable(&dev->ep0_mutex);
 		if (ret)
 			return ret;
 		now = ktime_get();
-		go = !ktime_before(now, limit);
+		go = quiet_ns >= HZRIG_EP0_WAIT_MAX_NS;
 		spin_lock(&dev->span_lock);
 		end = hzrig_span_conflict(dev, lane, now,
 					  ktime_add_ns(now, HZRIG_SPAN_BUSY_NS),
@@ -331,17 +333,18 @@ static int hzrig_ep0_lock_quiet(struct hzrig_dev *dev, struct hzrig_lane *lane)
 				       ktime_add_ns(now, HZRIG_SPAN_BUSY_NS));
 		spin_unlock(&dev->span_lock);
 		if (!end || go) {
-			hzrig_atomic_max(&hzrig_ep0_wait_max_us,
-					 ktime_us_delta(now, first));
+			hzrig_atomic_max(&hzrig_ep0_quiet_max_us,
+					 div_s64(quiet_ns, NSEC_PER_USEC));
 			if (end)
 				atomic_inc(&hzrig_ep0_waits_capped);
 			return 0;
 		}
 		mutex_unlock(&dev->ep0_mutex);
-		ret = hzrig_wait_until(ktime_before(end, limit) ? end : limit,
-				       0);
+		wake = ktime_add_ns(now, HZRIG_EP0_WAIT_MAX_NS - quiet_ns);
+		ret = hzrig_wait_until(ktime_before(end, wake) ? end : wake, 0);
 		if (ret)
 			return ret;
+		quiet_ns += ktime_to_ns(ktime_sub(ktime_get(), now));
 	}
 }
 
