@@ -557,11 +557,13 @@ static int write_status(const char *path, const struct guest *g,
 static void boot_usage(FILE *f)
 {
 	fputs("usage: hzrig boot --variant NAME --kernel BZIMAGE --initrd CPIO\n"
-	      "                  --plan FILE --console LOG --samples FILE\n"
-	      "                  [--status FILE] [--accel auto|kvm|tcg]\n"
-	      "                  [--qemu-config FILE] [--timeout SECONDS] [--quiet]\n"
+	      "                  --plan FILE|--timeout SECONDS --console LOG\n"
+	      "                  --samples FILE [--status FILE] [--accel auto|kvm|tcg]\n"
+	      "                  [--qemu-config FILE] [--quiet]\n"
 	      "                  [--append 'KERNEL ARGS']\n"
-	      "Boots one variant's guest under QEMU with a watchdog. Progress\n"
+	      "Boots one variant's guest under QEMU with a watchdog (--timeout, or\n"
+	      "what the plan's waits need). Without --plan the guest runs what\n"
+	      "--append says (hzrig.mode=robustness). Progress\n"
 	      "goes to stdout, the console to --console, the guest's ttyS1 to\n"
 	      "--samples, the outcome (ok, failed, crashed, hung, error) to\n"
 	      "--status as JSON. Exit: 0 ok, 1 failed, 2 bad usage (nothing\n"
@@ -655,8 +657,13 @@ int cmd_boot(int argc, char **argv)
 		puts(pick_accel(&c, g.kernel, g.initrd, scratch));
 		return 0;
 	}
-	if (!g.variant || !plan || !g.console_path || !g.samples_path) {
-		fprintf(stderr, "hzrig boot: --variant, --plan, --console and --samples are required\n");
+	if (!g.variant || !g.console_path || !g.samples_path) {
+		fprintf(stderr, "hzrig boot: --variant, --console and --samples are required\n");
+		return BOOT_EXIT_USAGE;
+	}
+	/* the watchdog's budget comes from the plan unless --timeout says */
+	if (!plan && !g.timeout_s) {
+		fprintf(stderr, "hzrig boot: --plan or --timeout is required\n");
 		return BOOT_EXIT_USAGE;
 	}
 	if (strcmp(g.accel, "auto") && strcmp(g.accel, "kvm") &&
@@ -671,11 +678,11 @@ int cmd_boot(int argc, char **argv)
 		g.timeout_s = budget_s(&c, plan);
 	if (!g.timeout_s)
 		return BOOT_EXIT_USAGE;
-	pname = strrchr(plan, '/');
+	pname = plan ? strrchr(plan, '/') : NULL;
 	pname = pname ? pname + 1 : plan;
 	snprintf(g.extra_append, sizeof(g.extra_append),
-		 "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s %s", g.variant,
-		 g.accel, pname, append);
+		 "hzrig.variant=%s hzrig.accel=%s%s%s %s", g.variant, g.accel,
+		 pname ? " hzrig.plan=" : "", pname ? pname : "", append);
 	if (!g.quiet)
 		printf("[%s] booting under %s, watchdog %u s\n", g.variant,
 		       g.accel, g.timeout_s);

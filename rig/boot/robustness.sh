@@ -87,7 +87,7 @@ done
 timeout=$((120 + nscen * CYCLES * 5 + nonce * (300 + RWSEM_CYCLES / 50)))
 echo "[$V] robustness: $SCENARIOS, $CYCLES cycles each (watchdog $timeout s); results in results/robustness/$STAMP/$V"
 "$HZRIG" boot --variant "$V" --kernel "$B/$V/kernel/arch/x86/boot/bzImage" \
-	--initrd "$B/$V/initramfs.cpio" --plan "$TOP/rig/plan/plans/quick.plan" \
+	--initrd "$B/$V/initramfs.cpio" \
 	--accel "$ACCEL" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
 	--console "$OUT/console.log" --samples "$OUT/ttyS1.jsonl" \
 	--status "$OUT/status.json" --timeout "$timeout" \

@@ -270,6 +270,12 @@ run $HZRIG findings --console "$C/kasan-uaf.log" --out "$T/f.jsonl"
 check "findings: --out whose temporary file cannot be made: exit 2, the old file kept" \
 	"[ $rc -eq 2 ] && cmp -s '$T/f.jsonl' '$T/f.jsonl.keep' && sanitizer_quiet"
 
+# --- boot: the watchdog's budget needs a plan or a timeout -------------------
+run $HZRIG boot --variant v --kernel /nonexistent --initrd /nonexistent \
+	--console "$T/c.log" --samples "$T/s.jsonl"
+check "boot without --plan or --timeout: exit 2, says so, nothing booted" \
+	"[ $rc -eq 2 ] && grep -q -- '--plan or --timeout is required' '$T/err' && [ ! -e '$T/c.log' ]"
+
 # --- usage errors exit 2 in every command ------------------------------------
 for c in boot accel collect report model plan compare ingest history baseline check-regressions dashboard findings; do
 	run $HZRIG $c --no-such-flag
