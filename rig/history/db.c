@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "history/db.h"
 
 /*
@@ -919,6 +921,25 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 }
 
 /* The findings of variant_runs row @id into @v, with their known flags. */
+
+/*
+ * Was the console of this variant run scanned? Its run.json then has a
+ * "findings" array, maybe empty (the loader's rule, rig/runs/load.c).
+ */
+static bool run_json_scanned(const char *text)
+{
+	struct json_object *o, *a;
+	bool yes;
+
+	if (!text)
+		return false;
+	o = json_tokener_parse(text);
+	yes = o && json_object_object_get_ex(o, "findings", &a) &&
+	      json_object_is_type(a, json_type_array);
+	json_object_put(o);
+	return yes;
+}
+
 static int load_findings(sqlite3 *db, struct hzrig_variant *v,
 			 sqlite3_int64 id, FILE *err)
 {
@@ -950,8 +971,7 @@ static int load_findings(sqlite3 *db, struct hzrig_variant *v,
 		f->excerpt = col_strdup(st, 6);
 		f->known = sqlite3_column_int(st, 7);
 	}
-	v->scanned = v->nfindings || (v->run_json &&
-				      strstr(v->run_json, "\"findings\""));
+	v->scanned = v->nfindings || run_json_scanned(v->run_json);
 	return finalize_done(db, st, rc, err);
 }
 

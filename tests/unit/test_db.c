@@ -760,6 +760,7 @@ static void test_findings(void **state)
 		"KASAN: use-after-free Read in hzrig_heartbeat",
 		"lockdep: inconsistent lock state in hzrig_writer", NULL,
 	};
+	static const char *const none[] = { NULL };
 	char *path = path_in("h.db");
 	char *a = copy_run(DEFLT, "runs", "20261203T094306Z");
 	char *b = copy_run(QUICK, "runs", "20261203T102031Z");
@@ -785,9 +786,12 @@ static void test_findings(void **state)
 	err_free();
 	for (i = 0; i < d.nv; i++) {
 		if (strcmp(d.v[i].name, "hz-250")) {
+			/* its run.json has no "findings": never scanned */
 			assert_int_equal(d.v[i].nfindings, 0);
+			assert_false(d.v[i].scanned);
 			continue;
 		}
+		assert_true(d.v[i].scanned);
 		assert_int_equal(d.v[i].nfindings, 2);
 		assert_string_equal(d.v[i].findings[0].title, second[0]);
 		assert_true(d.v[i].findings[0].known);
@@ -798,6 +802,28 @@ static void test_findings(void **state)
 		assert_string_equal(d.v[i].findings[1].excerpt,
 				    "[ 5.0] BUG: KASAN\n");
 	}
+	hzrig_run_free(&d);
+	/* scanned and clean: "findings": [] */
+	add_findings(a, "hz-100", none);
+	ingest(db, a, true, HZRIG_INGEST_DONE);
+	assert_int_equal(hzrig_db_load_run(db, "20261203T094306Z", &d,
+					   err_open()), 0);
+	err_free();
+	assert_int_equal(d.nv, 1);
+	assert_int_equal(d.v[0].nfindings, 0);
+	assert_true(d.v[0].scanned);
+	hzrig_run_free(&d);
+	/* "findings" deeper down is not the scan's: not scanned */
+	assert_int_equal(sqlite3_exec(db, "UPDATE variant_runs SET run_json ="
+				      " '{\"variant\":\"hz-1000\",\"hz\":1000,"
+				      "\"guest\":{\"findings\":[]}}'"
+				      " WHERE variant = 'hz-1000'", NULL, NULL,
+				      NULL), 0);
+	assert_int_equal(hzrig_db_load_run(db, "20261203T102031Z", &d,
+					   err_open()), 0);
+	err_free();
+	for (i = 0; i < d.nv; i++)
+		assert_int_equal(d.v[i].scanned, !strcmp(d.v[i].name, "hz-250"));
 	hzrig_run_free(&d);
 	/* deleting the runs takes their findings along */
 	assert_int_equal(sqlite3_exec(db, "DELETE FROM runs", NULL, NULL, NULL), 0);
