@@ -796,8 +796,10 @@ static int issue_id(struct ctx *c, const char *title, char *buf, size_t len)
 static void add_findings(struct ctx *c, struct json_object *issues,
 			 struct json_object *incidents)
 {
+	/* the issue ids so far, as keys of a json-c object (a hash table) */
+	struct json_object *issued = json_object_new_object();
 	char id[ID_MAX], iid[ID_MAX];
-	size_t vi, i, k;
+	size_t vi, i;
 
 	for (vi = 0; vi < c->run.nv; vi++) {
 		const struct hzrig_variant *v = &c->run.v[vi];
@@ -805,17 +807,14 @@ static void add_findings(struct ctx *c, struct json_object *issues,
 		for (i = 0; i < v->nfindings; i++) {
 			const struct hzrig_run_finding *f = &v->findings[i];
 			struct json_object *o, *m;
-			bool seen = false;
 
 			if (issue_id(c, f->title, iid, sizeof(iid))) {
 				kerr(c, c->run.source, "sha256 failed");
+				json_object_put(issued);
 				return;
 			}
-			for (k = 0; k < json_object_array_length(issues); k++)
-				seen |= !strcmp(iid, json_object_get_string(
-					json_object_object_get(json_object_array_get_idx(
-						issues, k), "id")));
-			if (!seen) {
+			if (!json_object_object_get_ex(issued, iid, NULL)) {
+				json_object_object_add(issued, iid, NULL);
 				o = json_object_new_object();
 				json_object_object_add(o, "id", hzrig_json_str(iid));
 				json_object_object_add(o, "version", hzrig_json_int(1));
@@ -855,6 +854,7 @@ static void add_findings(struct ctx *c, struct json_object *issues,
 			json_object_array_add(incidents, o);
 		}
 	}
+	json_object_put(issued);
 }
 
 /* The issues and incidents arrays, into @doc only when there are any. */
