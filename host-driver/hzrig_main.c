@@ -1169,10 +1169,11 @@ static void hzrig_heartbeat(struct work_struct *work)
 	int ret;
 
 	/*
-	 * ep0 is shared with the ARM + SYNC protocol: a heartbeat between an
-	 * ARM and its SYNC wedged the gadget's ep0 for good under the ioctl
-	 * fuzzer (docs/robustness.md). A beat that finds ep0 taken (arming,
-	 * or a control case's timed call) is skipped, not waited for.
+	 * ep0 is shared with the ARM + SYNC protocol and the control cases:
+	 * a heartbeat between an ARM and its SYNC makes the gadget finish the
+	 * ARM blind (docs/robustness.md), and one queued behind a control
+	 * case's timed call would wait out its timeout. A beat that finds ep0
+	 * taken is skipped, not waited for.
 	 */
 	if (!mutex_trylock(&dev->ep0_mutex)) {
 		dev->hb_skipped++;
