@@ -590,6 +590,27 @@ static int parse_timeout(const char *s, unsigned int *out)
 	return 0;
 }
 
+/* What `hzrig boot` needs beyond --kernel and --initrd; true, said, if not. */
+static bool boot_args_bad(const struct guest *g, const char *plan)
+{
+	if (!g->variant || !g->console_path || !g->samples_path) {
+		fprintf(stderr, "hzrig boot: --variant, --console and --samples are required\n");
+		return true;
+	}
+	/* the watchdog's budget comes from the plan unless --timeout says */
+	if (!plan && !g->timeout_s) {
+		fprintf(stderr, "hzrig boot: --plan or --timeout is required\n");
+		return true;
+	}
+	if (strcmp(g->accel, "auto") && strcmp(g->accel, "kvm") &&
+	    strcmp(g->accel, "tcg")) {
+		fprintf(stderr, "hzrig boot: --accel: '%s' is not auto, kvm or tcg\n",
+			g->accel);
+		return true;
+	}
+	return false;
+}
+
 int cmd_boot(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -657,21 +678,8 @@ int cmd_boot(int argc, char **argv)
 		puts(pick_accel(&c, g.kernel, g.initrd, scratch));
 		return 0;
 	}
-	if (!g.variant || !g.console_path || !g.samples_path) {
-		fprintf(stderr, "hzrig boot: --variant, --console and --samples are required\n");
+	if (boot_args_bad(&g, plan))
 		return BOOT_EXIT_USAGE;
-	}
-	/* the watchdog's budget comes from the plan unless --timeout says */
-	if (!plan && !g.timeout_s) {
-		fprintf(stderr, "hzrig boot: --plan or --timeout is required\n");
-		return BOOT_EXIT_USAGE;
-	}
-	if (strcmp(g.accel, "auto") && strcmp(g.accel, "kvm") &&
-	    strcmp(g.accel, "tcg")) {
-		fprintf(stderr, "hzrig boot: --accel: '%s' is not auto, kvm or tcg\n",
-			g.accel);
-		return BOOT_EXIT_USAGE;
-	}
 	if (!strcmp(g.accel, "auto"))
 		g.accel = pick_accel(&c, g.kernel, g.initrd, scratch);
 	if (!g.timeout_s)
