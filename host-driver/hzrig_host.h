@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hzrig_host: what the driver's files share - the limits, the device
- * structure and the few helpers the rwsem test (hzrig_rwsem.c) calls in
- * the core (hzrig_main.c).
+ * structure and the functions one file calls in another: the core
+ * (hzrig_main.c), the clock (hzrig_clock.c), the lane planner
+ * (hzrig_lanes.c) and the rwsem test (hzrig_rwsem.c).
  */
 #ifndef HZRIG_HOST_H
 #define HZRIG_HOST_H
@@ -103,7 +104,7 @@
 /* Ticks a start is moved at most to find a quiet one. */
 #define HZRIG_SPAN_TRIES	64
 /* A call that ends this far outside its predicted window: a wrong model. */
-#define HZRIG_PLANNER_FAR_NS	(10 * NSEC_PER_MSEC)
+#define HZRIG_PLANNER_FAR_NS	(20 * NSEC_PER_MSEC)
 /* How long a lane waits at most for a quiet moment to use ep0. */
 #define HZRIG_EP0_WAIT_MAX_NS	(50 * NSEC_PER_MSEC)
 
@@ -224,11 +225,30 @@ struct hzrig_dev {
 #define HZRIG_RESETTING		1
 
 /* hzrig_main.c */
+int hzrig_param_set_ro(const char *val, const struct kernel_param *kp);
+extern const struct kernel_param_ops hzrig_param_ro_ops;
 int hzrig_invalid(struct hzrig_dev *dev, const char *what, u32 val);
 int hzrig_get_struct(struct hzrig_dev *dev, void *dst, size_t ksize,
 		     const void __user *argp, size_t min, u32 *usize,
 		     const char *what);
 int hzrig_io_check(struct hzrig_dev *dev);
+
+/* hzrig_clock.c: the jiffy grid */
+extern unsigned int hzrig_jiffy_rate;
+int hzrig_clock_init(void);
+ktime_t hzrig_edge_before(ktime_t t);
+ktime_t hzrig_edge_after(ktime_t t);
+s32 hzrig_jiffies_lag(ktime_t t, u64 j);
+int hzrig_wait_until(ktime_t when, u64 spin_ns);
+
+/* hzrig_lanes.c: the lane planner */
+int hzrig_ep0_lock_quiet(struct hzrig_dev *dev, struct hzrig_lane *lane);
+void hzrig_ep0_unlock_quiet(struct hzrig_dev *dev, struct hzrig_lane *lane);
+ktime_t hzrig_plan_quiet(struct hzrig_dev *dev, struct hzrig_lane *lane,
+			 const struct hzrig_case *c, int timeout, ktime_t start);
+void hzrig_span_clear(struct hzrig_dev *dev, struct hzrig_lane *lane);
+void hzrig_check_end(struct hzrig_dev *dev, struct hzrig_lane *lane,
+		     ktime_t t1, int status);
 
 /* hzrig_rwsem.c: HZRIG_IOC_RWSEM_TEST */
 int hzrig_rwsem_init(struct hzrig_dev *dev);

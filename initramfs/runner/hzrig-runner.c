@@ -220,12 +220,12 @@ static void planner_read(struct planner_stats *p)
 
 /*
  * A KTAP test: at most PLANNER_FAR_PCT % of the predicted ends (and at
- * least one) missed their window by over 10 ms. The guest's noise puts a
- * few ends a little outside (the window allows 2 ms after the expiry); a
- * planner modelling the wrong kernel misses its timed-out calls by whole
- * ticks.
+ * least one) missed their window by over 20 ms. The guest's noise puts a
+ * few ends a little outside (the window allows 2 ms after the expiry; in
+ * lanes up to 9 ms were seen); a planner modelling the wrong kernel misses
+ * its timed-out calls by whole ticks, most by tens or hundreds of ms.
  */
-#define PLANNER_FAR_PCT		2
+#define PLANNER_FAR_PCT		5
 /*
  * And no lane slept longer for a quiet moment on ep0 than the driver's
  * bound (HZRIG_EP0_WAIT_MAX_NS, 50 ms) plus a late wakeup.
@@ -260,7 +260,7 @@ static void planner_check(struct runner *r, const struct planner_stats *p0)
 	max_us = module_param_ul("planner_ends_miss_max_us");
 	ktap(r, (far <= 1 || far * 100 <= n * PLANNER_FAR_PCT) &&
 	     p1.ep0_quiet_max_us <= PLANNER_QUIET_MAX_US,
-	     "lane_planner # %lu of %lu predicted ends missed, %lu by over 10 ms (limit %d %%), by %lu.%03lu ms at most; a lane slept at most %lu.%03lu ms for a quiet ep0 (limit %d ms), %lu waits went ahead at the bound%s",
+	     "lane_planner # %lu of %lu predicted ends missed, %lu by over 20 ms (limit %d %%), by %lu.%03lu ms at most; a lane slept at most %lu.%03lu ms for a quiet ep0 (limit %d ms), %lu waits went ahead at the bound%s",
 	     miss, n, far, PLANNER_FAR_PCT, max_us / 1000, max_us % 1000,
 	     p1.ep0_quiet_max_us / 1000, p1.ep0_quiet_max_us % 1000,
 	     PLANNER_QUIET_MAX_US / 1000, p1.capped - p0->capped,
