@@ -486,28 +486,37 @@ static void scenario_misc(void)
  * does, as a newer setup clears what it waits for (docs/robustness.md, the
  * ep0 wedge) - and must answer the setups after it.
  */
+/*
+ * After a disturbed ARM: a RESET of ep0 IN is acked (ep0 is not wedged) and
+ * the next ARM (@seq, a STALL) applies. @what names the scenario.
+ */
+static void check_ep0_recovers(const char *what, uint32_t seq)
+{
+	uint8_t b[64];
+	int r;
+
+	r = sim_ctrl(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_EP0_IN, NULL, 0,
+		     1000);
+	sim_check(r == 0, "%s: ... then a RESET is acked: ep0 not wedged (%d)",
+		  what, r);
+	sim_arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_STALL, seq, 0, 0);
+	r = sim_ctrl(VIN, HZRIG_REQ_TEST_IN, seq, b, 64, 300);
+	sim_check(r == -EPIPE, "%s: ... and the next ARM applies (%d)", what,
+		  r);
+}
+
 static void scenario_lost_data(void)
 {
-	struct hzrig_arm a = {
-		.version = HZRIG_WIRE_VERSION,
-		.target = HZRIG_TARGET_EP0_IN,
-		.behaviour = HZRIG_BEH_STALL,
-		.seq = htole32(450),
-	};
-	uint8_t b[64];
+	struct hzrig_arm a = sim_arm_record(HZRIG_TARGET_EP0_IN,
+					    HZRIG_BEH_STALL, 450, 0, 0, 0);
 	int r;
 
 	r = sim_ctrl_data(VOUT, HZRIG_REQ_ARM, 0, 0, &a, sizeof(a), 50,
 			  SIM_DATA_NEVER);
 	sim_check(r == -ETIMEDOUT,
-		  "ARM whose data stage never comes times out (%d)", r);
-	r = sim_ctrl(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_EP0_IN, NULL, 0,
-		     1000);
-	sim_check(r == 0, "... the RESET after it is acked: ep0 not wedged (%d)",
+		  "lost data: ARM whose data stage never comes times out (%d)",
 		  r);
-	sim_arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_STALL, 451, 0, 0);
-	r = sim_ctrl(VIN, HZRIG_REQ_TEST_IN, 451, b, 64, 300);
-	sim_check(r == -EPIPE, "... and the next ARM applies (%d)", r);
+	check_ep0_recovers("lost data", 451);
 }
 
 /*
@@ -518,12 +527,8 @@ static void scenario_lost_data(void)
  */
 static void scenario_read_race(void)
 {
-	struct hzrig_arm a = {
-		.version = HZRIG_WIRE_VERSION,
-		.target = HZRIG_TARGET_EP0_IN,
-		.behaviour = HZRIG_BEH_STALL,
-		.seq = htole32(460),
-	};
+	struct hzrig_arm a = sim_arm_record(HZRIG_TARGET_EP0_IN,
+					    HZRIG_BEH_STALL, 460, 0, 0, 0);
 	uint8_t b[64];
 	bool in_read = false;
 	int r;
@@ -545,13 +550,7 @@ static void scenario_read_race(void)
 	sim_check(r == 4 || r == -EPIPE,
 		  "read race: SYNC meanwhile answered or stalled, not lost (%d)",
 		  r);
-	r = sim_ctrl(VOUT, HZRIG_REQ_RESET, 1u << HZRIG_TARGET_EP0_IN, NULL, 0,
-		     1000);
-	sim_check(r == 0, "read race: ... then a RESET is acked: ep0 not wedged (%d)",
-		  r);
-	sim_arm(HZRIG_TARGET_EP0_IN, HZRIG_BEH_STALL, 461, 0, 0);
-	r = sim_ctrl(VIN, HZRIG_REQ_TEST_IN, 461, b, 64, 300);
-	sim_check(r == -EPIPE, "read race: ... and the next ARM applies (%d)", r);
+	check_ep0_recovers("read race", 461);
 	pthread_mutex_lock(&sim_mutex);
 	sim_race_read = false;
 	pthread_mutex_unlock(&sim_mutex);

@@ -130,9 +130,10 @@ int sim_ctrl(uint8_t type, uint8_t req, uint16_t value, void *data,
 	return sim_ctrl_data(type, req, value, 0, data, len, timeout_ms, 0);
 }
 
-/* ARM with the host's start time (CLOCK_MONOTONIC ns, 0: none) */
-int sim_arm_at(unsigned int target, unsigned int beh, uint32_t seq,
-		  uint32_t delay_us, uint32_t length, uint64_t start_ns)
+/* The ARM record for a target; start_ns 0: none. */
+struct hzrig_arm sim_arm_record(unsigned int target, unsigned int beh,
+				uint32_t seq, uint32_t delay_us,
+				uint32_t length, uint64_t start_ns)
 {
 	struct hzrig_arm a = {
 		.version = HZRIG_WIRE_VERSION,
@@ -144,6 +145,15 @@ int sim_arm_at(unsigned int target, unsigned int beh, uint32_t seq,
 		.start_ns = htole64(start_ns),
 	};
 
+	return a;
+}
+
+/* ARM with the host's start time (CLOCK_MONOTONIC ns, 0: none) */
+int sim_arm_at(unsigned int target, unsigned int beh, uint32_t seq,
+		  uint32_t delay_us, uint32_t length, uint64_t start_ns)
+{
+	struct hzrig_arm a = sim_arm_record(target, beh, seq, delay_us, length,
+					    start_ns);
 	int r = sim_ctrl(VOUT, HZRIG_REQ_ARM, 0, &a, sizeof(a), 1000);
 
 	/*

@@ -166,6 +166,9 @@ int sim_ctrl_data(uint8_t type, uint8_t req, uint16_t value,
 int sim_ctrl(uint8_t type, uint8_t req, uint16_t value, void *data,
 		uint16_t len, unsigned int timeout_ms);
 
+struct hzrig_arm sim_arm_record(unsigned int target, unsigned int beh,
+				uint32_t seq, uint32_t delay_us,
+				uint32_t length, uint64_t start_ns);
 int sim_arm_at(unsigned int target, unsigned int beh, uint32_t seq,
 		  uint32_t delay_us, uint32_t length, uint64_t start_ns);
 
