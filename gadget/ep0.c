@@ -47,19 +47,57 @@ static enum ep0_rc ep0_write(struct gadget *g, const void *buf, size_t len)
 
 static void sleep_ns(uint64_t ns);
 
+/* read() on ep0 under the read guard (main.c, read_guard_init()). */
+static ssize_t ep0_read_guarded(struct gadget *g, void *buf, size_t len)
+{
+	struct itimerspec on = { .it_value = hzg_ns_to_ts(EP0_READ_GUARD_NS) };
+	struct itimerspec off = { 0 };
+	ssize_t r;
+	int err;
+
+	timer_settime(g->read_guard, 0, &on, NULL);
+	r = read(g->fd, buf, len);
+	err = errno;
+	timer_settime(g->read_guard, 0, &off, NULL);
+	errno = err;
+	return r;
+}
+
+/*
+ * An OUT data stage into @buf. ep0 stays O_NONBLOCK: the data is nearly
+ * always in by the time the event is read; if not (EAGAIN), look again
+ * every EP0_DATA_POLL_NS. Even so gadgetfs can put the read to sleep for
+ * good when a newer setup comes at the wrong moment: the guard's signal
+ * ends that with EINTR, and the next read reports the newer setup as EIDRM.
+ * That was the ep0 wedge the ioctl fuzzer found (docs/robustness.md).
+ * Returns what read() did, or -1 with errno EAGAIN once @deadline
+ * (CLOCK_MONOTONIC ns; 0: none) has passed or the gadget stops.
+ */
+static ssize_t ep0_read_data(struct gadget *g, void *buf, size_t len,
+			     uint64_t deadline)
+{
+	ssize_t r;
+
+	for (;;) {
+		r = ep0_read_guarded(g, buf, len);
+		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
+			return r;
+		if (g->done || hzg_stop_requested() ||
+		    (deadline && hzg_now_ns() >= deadline)) {
+			errno = EAGAIN;
+			return -1;
+		}
+		if (errno == EAGAIN)
+			sleep_ns(EP0_DATA_POLL_NS);
+	}
+}
+
 /*
  * Read an OUT data stage of @len bytes (the host's wLength) into ep0buf.
  * 6.1's gadgetfs caps a data stage at its own 256-byte buffer, but the
  * gadget does not rely on another program's limit for its own buffer's
- * bounds: @len is clamped to it.
- *
- * ep0 stays O_NONBLOCK: the data is nearly always in by the time the
- * event is read; if not (EAGAIN), look again every EP0_DATA_POLL_NS. Even
- * so gadgetfs can put the read to sleep for good when a newer setup comes
- * at the wrong moment (main.c, hzg_read_guard_init()): the guard's signal
- * ends that with EINTR, and the next read reports the newer setup as EIDRM
- * (EP0_ABORT: hzg_ep0_resolve() takes over). That was the ep0 wedge the
- * ioctl fuzzer found (docs/robustness.md).
+ * bounds: @len is clamped to it. A newer setup ends it with EP0_ABORT
+ * (hzg_ep0_resolve() takes over).
  */
 static enum ep0_rc ep0_read(struct gadget *g, size_t len, size_t *got)
 {
@@ -67,12 +105,7 @@ static enum ep0_rc ep0_read(struct gadget *g, size_t len, size_t *got)
 
 	if (len > sizeof(g->ep0buf))
 		len = sizeof(g->ep0buf);
-	*got = 0;
-	while ((r = hzg_ep0_read_guarded(g, g->ep0buf, len)) < 0 &&
-	       (errno == EAGAIN || errno == EINTR) && !g->done &&
-	       !hzg_stop_requested())
-		if (errno == EAGAIN)
-			sleep_ns(EP0_DATA_POLL_NS);
+	r = ep0_read_data(g, g->ep0buf, len, 0);
 	*got = r > 0 ? (size_t)r : 0;
 	return ep0_rc(r, 0, "read OUT data stage");
 }
@@ -709,33 +742,24 @@ static enum resolve resolve_in_or_nodata(struct gadget *g)
  */
 static enum resolve resolve_out_data(struct gadget *g)
 {
-	uint64_t deadline = hzg_now_ns() + ORPHAN_DATA_WAIT_NS;
 	enum resolve res = RES_DONE;
 	ssize_t r;
+	int err;
 
-	for (;;) {
-		r = hzg_ep0_read_guarded(g, g->orphan.data,
-					 sizeof(g->orphan.data));
-		if (r >= 0) {
-			g->orphan.kind = HZG_ORPHAN_DATA;
-			g->orphan.len = r;
-			break;
-		}
-		if ((errno == EAGAIN || errno == EINTR) &&
-		    hzg_now_ns() < deadline) {
-			if (errno == EAGAIN)
-				sleep_ns(100000);
-			continue;
-		}
-		if (errno == EIO)
-			g->orphan.kind = HZG_ORPHAN_DATA_ERROR;
-		else if (errno == EIDRM)
-			res = RES_RETRY;
-		else if (errno != EAGAIN)
-			hzg_error(errno, "ep0: read data of unseen request");
-		break;
+	r = ep0_read_data(g, g->orphan.data, sizeof(g->orphan.data),
+			  hzg_now_ns() + ORPHAN_DATA_WAIT_NS);
+	err = r < 0 ? errno : 0;
+	if (r >= 0) {
+		g->orphan.kind = HZG_ORPHAN_DATA;
+		g->orphan.len = r;
+	} else if (err == EIO) {
+		g->orphan.kind = HZG_ORPHAN_DATA_ERROR;
+	} else if (err == EIDRM) {
+		res = RES_RETRY;
+	} else if (err != EAGAIN) {
+		hzg_error(err, "ep0: read data of unseen request");
 	}
-	if (r < 0 && errno == EAGAIN) {
+	if (err == EAGAIN) {
 		r = read(g->fd, g->ep0buf, 0);
 		if (r == 0)
 			g->orphan.kind = HZG_ORPHAN_ACKED;

@@ -43,8 +43,8 @@
 #define CANCEL_TRIES		5000	/* 1 s */
 #define ORPHAN_DATA_WAIT_NS	100000000ull
 #define ORPHAN_SETTLE_NS	50000ull
-#define EP0_DATA_POLL_NS	100000ull	/* ep0_read(): look again */
-#define EP0_READ_GUARD_NS	20000000ull	/* hzg_ep0_read_guarded() */
+#define EP0_DATA_POLL_NS	100000ull	/* ep0_read_data(): look again */
+#define EP0_READ_GUARD_NS	20000000ull	/* ep0.c ep0_read_guarded() */
 #define DUMMY_FIFO_SIZE		64	/* dummy_hcd.c FIFO_SIZE */
 
 enum wstate {
@@ -108,7 +108,7 @@ struct gadget {
 	bool			omit[HZG_EP_COUNT]; /* -x: not in descriptors */
 	int			fd;		/* ep0: the controller file */
 	int			tfd;		/* timerfd for a held DELAY */
-	timer_t			read_guard;	/* hzg_ep0_read_guarded() */
+	timer_t			read_guard;	/* main.c read_guard_init() */
 	int			speed;		/* enum usb_device_speed */
 	bool			configured;
 	bool			abort_pending;
@@ -147,8 +147,6 @@ void hzg_error(int err, const char *fmt, ...);
 
 void hzg_fatal(struct gadget *g);
 bool hzg_stop_requested(void);	/* SIGTERM or SIGINT came */
-int hzg_read_guard_init(struct gadget *g);
-ssize_t hzg_ep0_read_guarded(struct gadget *g, void *buf, size_t len);
 
 bool hzg_high_speed(const struct gadget *g);
 

@@ -142,14 +142,9 @@ bool hzg_stop_requested(void)
 	return stop_signal != 0;
 }
 
-static void on_guard(int sig)
-{
-	(void)sig;	/* only to interrupt a read(): see below */
-}
-
 /*
  * A watchdog for reading an OUT data stage on ep0. gadgetfs' ep0_read()
- * (drivers/usb/gadget/legacy/inode.c:958-970, 6.1) checks setup_out_ready
+ * (drivers/usb/gadget/legacy/inode.c:963-970, 6.1) checks setup_out_ready
  * under its lock, drops the lock and then sleeps until setup_out_ready is
  * set - also for an O_NONBLOCK file. A newer setup in between (the host's
  * SYNC right after its ARM: dummy_hcd completes the ARM when the data is
@@ -157,43 +152,26 @@ static void on_guard(int sig)
  * nothing that follows (SYNC, RESET: no OUT data) sets it: the read would
  * sleep for good, and ep0 with it. So every such read runs with a one-shot
  * POSIX timer that signals this thread (SIGALRM, no SA_RESTART) after
- * EP0_READ_GUARD_NS; the read then fails with EINTR, and the next one
- * reports the newer setup (EIDRM). A read that does not sleep costs two
- * timer_settime() calls.
+ * EP0_READ_GUARD_NS (ep0.c, ep0_read_guarded()); the read then fails with
+ * EINTR, and the next one reports the newer setup (EIDRM). A read that does
+ * not sleep costs two timer_settime() calls.
  */
-int hzg_read_guard_init(struct gadget *g)
+static int read_guard_init(struct gadget *g)
 {
-	struct sigaction sa = { .sa_handler = on_guard };
 	struct sigevent sev = {
 		.sigev_notify = SIGEV_THREAD_ID,
 		.sigev_signo = SIGALRM,
 	};
 
 	sev._sigev_un._tid = gettid();	/* glibc 2.36 names no macro for it */
-	if (sigaction(SIGALRM, &sa, NULL) < 0 ||
-	    timer_create(CLOCK_MONOTONIC, &sev, &g->read_guard) < 0) {
+	if (timer_create(CLOCK_MONOTONIC, &sev, &g->read_guard) < 0) {
 		hzg_error(errno, "ep0 read guard timer");
 		return -1;
 	}
 	return 0;
 }
 
-ssize_t hzg_ep0_read_guarded(struct gadget *g, void *buf, size_t len)
-{
-	struct itimerspec on = { .it_value = hzg_ns_to_ts(EP0_READ_GUARD_NS) };
-	struct itimerspec off = { 0 };
-	ssize_t r;
-	int err;
-
-	timer_settime(g->read_guard, 0, &on, NULL);
-	r = read(g->fd, buf, len);
-	err = errno;
-	timer_settime(g->read_guard, 0, &off, NULL);
-	errno = err;
-	return r;
-}
-
-static void on_cancel(int sig)
+static void on_interrupt(int sig)
 {
 	(void)sig;	/* only there to interrupt a blocking read/write */
 }
@@ -343,8 +321,10 @@ static int signals_init(void)
 	if (sigaction(SIGINT, &sa, NULL) < 0 ||
 	    sigaction(SIGTERM, &sa, NULL) < 0)
 		goto fail;
-	sa.sa_handler = on_cancel;
-	if (sigaction(SIGUSR1, &sa, NULL) < 0)
+	/* SIGUSR1: a worker's cancel; SIGALRM: the ep0 read guard */
+	sa.sa_handler = on_interrupt;
+	if (sigaction(SIGUSR1, &sa, NULL) < 0 ||
+	    sigaction(SIGALRM, &sa, NULL) < 0)
 		goto fail;
 
 	/* all threads start with these blocked; see hzg_worker_main(), run() */
@@ -572,7 +552,7 @@ int main(int argc, char **argv)
 		return 2;
 	/* delays should be hrtimer-exact, not rounded up by 50 us slack */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	if (signals_init() < 0 || hzg_read_guard_init(g) < 0)
+	if (signals_init() < 0 || read_guard_init(g) < 0)
 		return 1;
 	g->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (g->tfd < 0) {
