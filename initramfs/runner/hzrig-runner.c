@@ -181,29 +181,47 @@ static void settle_clocksource(struct runner *r)
 	}
 }
 
-/* A read-only parameter of the driver, 0 if it has none. */
-static unsigned long module_param_ul(const char *name)
+/* The text of the driver's parameter @name, "" when it cannot be read. */
+static void module_param_text(const char *name, char *buf, size_t len)
 {
 	char path[128];
-	unsigned long v = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/module/hzrig_host/parameters/%s",
 		 name);
+	buf[0] = '\0';
 	f = fopen(path, "r");
 	if (!f)
-		return 0;
-	if (fscanf(f, "%lu", &v) != 1)
-		v = 0;
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
 	fclose(f);
-	return v;
+}
+
+/* A numeric parameter of the driver, 0 if it has none. */
+static unsigned long module_param_ul(const char *name)
+{
+	char buf[32];
+
+	module_param_text(name, buf, sizeof(buf));
+	return strtoul(buf, NULL, 10);
+}
+
+/* A bool parameter: the kernel shows it as Y or N. */
+static bool module_param_yes(const char *name)
+{
+	char buf[8];
+
+	module_param_text(name, buf, sizeof(buf));
+	return buf[0] == 'Y' || buf[0] == '1';
 }
 
 /*
  * The driver's lane planner, held against what happened (the module's
  * planner_* parameters, counted since load; docs/measurement.md): calls
- * whose end it predicted and those that ended outside the window, the
- * longest wait for ep0 and the waits that hit their bound.
+ * whose end it predicted, those that ended outside the window and far
+ * outside it, the longest sleep for a quiet ep0 and the waits that hit
+ * their bound.
  */
 struct planner_stats {
 	unsigned long predicted, missed, far, ep0_quiet_max_us, capped;
@@ -231,22 +249,6 @@ static void planner_read(struct planner_stats *p)
  * bound (HZRIG_EP0_WAIT_MAX_NS, 50 ms) plus a late wakeup.
  */
 #define PLANNER_QUIET_MAX_US	100000
-
-static bool module_param_yes(const char *name)
-{
-	char path[128], c = 'N';
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/hzrig_host/parameters/%s",
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (fscanf(f, " %c", &c) != 1)
-		c = 'N';
-	fclose(f);
-	return c == 'Y' || c == '1';
-}
 
 static void planner_check(struct runner *r, const struct planner_stats *p0)
 {
