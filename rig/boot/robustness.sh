@@ -2,8 +2,9 @@
 # robustness.sh: the driver's teardown held against a debugging kernel
 # (docs/robustness.md). Builds VARIANT (kernel, module, initramfs, through
 # matrix.sh), boots it with the guest in robustness mode (initramfs/
-# robustness.sh: disconnect, unbind/bind and rmmod/insmod, each CYCLES
-# times while the heartbeat runs and a NAKed call is in flight), then scans
+# robustness.sh runs the scenarios of rig/boot/robustness.scenarios: the
+# teardown ones CYCLES times each while the heartbeat runs and a NAKed call
+# is in flight, the rwsem test and the ioctl fuzzer once), then scans
 # the console for kernel reports (`hzrig findings`). Prints the cycles run
 # per scenario and the findings; exits non-zero on any finding or failed
 # scenario. With --expect TEXT (demonstrations), exits 0 only when each
@@ -51,6 +52,10 @@ V=$1
 case "$CYCLES" in ''|*[!0-9]*) echo "robustness: --cycles: '$CYCLES' is not a number" >&2; exit 2 ;; esac
 [ "$CYCLES" -ge 1 ] || { echo "robustness: --cycles must be at least 1" >&2; exit 2; }
 case "$RWSEM_CYCLES" in ''|*[!0-9]*) echo "robustness: --rwsem-cycles: '$RWSEM_CYCLES' is not a number" >&2; exit 2 ;; esac
+case "$EXTRA" in *hzrig.heartbeat_ms=*)
+	hb=${EXTRA##*hzrig.heartbeat_ms=}; hb=${hb%% *}
+	case "$hb" in ''|*[!0-9]*) echo "robustness: --heartbeat-ms: '$hb' is not a number of ms" >&2; exit 2 ;; esac ;;
+esac
 case ",$SCENARIOS," in *[!a-z,-]*) echo "robustness: --scenarios: '$SCENARIOS': names and commas only" >&2; exit 2 ;; esac
 # scenario_kind NAME: cycles or once, empty for an unknown name;
 # scenario_set SET: the names in SET, comma-separated (robustness.scenarios).
