@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
+#include "checker/checker.h"
 #include "collect/collect.h"
 #include "collect/scan.h"
 #include "history/history.h"
@@ -46,6 +47,7 @@ static const struct hzrig_cmd commands[] = {
 	{ "baseline", cmd_baseline, "set, show or clear the baseline run of variants" },
 	{ "check-regressions", cmd_check_regressions, "hold a run against its baselines; exit 1 on a regression" },
 	{ "dashboard", cmd_dashboard, "write the static HTML dashboard of the history database" },
+	{ "check-tree", cmd_check_tree, "find HZ-based timeouts of the USB calls in a kernel tree (spatch)" },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
