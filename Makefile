@@ -5,6 +5,8 @@
 #   make fuzz       libFuzzer on every untrusted-input reader (FUZZ_SECONDS each)
 #   make bench      turnaround figures; make regression-demo: the
 #                   pre-2.6.12 patch held against the clean kernel
+#   make check-tree the HZ-based USB timeouts of KSRC (Coccinelle), with
+#                   their windows per HZ and the patch that fixes them
 #   make robustness the driver's teardown on a KASAN + lockdep kernel;
 #                   make robustness-demo: the unsafe teardown, reported
 #
@@ -59,6 +61,7 @@ check-unit: tools
 	@$(TOP)/tests/kcidb/validate.sh $(HZRIG)
 	@$(MAKE) --no-print-directory -C tests browser HZRIG=$(HZRIG)
 	@$(MAKE) --no-print-directory check-hostile
+	@$(TOP)/tests/checker/check-corpus.py $(HZRIG_SAN)
 	@$(MAKE) --no-print-directory check-fuzz
 
 # Hostile inputs (tests/hostile/): through an hzrig built with ASan+UBSan.
@@ -84,6 +87,7 @@ check-fuzz:
 check-kernel: ksrc
 	@$(MAKE) --no-print-directory -C tests kconfig
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
+	@$(TOP)/tests/checker/check-golden.py $(HZRIG) $(KSRC) || [ $$? -eq 77 ]
 
 check-e2e: tools ksrc
 	@$(MAKE) --no-print-directory -C tests e2e VARIANT=$(CHECK_VARIANT)
@@ -158,6 +162,17 @@ robustness-demo: setup
 	else echo "robustness-demo: an expected report is missing (above)"; fi; \
 	exit $$rc
 
+# The checker (docs/checker.md): every timeout of the synchronous USB
+# calls in KSRC built from HZ or jiffies, with its value and window at each
+# HZ; results/check-tree/sites.json and fix.patch (patch -p1 in KSRC).
+# Finding sites is not a failure here (hzrig check-tree exits 1 for them).
+check-tree: setup
+	@$(MAKE) --no-print-directory tools ksrc
+	@mkdir -p $(TOP)/results/check-tree
+	@rc=0; $(HZRIG) check-tree --json $(TOP)/results/check-tree/sites.json \
+		--patch $(TOP)/results/check-tree/fix.patch $(KSRC) || rc=$$?; \
+	[ $$rc -le 1 ] && echo "check-tree: results/check-tree/sites.json, fix.patch"
+
 checkpatch: ksrc
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
 
@@ -168,4 +183,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench regression-demo robustness check-robustness robustness-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-tree check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench regression-demo robustness check-robustness robustness-demo clean distclean

@@ -5,7 +5,8 @@
 # what only the tests need.
 set -eu
 
-# Debian packages, each with what it is for.
+# Debian packages, each with what it is for (coccinelle: spatch, for
+# hzrig check-tree; diffutils: its patch).
 PKGS="
 make gcc libc6-dev
 bc bison flex libelf-dev libssl-dev cpio xz-utils kmod perl patch procps
@@ -17,6 +18,7 @@ libusb-1.0-0-dev pkg-config
 libjson-c-dev
 libcmocka-dev
 sqlite3 libsqlite3-dev jq
+coccinelle diffutils
 "
 
 # `make check` also opens the dashboard in a real browser, validates the

@@ -200,7 +200,7 @@ static val call(struct ev *e, const char *fn)
 		r.origin = -1;
 		if (x.known && x.v >= 0 && x.v <= INT32_MAX) {
 			r.known = true;
-			r.v = x.v * (fn[12] == 'm' ? 1000 : 1000000) / hz;
+			r.v = x.v * (fn[11] == 'm' ? 1000 : 1000000) / hz;
 		}
 	} else if ((n == 2 || n == 3) && (!strcmp(fn, "min") ||
 					  !strcmp(fn, "max") ||

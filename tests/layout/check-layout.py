@@ -24,7 +24,7 @@ MAX_LINES = 100
 STAGES = {
     'lib': 0,
     'plan': 1, 'model': 1,
-    'boot': 2,
+    'boot': 2, 'checker': 2,
     'collect': 3,
     'runs': 4,
     'history': 5,
