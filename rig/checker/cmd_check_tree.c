@@ -278,8 +278,7 @@ static char *tree_release(const char *tree)
 	FILE *f;
 	int i;
 
-	snprintf(path, sizeof(path), "%s/Makefile", tree);
-	f = fopen(path, "r");
+	f = join(path, sizeof(path), tree, "Makefile") ? NULL : fopen(path, "r");
 	if (!f)
 		return NULL;
 	while (getline(&line, &cap, f) > 0)
