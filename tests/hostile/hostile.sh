@@ -276,8 +276,39 @@ run $HZRIG boot --variant v --kernel /nonexistent --initrd /nonexistent \
 check "boot without --plan or --timeout: exit 2, says so, nothing booted" \
 	"[ $rc -eq 2 ] && grep -q -- '--plan or --timeout is required' '$T/err' && [ ! -e '$T/c.log' ]"
 
+# --- check-tree: a semantic patch or output file that cannot be used -------
+mkdir -p "$T/tree"
+printf 'int f(struct usb_device *d)\n{\n\treturn usb_bulk_msg(d, 0, 0, 0, 0, HZ);\n}\n' > "$T/tree/a.c"
+run $HZRIG check-tree --cocci "$T/no-such.cocci" "$T/tree"
+check "check-tree --cocci missing: exit 2, names the file" \
+	"[ $rc -eq 2 ] && grep -q 'no-such.cocci' '$T/err' && sanitizer_quiet"
+# a semantic patch whose facts are garbage: refused, not half-read
+cat > "$T/bad.cocci" <<'COCCI'
+@script:python@
+@@
+print('HZRIG {"kind": "sink", "file": "a.c", "line": -4}')
+print('HZRIG {"kind": "sink"')
+COCCI
+if command -v spatch >/dev/null; then
+	run $HZRIG check-tree --cocci "$T/bad.cocci" "$T/tree"
+	check "check-tree with malformed facts: exit 2, names the file and field" \
+		"[ $rc -eq 2 ] && grep -q 'a.c: a fact without a valid' '$T/err' && sanitizer_quiet"
+	mkdir "$T/ro-dir"
+	run $HZRIG check-tree --json "$T/ro-dir" "$T/tree"
+	check "check-tree --json to a directory: exit 2, names it" \
+		"[ $rc -eq 2 ] && grep -q -- '--json: cannot write' '$T/err' && sanitizer_quiet"
+else
+	ko "check-tree: spatch (coccinelle) is not installed"
+fi
+run $HZRIG check-tree --format xml "$T/tree"
+check "check-tree --format xml: exit 2, names the value" \
+	"[ $rc -eq 2 ] && grep -q \"'xml'\" '$T/err'"
+JOBS=zero run $HZRIG check-tree "$T/tree"
+check "check-tree with JOBS=zero: exit 2, names JOBS" \
+	"[ $rc -eq 2 ] && grep -q 'JOBS=' '$T/err'"
+
 # --- usage errors exit 2 in every command ------------------------------------
-for c in boot accel collect report model plan compare ingest history baseline check-regressions dashboard findings; do
+for c in boot accel collect report model plan compare ingest history baseline check-regressions dashboard findings check-tree; do
 	run $HZRIG $c --no-such-flag
 	check "$c --no-such-flag: exit 2" "[ $rc -eq 2 ]"
 done
