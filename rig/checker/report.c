@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,44 +272,58 @@ static bool word_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-/* How often @name occurs as a word in the .c and .h files of @dir. */
+/* How often @name occurs as a word in @buf. */
+static long count_word(const char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(name), i;
+	long count = 0;
+
+	for (i = 0; n && i + n <= len; i++) {
+		if (memcmp(buf + i, name, n) || (i && word_char(buf[i - 1])) ||
+		    (i + n < len && word_char(buf[i + n])))
+			continue;
+		count++;
+		i += n - 1;
+	}
+	return count;
+}
+
+/*
+ * How often @name occurs as a word in the .c and .h files of the directory
+ * of @file (tree-relative); -1 if one cannot be read. Comments and strings
+ * count too: a miscount only ever makes the fix more careful.
+ */
 static long uses_in_dir(const char *tree, const char *file, const char *name)
 {
-	char cmd[4096];
-	char *dir = strdup(file), *slash;
-	FILE *p;
-	long n = 0;
-	int c, state = 0;
+	char dir[4096], path[8192], *slash;
+	struct dirent *d;
+	long total = 0;
+	DIR *dh;
 
-	/* grep -ow counts occurrences; the directory is the file's own */
-	if (!dir)
-		return -1;
+	snprintf(dir, sizeof(dir), "%s/%s", tree, file);
 	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	else
-		strcpy(dir, ".");
-	for (c = 0; name[c]; c++)
-		if (!word_char(name[c])) {
-			free(dir);
-			return -1;
+	*slash = 0;
+	dh = opendir(dir);
+	if (!dh)
+		return -1;
+	while (total >= 0 && (d = readdir(dh))) {
+		size_t n = strlen(d->d_name), len;
+		char *buf;
+
+		if (n < 3 || d->d_name[n - 2] != '.' ||
+		    (d->d_name[n - 1] != 'c' && d->d_name[n - 1] != 'h'))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		buf = slurp(path, &len);
+		if (!buf) {
+			total = -1;
+			break;
 		}
-	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && grep -ow -- '%s' '%s'/*.[ch] 2>/dev/null | wc -l",
-		 tree, name, dir);
-	free(dir);
-	if (strchr(tree, '\''))
-		return -1;
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while ((c = fgetc(p)) != EOF) {
-		if (isdigit(c))
-			n = n * 10 + (c - '0'), state = 1;
+		total += count_word(buf, len, name);
+		free(buf);
 	}
-	if (pclose(p) != 0 || !state)
-		return -1;
-	return n;
+	closedir(dh);
+	return total;
 }
 
 static int add_edit(struct edits *e, const char *file, const struct hzrig_span *at,
