@@ -21,6 +21,11 @@ check "hz-250 fragments survive" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
 check "hz-250 .config has CONFIG_HZ=250" "grep -qx 'CONFIG_HZ=250' '$O/good/.config'"
 check "hz-250 .config has dummy_hcd and gadgetfs built in" "grep -qx 'CONFIG_USB_DUMMY_HCD=y' '$O/good/.config' && grep -qx 'CONFIG_USB_GADGETFS=y' '$O/good/.config'"
 
+# The in-tree drivers the checker flags, as modules (no variant uses the
+# fragment yet: docs/checker.md).
+"$TOP/rig/boot/kconfig.sh" "$KSRC" "$O/drivers" "$C/base.config" "$C/usb.config" "$C/clock.config" "$C/hz-250.config" "$C/real-drivers.config" 2> "$O.err"
+check "real-drivers fragment survives" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
+check "real-drivers: ipheth and orinoco_usb as modules" "grep -qx 'CONFIG_USB_IPHETH=m' '$O/drivers/.config' && grep -qx 'CONFIG_ORINOCO_USB=m' '$O/drivers/.config'"
 # Every variant's fragments survive, on the tree they name (the debug
 # variant's KASAN and lockdep options among them).
 for vf in "$TOP"/kernel/variants/*.variant; do
