@@ -503,6 +503,9 @@ static enum ep0_rc do_get_string(struct gadget *g,
 static enum ep0_rc dispatch_setup(struct gadget *g,
 				  const struct usb_ctrlrequest *ctrl,
 				  enum hzg_req req, const struct orphan *o);
+static enum ep0_rc dispatch_device(struct gadget *g,
+				   const struct usb_ctrlrequest *ctrl,
+				   const struct orphan *o);
 
 static enum ep0_rc handle_setup(struct gadget *g,
 				const struct usb_ctrlrequest *ctrl,
@@ -511,6 +514,8 @@ static enum ep0_rc handle_setup(struct gadget *g,
 	enum hzg_req req = hzg_classify(ctrl);
 	enum ep0_rc rc;
 
+	if (g->dev)
+		return dispatch_device(g, ctrl, o);
 	rc = dispatch_setup(g, ctrl, req, o);
 	/* logged afterwards: nothing may delay reading an ARM's data */
 	hzg_info("SETUP %02x.%02x v%04x i%04x l%u: %s%s%s%s", ctrl->bRequestType,
@@ -551,6 +556,93 @@ static enum ep0_rc dispatch_setup(struct gadget *g,
 	hzg_info("unsupported request %02x.%02x: stalled", ctrl->bRequestType,
 	     ctrl->bRequest);
 	return finish_halt(g, ctrl, o);
+}
+
+/* ---- another device (-D FILE): its requests by the file's rules ---- */
+
+static enum ep0_rc device_rule(struct gadget *g,
+			       const struct usb_ctrlrequest *ctrl,
+			       const struct hzg_dev_rule *r,
+			       const struct orphan *o)
+{
+	bool in = ctrl->bRequestType & USB_DIR_IN;
+	uint16_t wlength = le16toh(ctrl->wLength);
+	struct hzg_plan plan = { .hold = true };
+	struct hzg_arm arm = { 0 };
+	const uint8_t *data;
+	size_t len;
+	enum ep0_rc rc;
+
+	switch (r->action) {
+	case HZG_DEV_NAK:
+		if (!in && wlength) {
+			/* the kernel completed the data stage already */
+			hzg_warn("ep0: rule at line %u cannot NAK an OUT with "
+				 "data; answered", r->line);
+			break;
+		}
+		if (!o)
+			hold_start(g, ctrl, &plan, &arm);
+		return EP0_OK;
+	case HZG_DEV_STALL:
+		return finish_halt(g, ctrl, o);
+	case HZG_DEV_ANSWER:
+		if (in)
+			return finish_write(g, o, r->data, r->len < wlength ?
+					    r->len : wlength);
+		break;
+	}
+	if (wlength) {
+		rc = get_out_data(g, ctrl, o, &data, &len);
+		return rc == EP0_ABORT ? rc : EP0_OK;
+	}
+	return finish_ack(g, o);
+}
+
+/*
+ * The standard requests gadgetfs leaves to us, then the file's rules; what
+ * neither knows is stalled, as a device does with a request it lacks.
+ */
+static enum ep0_rc dispatch_device(struct gadget *g,
+				   const struct usb_ctrlrequest *ctrl,
+				   const struct orphan *o)
+{
+	const struct hzg_dev_rule *r = NULL;
+	uint16_t value = le16toh(ctrl->wValue), index = le16toh(ctrl->wIndex);
+	const char *what;
+	enum ep0_rc rc;
+	uint8_t alt = 0;
+
+	if (ctrl->bRequestType == USB_RECIP_DEVICE &&
+	    ctrl->bRequest == USB_REQ_SET_CONFIGURATION) {
+		g->configured = (value & 0xff) != 0;
+		what = "SET_CONFIGURATION";
+		rc = finish_ack(g, o);
+		if (g->configured && g->config_file &&
+		    hzg_create_file(g->config_file, "configured",
+				    "configured\n") < 0)
+			hzg_fatal(g);
+	} else if (ctrl->bRequestType == USB_RECIP_INTERFACE &&
+		   ctrl->bRequest == USB_REQ_SET_INTERFACE) {
+		what = "SET_INTERFACE";
+		rc = hzg_dev_has_alt(g->dev, index, value) ?
+		     finish_ack(g, o) : finish_halt(g, ctrl, o);
+	} else if (ctrl->bRequestType == (USB_DIR_IN | USB_RECIP_INTERFACE) &&
+		   ctrl->bRequest == USB_REQ_GET_INTERFACE && ctrl->wLength) {
+		what = "GET_INTERFACE";
+		rc = finish_write(g, o, &alt, 1);
+	} else if ((r = hzg_dev_match(g->dev, ctrl))) {
+		what = r->action == HZG_DEV_NAK ? "rule: NAK (held)" :
+		       r->action == HZG_DEV_STALL ? "rule: stall" : "rule: answer";
+		rc = device_rule(g, ctrl, r, o);
+	} else {
+		what = "no rule: stalled";
+		rc = finish_halt(g, ctrl, o);
+	}
+	hzg_info("SETUP %02x.%02x v%04x i%04x l%u: %s%s%s", ctrl->bRequestType,
+		 ctrl->bRequest, value, index, le16toh(ctrl->wLength), what,
+		 o ? ", finished blind: " : "", o ? hzg_orphan_name(o->kind) : "");
+	return rc;
 }
 
 /* ---- events ---- */

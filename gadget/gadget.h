@@ -33,6 +33,7 @@
 
 #include <linux/usb/gadgetfs.h>
 
+#include "device_file.h"
 #include "gadget_logic.h"
 
 #define PROG			"hzrig-gadget"
@@ -105,6 +106,9 @@ struct gadget {
 	const char		*ready_file;
 	const char		*config_file;
 	bool			with_hs;
+	/* -D FILE: present that device instead of hzrig's (device_file.h) */
+	const char		*device_path;
+	struct hzg_device_file	*dev;
 	bool			omit[HZG_EP_COUNT]; /* -x: not in descriptors */
 	int			fd;		/* ep0: the controller file */
 	int			tfd;		/* timerfd for a held DELAY */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gadget_logic.h"
+#include "wbuf.h"
 
 /*
  * dummy_hcd offers fixed-function endpoints whose names give number,
@@ -60,33 +61,6 @@ unsigned int hzg_ep_maxp(const struct hzg_ep_info *ep, bool high_speed)
 }
 
 /* ---- descriptors: built byte by byte, all multi-byte fields LE ---- */
-
-struct wbuf {
-	uint8_t	*p;
-	size_t	len;
-	size_t	cap;
-	bool	overflow;
-};
-
-static void put8(struct wbuf *b, uint8_t v)
-{
-	if (b->len >= b->cap) {
-		b->overflow = true;
-		return;
-	}
-	b->p[b->len++] = v;
-}
-
-static void put16(struct wbuf *b, uint16_t v)
-{
-	put8(b, v & 0xff);
-	put8(b, v >> 8);
-}
-
-static size_t wbuf_done(const struct wbuf *b)
-{
-	return b->overflow ? 0 : b->len;
-}
 
 static void put_ep_desc(struct wbuf *b, const struct hzg_ep_info *ep,
 			bool high_speed)

@@ -403,7 +403,8 @@ static int check_ep_files(struct gadget *g)
 
 static int device_open(struct gadget *g)
 {
-	uint8_t desc[HZG_DEV_CONFIG_MAX];
+	uint8_t desc[HZG_DEV_CONFIG_MAX > HZG_DEV_MAX_BYTES ?
+		     HZG_DEV_CONFIG_MAX : HZG_DEV_MAX_BYTES];
 	char path[PATH_MAX];
 	size_t len;
 	ssize_t r;
@@ -416,16 +417,25 @@ static int device_open(struct gadget *g)
 		     "other gadget program running?", g->dir);
 		return -1;
 	}
-	len = hzg_build_dev_config(desc, sizeof(desc), g->with_hs);
-	len = hzg_omit_endpoints(g, desc, len);
+	if (g->dev) {
+		len = hzg_dev_build(g->dev, desc, sizeof(desc), g->with_hs);
+	} else {
+		len = hzg_build_dev_config(desc, sizeof(desc), g->with_hs);
+		len = hzg_omit_endpoints(g, desc, len);
+	}
+	if (!len) {
+		hzg_error(0, "the descriptors do not fit %zu bytes", sizeof(desc));
+		return -1;
+	}
 	r = write(g->fd, desc, len);
 	if (r != (ssize_t)len) {
 		hzg_error(r < 0 ? errno : EIO,
 		      "write %zu descriptor bytes to %s", len, path);
 		return -1;
 	}
-	hzg_info("descriptors written to %s (%s speed capable)", path,
-	     g->with_hs ? "high" : "full");
+	hzg_info("descriptors written to %s (%s speed capable)%s%s", path,
+	     g->with_hs ? "high" : "full", g->dev ? ": device of " : "",
+	     g->dev ? g->device_path : "");
 	for (int i = 0; i < HZG_EP_COUNT; i++)
 		if (g->omit[i])
 			note("endpoint 0x%02x (%s) omitted from the descriptors "
@@ -442,7 +452,7 @@ static int device_open(struct gadget *g)
 		     "controller: is dummy_hcd's UDC free?");
 		return -1;
 	}
-	return check_ep_files(g);
+	return g->dev ? 0 : check_ep_files(g);
 }
 
 static void usage(FILE *f)
@@ -458,6 +468,8 @@ static void usage(FILE *f)
 		"           0x85 interrupt IN) out of the descriptors, to test\n"
 		"           the host driver against a device lacking it;\n"
 		"           repeatable\n"
+		"  -D FILE  present the device FILE describes instead of hzrig's\n"
+		"           (descriptors and request rules: gadget/devices/)\n"
 		"  -v       log every event to stderr\n");
 }
 
@@ -489,13 +501,43 @@ static int parse_omit(struct gadget *g, const char *arg)
 	return -1;
 }
 
+/* -D FILE: read and check the device file; errors name file and line. */
+static int load_device(struct gadget *g)
+{
+	static struct hzg_device_file dev;
+	char text[16384], err[160];
+	FILE *f = fopen(g->device_path, "r");
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, PROG ": -D %s: %s\n", g->device_path,
+			strerror(errno));
+		return -1;
+	}
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = 0;
+	if (ferror(f) || !feof(f)) {
+		fprintf(stderr, PROG ": -D %s: unreadable or over %zu bytes\n",
+			g->device_path, sizeof(text) - 1);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	if (hzg_dev_parse(&dev, text, err, sizeof(err)) < 0) {
+		fprintf(stderr, PROG ": -D %s: %s\n", g->device_path, err);
+		return -1;
+	}
+	g->dev = &dev;
+	return 0;
+}
+
 static int parse_args(struct gadget *g, int argc, char **argv)
 {
 	int c;
 
 	g->dir = "/dev/gadget";
 	g->with_hs = true;
-	while ((c = getopt(argc, argv, "vfd:r:c:x:h")) != -1) {
+	while ((c = getopt(argc, argv, "vfd:r:c:x:D:h")) != -1) {
 		switch (c) {
 		case 'v':
 			verbose = true;
@@ -511,6 +553,9 @@ static int parse_args(struct gadget *g, int argc, char **argv)
 			break;
 		case 'c':
 			g->config_file = optarg;
+			break;
+		case 'D':
+			g->device_path = optarg;
 			break;
 		case 'x':
 			if (parse_omit(g, optarg) < 0) {
@@ -536,7 +581,7 @@ static int parse_args(struct gadget *g, int argc, char **argv)
 		fprintf(stderr, PROG ": -d needs a directory\n");
 		return -1;
 	}
-	return 0;
+	return g->device_path ? load_device(g) : 0;
 }
 
 static struct gadget the_gadget = { .fd = -1, .tfd = -1 };

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * device_file.c - another device described as data; see device_file.h.
+ */
+#include <ctype.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_file.h"
+#include "wbuf.h"
+
+#define TOKENS_MAX	16
+
+struct line {
+	unsigned int no;
+	char *key[TOKENS_MAX], *val[TOKENS_MAX];
+	bool used[TOKENS_MAX];
+	int n;
+	char *err;
+	size_t errlen;
+	bool bad;
+};
+
+static void bad(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->bad)
+		return;
+	l->bad = true;
+	n = snprintf(l->err, l->errlen, "line %u: ", l->no);
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < l->errlen)
+		vsnprintf(l->err + n, l->errlen - n, fmt, ap);
+	va_end(ap);
+}
+
+/* The value of @key (NULL if absent), marked as used. */
+static const char *get(struct line *l, const char *key)
+{
+	for (int i = 0; i < l->n; i++) {
+		if (!strcmp(l->key[i], key)) {
+			l->used[i] = true;
+			return l->val[i];
+		}
+	}
+	return NULL;
+}
+
+/* An unsigned number of at most @max, or @dflt when absent (-1: needed). */
+static long num(struct line *l, const char *key, long max, long dflt)
+{
+	const char *s = get(l, key);
+	char *end;
+	unsigned long v;
+
+	if (!s) {
+		if (dflt < 0)
+			bad(l, "%s= is missing", key);
+		return dflt < 0 ? 0 : dflt;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v > (unsigned long)max) {
+		bad(l, "%s=%s is not a number 0..%ld", key, s, max);
+		return 0;
+	}
+	return (long)v;
+}
+
+static void parse_device(struct hzg_device_file *d, struct line *l)
+{
+	if (d->have_device)
+		bad(l, "a second device line");
+	d->have_device = true;
+	d->vendor = (uint16_t)num(l, "vendor", 0xffff, -1);
+	d->product = (uint16_t)num(l, "product", 0xffff, -1);
+	d->bcd = (uint16_t)num(l, "bcd", 0xffff, 0x0100);
+	d->cls = (uint8_t)num(l, "class", 0xff, 0);
+	d->subclass = (uint8_t)num(l, "subclass", 0xff, 0);
+	d->protocol = (uint8_t)num(l, "protocol", 0xff, 0);
+}
+
+static void parse_interface(struct hzg_device_file *d, struct line *l)
+{
+	struct hzg_dev_intf *in;
+
+	if (d->n_intf == HZG_DEV_MAX_INTF) {
+		bad(l, "more than %d interface lines", HZG_DEV_MAX_INTF);
+		return;
+	}
+	in = &d->intf[d->n_intf];
+	in->number = (uint8_t)num(l, "number", 0xff, -1);
+	in->alt = (uint8_t)num(l, "alt", 0xff, 0);
+	in->cls = (uint8_t)num(l, "class", 0xff, -1);
+	in->subclass = (uint8_t)num(l, "subclass", 0xff, 0);
+	in->protocol = (uint8_t)num(l, "protocol", 0xff, 0);
+	in->first_ep = (unsigned int)d->n_ep;
+	in->n_ep = 0;
+	if (hzg_dev_has_alt(d, in->number, in->alt))
+		bad(l, "interface %u alt %u twice", in->number, in->alt);
+	d->n_intf++;
+}
+
+static void parse_endpoint(struct hzg_device_file *d, struct line *l)
+{
+	const char *type = get(l, "type");
+	struct hzg_dev_ep *ep;
+	bool interrupt;
+	long maxp;
+
+	if (!d->n_intf) {
+		bad(l, "an endpoint before any interface");
+		return;
+	}
+	if (d->n_ep == HZG_DEV_MAX_EP) {
+		bad(l, "more than %d endpoints", HZG_DEV_MAX_EP);
+		return;
+	}
+	if (!type || (strcmp(type, "bulk") && strcmp(type, "interrupt"))) {
+		bad(l, "type= must be bulk or interrupt");
+		return;
+	}
+	interrupt = type[0] == 'i';
+	ep = &d->ep[d->n_ep];
+	ep->address = (uint8_t)num(l, "address", 0xff, -1);
+	if (!(ep->address & 0x0f) || (ep->address & 0x70))
+		bad(l, "address=0x%02x is not an endpoint 1..15 (bit 7: IN)",
+		    ep->address);
+	ep->attributes = interrupt ? USB_ENDPOINT_XFER_INT :
+				     USB_ENDPOINT_XFER_BULK;
+	maxp = num(l, "maxpacket", interrupt ? 1024 : 512, 0);
+	ep->fs_maxp = (uint16_t)(maxp ? maxp : 64);
+	ep->hs_maxp = (uint16_t)(maxp ? maxp : interrupt ? 64 : 512);
+	if (!interrupt && ep->fs_maxp > 64)
+		ep->fs_maxp = 64;	/* full speed bulk: at most 64 */
+	ep->fs_interval = interrupt ? (uint8_t)num(l, "interval", 255, 1) : 0;
+	ep->hs_interval = interrupt ? 4 : 0;
+	d->n_ep++;
+	d->intf[d->n_intf - 1].n_ep++;
+}
+
+/* data=04,00,ff: up to HZG_DEV_MAX_DATA hex bytes. */
+static void parse_data(struct hzg_dev_rule *r, struct line *l)
+{
+	const char *s = get(l, "data");
+	char *end;
+
+	r->len = 0;
+	while (s && *s) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(s, &end, 16);
+		if (end == s || v > 0xff || (*end && *end != ',') ||
+		    r->len == HZG_DEV_MAX_DATA) {
+			bad(l, "data= must be up to %d hex bytes like 04,00",
+			    HZG_DEV_MAX_DATA);
+			return;
+		}
+		r->data[r->len++] = (uint8_t)v;
+		s = *end ? end + 1 : end;
+	}
+}
+
+static void parse_request(struct hzg_device_file *d, struct line *l)
+{
+	const char *action = get(l, "action");
+	struct hzg_dev_rule *r;
+
+	if (d->n_rule == HZG_DEV_MAX_RULES) {
+		bad(l, "more than %d request lines", HZG_DEV_MAX_RULES);
+		return;
+	}
+	r = &d->rule[d->n_rule];
+	r->line = l->no;
+	r->type = (uint8_t)num(l, "type", 0xff, -1);
+	r->request = (uint8_t)num(l, "request", 0xff, -1);
+	r->value = get(l, "value") ? (int32_t)num(l, "value", 0xffff, 0) : -1;
+	r->index = get(l, "index") ? (int32_t)num(l, "index", 0xffff, 0) : -1;
+	if (!action || (strcmp(action, "nak") && strcmp(action, "stall") &&
+			strcmp(action, "answer"))) {
+		bad(l, "action= must be nak, stall or answer");
+		return;
+	}
+	r->action = action[0] == 'n' ? HZG_DEV_NAK : action[0] == 's' ?
+		    HZG_DEV_STALL : HZG_DEV_ANSWER;
+	parse_data(r, l);
+	if (r->len && r->action != HZG_DEV_ANSWER)
+		bad(l, "data= only goes with action=answer");
+	d->n_rule++;
+}
+
+/* Split @s (modified) into a keyword and key=value pairs. */
+static const char *split(struct line *l, char *s)
+{
+	char *kw = NULL, *tok, *save = NULL;
+
+	for (tok = strtok_r(s, " \t\r", &save); tok;
+	     tok = strtok_r(NULL, " \t\r", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!kw) {
+			kw = tok;
+			continue;
+		}
+		if (!eq || eq == tok || l->n == TOKENS_MAX) {
+			bad(l, "'%s' is not key=value", tok);
+			return kw;
+		}
+		*eq = 0;
+		l->key[l->n] = tok;
+		l->val[l->n] = eq + 1;
+		l->used[l->n++] = false;
+	}
+	return kw;
+}
+
+int hzg_dev_parse(struct hzg_device_file *d, const char *text, char *err,
+		  size_t errlen)
+{
+	char *copy = strdup(text), *s, *nl, *hash;
+	struct line l = { .err = err, .errlen = errlen };
+
+	memset(d, 0, sizeof(*d));
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (s = copy; s && !l.bad; s = nl) {
+		const char *kw;
+
+		nl = strchr(s, '\n');
+		if (nl)
+			*nl++ = 0;
+		l.no++;
+		l.n = 0;
+		hash = strchr(s, '#');
+		if (hash)
+			*hash = 0;
+		kw = split(&l, s);
+		if (!kw || l.bad)
+			continue;
+		if (!strcmp(kw, "device"))
+			parse_device(d, &l);
+		else if (!strcmp(kw, "interface"))
+			parse_interface(d, &l);
+		else if (!strcmp(kw, "endpoint"))
+			parse_endpoint(d, &l);
+		else if (!strcmp(kw, "request"))
+			parse_request(d, &l);
+		else if (!strcmp(kw, "driver") || !strcmp(kw, "firmware"))
+			continue;	/* the guest's, not the gadget's */
+		else
+			bad(&l, "'%s' is not device, interface, endpoint, "
+			    "request, driver or firmware", kw);
+		for (int i = 0; i < l.n && !l.bad; i++)
+			if (!l.used[i])
+				bad(&l, "%s: no key '%s'", kw, l.key[i]);
+	}
+	free(copy);
+	if (!l.bad && !d->have_device)
+		snprintf(err, errlen, "no device line");
+	else if (!l.bad && !d->n_intf)
+		snprintf(err, errlen, "no interface line");
+	else if (!l.bad)
+		return 0;
+	return -1;
+}
+
+static void put_config(struct wbuf *b, const struct hzg_device_file *d,
+		       bool hs)
+{
+	unsigned int total = USB_DT_CONFIG_SIZE, numbers = 0;
+
+	for (size_t i = 0; i < d->n_intf; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < i; j++)
+			seen |= d->intf[j].number == d->intf[i].number;
+		numbers += !seen;
+		total += USB_DT_INTERFACE_SIZE +
+			 d->intf[i].n_ep * USB_DT_ENDPOINT_SIZE;
+	}
+	put8(b, USB_DT_CONFIG_SIZE);
+	put8(b, USB_DT_CONFIG);
+	put16(b, (uint16_t)total);
+	put8(b, (uint8_t)numbers);
+	put8(b, 1);			/* bConfigurationValue */
+	put8(b, 0);
+	put8(b, USB_CONFIG_ATT_ONE | USB_CONFIG_ATT_SELFPOWER);
+	put8(b, 1);
+	for (size_t i = 0; i < d->n_intf; i++) {
+		const struct hzg_dev_intf *in = &d->intf[i];
+
+		put8(b, USB_DT_INTERFACE_SIZE);
+		put8(b, USB_DT_INTERFACE);
+		put8(b, in->number);
+		put8(b, in->alt);
+		put8(b, (uint8_t)in->n_ep);
+		put8(b, in->cls);
+		put8(b, in->subclass);
+		put8(b, in->protocol);
+		put8(b, 0);
+		for (unsigned int e = 0; e < in->n_ep; e++) {
+			const struct hzg_dev_ep *ep = &d->ep[in->first_ep + e];
+
+			put8(b, USB_DT_ENDPOINT_SIZE);
+			put8(b, USB_DT_ENDPOINT);
+			put8(b, ep->address);
+			put8(b, ep->attributes);
+			put16(b, hs ? ep->hs_maxp : ep->fs_maxp);
+			put8(b, hs ? ep->hs_interval : ep->fs_interval);
+		}
+	}
+}
+
+size_t hzg_dev_build(const struct hzg_device_file *d, uint8_t *buf,
+		     size_t cap, bool with_hs)
+{
+	struct wbuf b = { .p = buf, .cap = cap };
+	uint32_t tag = 0;
+
+	if (cap < sizeof(tag))
+		return 0;
+	memcpy(buf, &tag, sizeof(tag));
+	b.len = sizeof(tag);
+	put_config(&b, d, false);
+	if (with_hs)
+		put_config(&b, d, true);
+	put8(&b, USB_DT_DEVICE_SIZE);
+	put8(&b, USB_DT_DEVICE);
+	put16(&b, 0x0200);
+	put8(&b, d->cls);
+	put8(&b, d->subclass);
+	put8(&b, d->protocol);
+	put8(&b, 64);
+	put16(&b, d->vendor);
+	put16(&b, d->product);
+	put16(&b, d->bcd);
+	put8(&b, 0);			/* no strings */
+	put8(&b, 0);
+	put8(&b, 0);
+	put8(&b, 1);
+	return wbuf_done(&b);
+}
+
+const struct hzg_dev_rule *hzg_dev_match(const struct hzg_device_file *d,
+					 const struct usb_ctrlrequest *ctrl)
+{
+	for (size_t i = 0; i < d->n_rule; i++) {
+		const struct hzg_dev_rule *r = &d->rule[i];
+
+		if (r->type == ctrl->bRequestType &&
+		    r->request == ctrl->bRequest &&
+		    (r->value < 0 || r->value == le16toh(ctrl->wValue)) &&
+		    (r->index < 0 || r->index == le16toh(ctrl->wIndex)))
+			return r;
+	}
+	return NULL;
+}
+
+bool hzg_dev_has_alt(const struct hzg_device_file *d, unsigned int number,
+		     unsigned int alt)
+{
+	for (size_t i = 0; i < d->n_intf; i++)
+		if (d->intf[i].number == number && d->intf[i].alt == alt)
+			return true;
+	return false;
+}
