@@ -24,6 +24,36 @@ cp "$(dirname "$runner")/hzrig-ioctl-fuzz" "$root/bin/hzrig-ioctl-fuzz"
 cp "$here/robustness.sh" "$root/bin/hzrig-robustness"
 cp "$module" "$root/lib/modules/hzrig_host.ko"
 for p in "$@"; do cp "$p" "$root/plans/"; done
+# Variants with in-tree drivers (docs/checker.md): HZRIG_KMODS is their
+# modules_install tree (modprobe finds them and their dependencies), and
+# the device files of gadget/devices/ go to /etc/hzrig/devices. A device
+# file's "firmware name=N size=S set=OFF:HH,HH" line makes /lib/firmware/N:
+# S zero bytes with those bytes at OFF (a blob the driver accepts).
+if [ -n "${HZRIG_KMODS:-}" ]; then
+	cp -a "$HZRIG_KMODS/lib/modules/." "$root/lib/modules/"
+	mkdir -p "$root/etc/hzrig/devices" "$root/lib/firmware"
+	cp "$here/../gadget/devices/"*.device "$root/etc/hzrig/devices/"
+	grep -h '^firmware ' "$here/../gadget/devices/"*.device | while read -r line; do
+		name=$(printf '%s\n' "$line" | sed -n 's/.* name=\([^ ]*\).*/\1/p')
+		size=$(printf '%s\n' "$line" | sed -n 's/.* size=\([0-9]*\).*/\1/p')
+		set=$(printf '%s\n' "$line" | sed -n 's/.* set=\([^ ]*\).*/\1/p')
+		[ -n "$name" ] && [ -n "$size" ] || {
+			echo "mkinitramfs: bad firmware line: $line" >&2
+			exit 1
+		}
+		fw=$root/lib/firmware/$name
+		head -c "$size" /dev/zero > "$fw"
+		if [ -n "$set" ]; then
+			off=$((${set%%:*}))
+			for byte in $(printf '%s\n' "${set#*:}" | tr , ' '); do
+				# shellcheck disable=SC2059
+				printf "\\$(printf '%03o' $((0x$byte)))" |
+					dd of="$fw" bs=1 seek="$off" conv=notrunc 2>/dev/null
+				off=$((off + 1))
+			done
+		fi
+	done
+fi
 # "libx.so.1 => /lib/.../libx.so.1 (0x...)" and "/lib64/ld-linux...so.2 (0x...)";
 # linux-vdso has no file. A library ldd cannot find is an error here, not a
 # guest that dies at exec.

@@ -45,6 +45,12 @@ enum hzrig_path {
 	HZRIG_PATH_USBFS		= 1,	/* USBDEVFS_BULK, USBDEVFS_CONTROL */
 	HZRIG_PATH_LIBUSB_SYNC		= 2,	/* libusb_{bulk,control,interrupt}_transfer() */
 	HZRIG_PATH_LIBUSB_ASYNC		= 3,	/* libusb_submit_transfer() */
+	/*
+	 * An unmodified in-tree driver's own call (plan key driver=), timed
+	 * from usbmon's submit and completion stamps of its URB; never an
+	 * ioctl of ours (docs/checker.md).
+	 */
+	HZRIG_PATH_USBMON		= 4,
 	HZRIG_PATH_COUNT
 };
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "drivers.h"
 #include "plan/plan.h"
 #include "userpath.h"
 
@@ -76,6 +77,12 @@ struct runner {
 	bool have_up;		/* the device was found for userspace */
 	char up_err[160];
 	bool lanes_active;	/* usbmon is not paired while lanes run */
+	/*
+	 * --drivers: no device of ours; the plan's usbmon cases bind in-tree
+	 * drivers to the devices of /etc/hzrig/devices (drivers.h).
+	 */
+	bool drivers;
+	char site[160];		/* the last usbmon case's driver call */
 };
 
 /* Needs r->lock when lanes run. */
@@ -350,6 +357,18 @@ static int run_case(struct runner *r, const struct hzrig_plan_case *pc,
 	int ret;
 
 	*filled = 0;
+	if (pc->path == HZRIG_PATH_USBMON) {
+		char err[200];
+
+		ret = drivers_run_case(pc, r->info.hz, s, urb_ns, filled,
+				       r->site, sizeof(r->site), err,
+				       sizeof(err));
+		if (ret)
+			printf("# driver %s: %s\n", pc->driver, err);
+		return ret;
+	}
+	if (r->drivers)
+		return -ENODEV;		/* no device of ours in this guest */
 	if (!r->lanes_active) {
 		ret = ensure_path(r, pc->path);
 		if (ret)
@@ -402,7 +421,7 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		over[i] = now_ns() - t0 - NOISE_SLEEP_US * 1000;
 	}
-	ret = run_case(r, &rtt_case, s, urb_ns, &filled);
+	ret = r->drivers ? -ENODEV : run_case(r, &rtt_case, s, urb_ns, &filled);
 	for (i = 0; !ret && i < RTT_REPS; i++)
 		if (s[i].status == 0)
 			rtt[nrtt++] = s[i].elapsed_ns;
@@ -418,10 +437,11 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 		pct(rtt, nrtt, 50), rtt_p99, at_case);
 	fflush(r->out);
 	if (first) {
-		ktap(r, nrtt == RTT_REPS, "noise_floor # sleep p99 %" PRId64
-		     " us, answered ctrl-in p99 %" PRId64 " us%s%s",
-		     over_p99 / 1000, rtt_p99 / 1000,
-		     ret ? ", ioctl: " : "", ret ? strerror(-ret) : "");
+		ktap(r, nrtt == RTT_REPS || r->drivers, "noise_floor # sleep p99 %"
+		     PRId64 " us, answered ctrl-in p99 %" PRId64 " us%s%s",
+		     over_p99 / 1000, rtt_p99 / 1000, r->drivers ?
+		     " (no device of ours: sleeps only)" : ret ? ", ioctl: " : "",
+		     ret && !r->drivers ? strerror(-ret) : "");
 	} else {
 		printf("# noise at case %zu: sleep p99 %" PRId64
 		       " us, answered ctrl-in p99 %" PRId64 " us%s%s\n",
@@ -494,6 +514,12 @@ static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
 			(uint64_t)s->start_jiffies, s->jiffies_lag);
 	if (urb_ns >= 0)
 		fprintf(r->out, ",\"urb_ns\":%" PRId64, urb_ns);
+	if (pc->path == HZRIG_PATH_USBMON) {
+		fputs(",\"driver\":", r->out);
+		json_str(r->out, pc->driver);
+		fputs(",\"site\":", r->out);
+		json_str(r->out, r->site);
+	}
 	fputs("}\n", r->out);
 }
 
@@ -745,10 +771,12 @@ static void usage(FILE *f)
 {
 	fputs("usage: hzrig-runner --plan FILE [--dev /dev/hzrig0] [--out /dev/ttyS1]\n"
 	      "                    [--variant NAME] [--accel NAME]\n"
-	      "                    [--parallel serial|lanes]\n"
+	      "                    [--parallel serial|lanes] [--drivers]\n"
 	      "Runs a measurement plan through the hzrig_host driver; KTAP on\n"
 	      "stdout, JSON lines on --out. --parallel overrides the plan's\n"
-	      "'parallel =' (docs/plans.md).\n", f);
+	      "'parallel =' (docs/plans.md). --drivers: no hzrig device; the\n"
+	      "plan's path=usbmon cases time in-tree drivers (docs/checker.md);\n"
+	      "HZ comes from hzrig_host's jiffy_rate_mhz (loaded, unbound).\n", f);
 }
 
 static int parse_args(struct runner *r, int argc, char **argv)
@@ -760,6 +788,7 @@ static int parse_args(struct runner *r, int argc, char **argv)
 		{ "variant", required_argument, NULL, 'v' },
 		{ "accel", required_argument, NULL, 'a' },
 		{ "parallel", required_argument, NULL, 'P' },
+		{ "drivers", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -780,6 +809,7 @@ static int parse_args(struct runner *r, int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'D': r->drivers = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -814,21 +844,36 @@ int main(int argc, char **argv)
 	plan_name = strrchr(r.plan_path, '/');
 	plan_name = plan_name ? plan_name + 1 : r.plan_path;
 	printf("1..%zu\n", plan.ncases + 4);
-	if (open_out(&r) || open_dev(&r)) {
+	if (open_out(&r) || (!r.drivers && open_dev(&r))) {
 		printf("Bail out! cannot open %s or %s\n", r.out_path,
 		       r.dev_path);
 		return 1;
 	}
-	r.info.version = HZRIG_ABI_VERSION;
-	r.info.size = sizeof(r.info);
-	if (ioctl(r.dev, HZRIG_IOC_INFO, &r.info)) {
-		printf("Bail out! HZRIG_IOC_INFO: %s\n", strerror(errno));
-		return 1;
+	if (r.drivers) {
+		/* HZ as the clock counts it: the rate hzrig_host measured */
+		r.info.jiffy_rate_mhz = (uint32_t)module_param_ul("jiffy_rate_mhz");
+		r.info.hz = (r.info.jiffy_rate_mhz + 500) / 1000;
+		r.info.usb_max_sync_timeout_ms = 60000;
+		if (!r.info.hz) {
+			printf("Bail out! hzrig_host is not loaded: no jiffy_rate_mhz\n");
+			return 1;
+		}
+	} else {
+		r.info.version = HZRIG_ABI_VERSION;
+		r.info.size = sizeof(r.info);
+		if (ioctl(r.dev, HZRIG_IOC_INFO, &r.info)) {
+			printf("Bail out! HZRIG_IOC_INFO: %s\n", strerror(errno));
+			return 1;
+		}
 	}
 	settle_clocksource(&r);
 	userpath_init(&r.up, r.info.hz, module_param_ul("tick_grid_ns"));
-	r.have_up = !userpath_find(&r.up, r.up_err, sizeof(r.up_err));
-	if (!r.have_up)
+	r.have_up = !r.drivers &&
+		    !userpath_find(&r.up, r.up_err, sizeof(r.up_err));
+	if (r.drivers)
+		printf("# drivers mode: HZ=%u from the measured jiffy rate\n",
+		       r.info.hz);
+	else if (!r.have_up)
 		printf("# userspace paths unavailable: %s\n", r.up_err);
 	else if (r.up.mon_err)
 		printf("# usbmon: /dev/usbmon%u: %s (CONFIG_USB_MON?): samples carry no urb_ns\n",

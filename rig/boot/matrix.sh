@@ -133,8 +133,19 @@ stage_module() {
 }
 
 stage_initramfs() {
-	local v=$1
-	"$TOP/initramfs/mkinitramfs.sh" "$B/$v/initramfs.cpio" /bin/busybox \
+	local v=$1 kmods=
+	# in-tree drivers as modules (docs/checker.md): installed for modprobe
+	if [ -n "$(variant_field "$v" drivers)" ]; then
+		kmods=$B/$v/kmods
+		rm -rf "$kmods"
+		make -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 \
+			INSTALL_MOD_PATH="$kmods" modules_install \
+			> "$B/$v/modules_install.log" 2>&1 || {
+			tail -20 "$B/$v/modules_install.log" >&2
+			return 1
+		}
+	fi
+	HZRIG_KMODS=$kmods "$TOP/initramfs/mkinitramfs.sh" "$B/$v/initramfs.cpio" /bin/busybox \
 		"$B/gadget/hzrig-gadget" "$B/runner/hzrig-runner" \
 		"$B/$v/module/hzrig_host.ko" "$TOP"/rig/plan/plans/*.plan
 }

@@ -328,8 +328,24 @@ static int parse_sample(struct hzrig_capture *c, struct json_object *o,
 	r.urb_ns = -1;
 	bad |= field_int(c, line, "sample", o, "urb_ns", 0, HZRIG_NS_MAX, false,
 			 &r.urb_ns) < 0;
+	bad |= field_str(c, line, "sample", o, "driver", r.driver,
+			 sizeof(r.driver), false, false) < 0;
+	bad |= field_str(c, line, "sample", o, "site", r.site, sizeof(r.site),
+			 false, false) < 0;
 	if (bad)
 		return -1;
+	if ((r.path == HZRIG_PATH_USBMON) != !!r.driver[0] ||
+	    (r.site[0] && !r.driver[0])) {
+		cap_msg(c, line, true, "sample: path usbmon and the fields "
+			"\"driver\" (and \"site\") go together");
+		return -1;
+	}
+	if (r.path == HZRIG_PATH_USBMON && r.urb_ns != r.elapsed_ns) {
+		/* usbmon's stamps are the measurement itself */
+		cap_msg(c, line, true, "sample: path usbmon: elapsed_ns is not "
+			"urb_ns");
+		return -1;
+	}
 	if (r.behaviour == HZRIG_BEH_DELAY && r.delay_us < 0) {
 		cap_msg(c, line, true,
 			"sample: field \"delay_us\": missing (behaviour delay)");
@@ -515,7 +531,8 @@ static void check_capture(struct hzrig_capture *c)
 		int64_t arg = hzrig_mode_timeout_arg(m->hz, r->mode,
 						     (unsigned int)r->timeout_ms);
 
-		if (r->path != HZRIG_PATH_KERNEL &&
+		/* an in-tree driver is a kernel caller: any mode (usbmon) */
+		if (r->path != HZRIG_PATH_KERNEL && r->path != HZRIG_PATH_USBMON &&
 		    (r->transfer == HZRIG_XFER_BULK_IN_KILLABLE ||
 		     (r->mode != HZRIG_MODE_MS && r->mode != HZRIG_MODE_ZERO))) {
 			cap_msg(c, r->line, true,

@@ -238,6 +238,10 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	/* The kernel's view of the URB; elapsed - urb: the round trip around it. */
 	if (r->urb_ns >= 0)
 		json_object_object_add(o, "urb_ns", hzrig_json_int(r->urb_ns));
+	if (r->driver[0])
+		json_object_object_add(o, "driver", hzrig_json_str(r->driver));
+	if (r->site[0])
+		json_object_object_add(o, "site", hzrig_json_str(r->site));
 	return o;
 }
 

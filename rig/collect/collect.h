@@ -86,6 +86,9 @@ struct hzrig_rec {
 	int64_t delay_us;	/* -1 when absent */
 	int64_t jiffies_lag;	/* HZRIG_LAG_ABSENT when absent */
 	int64_t urb_ns;		/* usbmon's S..C of the test URB; -1 absent */
+	/* path usbmon: the in-tree driver and the call's file:line ("" absent) */
+	char driver[32];
+	char site[160];
 	unsigned int line;
 	uint64_t allowance_ns;	/* hzrig_collect(): its case's allowance */
 };

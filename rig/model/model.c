@@ -272,6 +272,8 @@ int hzrig_path_window(int hz, unsigned int path, int timeout_arg,
 {
 	switch (path) {
 	case HZRIG_PATH_KERNEL:
+	case HZRIG_PATH_USBMON:
+		/* an in-tree driver's usb_*_msg(): usb_start_wait_urb() too */
 		return hzrig_model_window(hz, timeout_arg, killable, w);
 	case HZRIG_PATH_USBFS:
 		/* devio.c: expire = timeout ? msecs_to_jiffies(timeout) : forever */

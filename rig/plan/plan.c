@@ -26,6 +26,7 @@ static const char *const path_names[HZRIG_PATH_COUNT] = {
 	[HZRIG_PATH_USBFS] = "usbfs",
 	[HZRIG_PATH_LIBUSB_SYNC] = "libusb-sync",
 	[HZRIG_PATH_LIBUSB_ASYNC] = "libusb-async",
+	[HZRIG_PATH_USBMON] = "usbmon",
 };
 
 static const char *const transfer_names[HZRIG_XFER_COUNT] = {
@@ -292,7 +293,7 @@ static int parse_timeouts(struct parse_ctx *ctx, char *val,
 
 static const char *const plan_keys[] = {
 	"transfer", "behaviour", "mode", "timeout", "reps", "length",
-	"delay_us", "short", "phase", "path",
+	"delay_us", "short", "phase", "path", "driver",
 };
 
 /* A key given twice on one line is an error: neither value may win. */
@@ -352,6 +353,15 @@ static int parse_key(struct parse_ctx *ctx, char *kv, struct case_line *cl)
 	if (!strcmp(kv, "short"))
 		return parse_u32(ctx, kv, val, 0, HZRIG_MAX_LENGTH,
 				 &t->short_length);
+	if (!strcmp(kv, "driver")) {
+		size_t n = strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+		if (val[n] || n >= sizeof(t->driver))
+			return fail(ctx, "driver: '%s' is not a module name (a-z, 0-9, _; under %zu characters)",
+				    val, sizeof(t->driver));
+		memcpy(t->driver, val, n + 1);
+		return 0;
+	}
 	if (!strcmp(kv, "phase")) {
 		if (!strcmp(val, "random"))
 			t->flags |= HZRIG_CASE_RANDOM_PHASE;
@@ -403,6 +413,17 @@ static int check_case(struct parse_ctx *ctx, const struct hzrig_plan_case *c)
 	    c->behaviour == HZRIG_BEH_NAK &&
 	    (c->mode == HZRIG_MODE_ZERO || c->timeout_ms == 0))
 		return fail(ctx, "bulk-in-killable with timeout 0 never times out: the guest would hang");
+	if ((c->path == HZRIG_PATH_USBMON) != !!c->driver[0])
+		return fail(ctx, "driver= and path=usbmon go together: an in-tree driver's call is timed by usbmon");
+	if (c->path == HZRIG_PATH_USBMON) {
+		/* the device file holds the request; it can only hold it */
+		if (c->behaviour != HZRIG_BEH_NAK)
+			return fail(ctx, "path usbmon: only behaviour nak (the device file NAKs the driver's request)");
+		if (c->transfer != HZRIG_XFER_CTRL_IN &&
+		    c->transfer != HZRIG_XFER_CTRL_OUT)
+			return fail(ctx, "path usbmon: only ctrl-in and ctrl-out (the requests a probe makes)");
+		return 0;
+	}
 	if (c->path == HZRIG_PATH_KERNEL)
 		return 0;
 	/* Userspace has no killable variant and no HZ to get wrong. */

@@ -14,6 +14,8 @@
 #include <hzrig/ioctl.h>
 #include <hzrig/wire.h>
 
+#define HZRIG_PLAN_DRIVER_MAX	32
+
 struct hzrig_plan_case {
 	uint32_t path;		/* enum hzrig_path */
 	uint32_t transfer;	/* enum hzrig_transfer */
@@ -25,6 +27,8 @@ struct hzrig_plan_case {
 	uint32_t delay_us;
 	uint32_t short_length;
 	uint32_t flags;		/* HZRIG_CASE_* */
+	/* path usbmon: the in-tree driver (a guest device file's name) */
+	char driver[HZRIG_PLAN_DRIVER_MAX];
 	int line;		/* line of the plan file it came from */
 };
 

@@ -766,8 +766,14 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 	get_word(l, o, "mode", s.mode, sizeof(s.mode));
 	if (!get_str(l, o, "", "path", OPTIONAL, s.path, sizeof(s.path)) &&
 	    s.path[0] && hzrig_path_parse(s.path) < 0)
-		lerr(l, "field \"path\": '%s' is not kernel, usbfs, libusb-sync or libusb-async",
+		lerr(l, "field \"path\": '%s' is not kernel, usbfs, libusb-sync, libusb-async or usbmon",
 		     s.path);
+	if (!get_str(l, o, "", "driver", OPTIONAL, s.driver, sizeof(s.driver)) &&
+	    s.driver[0] && strcmp(s.path, "usbmon"))
+		lerr(l, "field \"driver\": only samples of path usbmon have one");
+	if (!strcmp(s.path, "usbmon") && !s.driver[0])
+		lerr(l, "field \"driver\": a sample of path usbmon needs one");
+	get_str(l, o, "", "site", OPTIONAL, s.site, sizeof(s.site));
 	if (!get_str(l, o, "", "verdict", REQUIRED, s.verdict,
 		     sizeof(s.verdict)) && hzrig_verdict_parse(s.verdict) < 0)
 		lerr(l, "field \"verdict\": '%s' is not a verdict", s.verdict);

@@ -63,6 +63,8 @@ struct hzrig_run_sample {
 	int64_t allowance_ns;
 	int64_t urb_ns;			/* usbmon's view of the URB */
 	int64_t cancel_ns;		/* libusb: in window_hi_ns */
+	char driver[HZRIG_FIELD_MAX];	/* path usbmon: the in-tree driver */
+	char site[160];			/* and its call, file:line */
 	unsigned int line;		/* of samples.jsonl; 0 from the DB */
 };
 

@@ -300,6 +300,12 @@ static void test_path_windows(void **state)
 	assert_int_equal(hzrig_path_window(100, HZRIG_PATH_LIBUSB_SYNC, 0, false, &k), 0);
 	hzrig_window_cancel(&k, 600000);
 	assert_int_equal(k.hi_ns, UINT64_MAX);
+	/* An in-tree driver's call timed by usbmon: the kernel window. */
+	assert_int_equal(hzrig_model_window(250, 1250, false, &k), 0);
+	assert_int_equal(hzrig_path_window(250, HZRIG_PATH_USBMON, 1250, false, &u), 0);
+	assert_int_equal(u.lo_ns, k.lo_ns);
+	assert_int_equal(u.hi_ns, k.hi_ns);
+	assert_false(u.own_clock);
 	/* Bad input. */
 	assert_int_equal(hzrig_path_window(250, HZRIG_PATH_COUNT, 1, false, &u), -EINVAL);
 	assert_int_equal(hzrig_path_window(0, HZRIG_PATH_LIBUSB_SYNC, 1, false, &u), -EINVAL);

@@ -385,6 +385,26 @@ static void test_paths(void **state)
 		     "path libusb-async: timeout 0 waits forever there");
 	expect_error("case path=usbfs path=kernel transfer=bulk-in behaviour=nak timeout=1 reps=1\n",
 		     "path: given twice on one line");
+	/* path usbmon: an in-tree driver's call, named by driver= */
+	assert_int_equal(parse("case path=usbmon driver=ipheth transfer=ctrl-in behaviour=nak mode=hz-constant timeout=5000 reps=3\n",
+			       &p), 0);
+	assert_int_equal(p.cases[0].path, HZRIG_PATH_USBMON);
+	assert_string_equal(p.cases[0].driver, "ipheth");
+	assert_int_equal(p.cases[0].mode, HZRIG_MODE_HZ_CONSTANT);
+	hzrig_plan_free(&p);
+	expect_error("case path=usbmon transfer=ctrl-in behaviour=nak timeout=1 reps=1\n",
+		     "driver= and path=usbmon go together");
+	expect_error("case driver=ipheth transfer=ctrl-in behaviour=nak timeout=1 reps=1\n",
+		     "driver= and path=usbmon go together");
+	expect_error("case path=usbmon driver=ipheth transfer=bulk-in behaviour=nak timeout=1 reps=1\n",
+		     "path usbmon: only ctrl-in and ctrl-out");
+	expect_error("case path=usbmon driver=ipheth transfer=ctrl-in behaviour=answer timeout=1 reps=1\n",
+		     "path usbmon: only behaviour nak");
+	expect_error("case path=usbmon driver=../x transfer=ctrl-in behaviour=nak timeout=1 reps=1\n",
+		     "driver: '../x' is not a module name");
+	expect_error("case path=usbmon driver=a_name_that_is_much_too_long_for_it transfer=ctrl-in behaviour=nak timeout=1 reps=1\n",
+		     "is not a module name");
+	assert_string_equal(hzrig_path_name(HZRIG_PATH_USBMON), "usbmon");
 	assert_string_equal(hzrig_path_name(HZRIG_PATH_LIBUSB_SYNC), "libusb-sync");
 	assert_int_equal(hzrig_path_parse("libusb-async"), HZRIG_PATH_LIBUSB_ASYNC);
 	assert_null(hzrig_path_name(HZRIG_PATH_COUNT));
@@ -392,7 +412,8 @@ static void test_paths(void **state)
 
 static void test_shipped_plans(void **state)
 {
-	static const char *const plans[] = { "default", "quick", "full" };
+	static const char *const plans[] = { "default", "quick", "full",
+					     "drivers", "drivers-fixed" };
 	struct hzrig_plan p;
 	char path[256];
 	size_t i;

@@ -1174,10 +1174,46 @@ static void test_parse_paths(void **state)
 	err_free();
 }
 
+#define SAMPLE_USBMON(extra, elapsed, urb) "{\"type\":\"sample\",\"case\":0," \
+	"\"rep\":0,\"path\":\"usbmon\",\"transfer\":\"ctrl-in\"," \
+	"\"behaviour\":\"nak\",\"mode\":\"hz-constant\",\"timeout_ms\":5000," \
+	"\"timeout_arg\":1250,\"status\":-110,\"elapsed_ns\":" #elapsed "," \
+	"\"actual_length\":0,\"seq\":0,\"phase_ns\":0,\"urb_ns\":" #urb \
+	extra "}\n"
+
+/*
+ * An in-tree driver's call (path usbmon): a kernel caller in any mode, its
+ * driver and site kept; usbmon's stamps are the measurement, so elapsed_ns
+ * must be urb_ns, and driver and path go together.
+ */
+static void test_parse_usbmon(void **state)
+{
+	struct hzrig_capture c;
+
+	(void)state;
+	errf = err_open();
+	assert_int_equal(parse_text(META("") NOISE
+		SAMPLE_USBMON(",\"driver\":\"ipheth\",\"site\":\"drivers/net/usb/ipheth.c:289\"",
+			      1253000000, 1253000000)
+		SAMPLE_USBMON("", 1253000000, 1253000000)
+		SAMPLE_USBMON(",\"driver\":\"ipheth\"", 1253000000, 1252000000)
+		END(3), &c), 2);
+	assert_contains(err_text(), "t.jsonl:4: sample: path usbmon and the fields");
+	assert_contains(err_text(), "t.jsonl:5: sample: path usbmon: elapsed_ns is not urb_ns");
+	assert_int_equal(c.nrecs, 1);
+	assert_int_equal(c.recs[0].path, HZRIG_PATH_USBMON);
+	assert_string_equal(c.recs[0].driver, "ipheth");
+	assert_string_equal(c.recs[0].site, "drivers/net/usb/ipheth.c:289");
+	assert_int_equal(c.recs[0].mode, HZRIG_MODE_HZ_CONSTANT);
+	hzrig_capture_free(&c);
+	err_free();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_good),
+		cmocka_unit_test(test_parse_usbmon),
 		cmocka_unit_test(test_parse_paths),
 		cmocka_unit_test(test_parse_truncated),
 		cmocka_unit_test(test_parse_garbage),

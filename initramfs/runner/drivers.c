@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Path usbmon: an in-tree driver's own call, timed by usbmon; see drivers.h.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device_file.h"
+#include "drivers.h"
+#include "model/model.h"
+#include "usbmon.h"
+
+#define READY_FILE	"/tmp/hzrig-drivers-ready"
+#define WAIT_STEP_US	50000
+#define ENUM_WAIT_S	10
+
+struct drv {
+	struct hzg_device_file dev;
+	char path[256];
+	char name[32], module[32], site[160];
+	const struct hzg_dev_rule *nak;	/* the request timed */
+	pid_t gadget;
+	unsigned int bus, devnum;
+	char intf[64];		/* "1-1:1.0" */
+};
+
+static int fail(char *err, size_t len, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+/* The value of " key=" on @line into @buf; false if absent. */
+static bool key_of(const char *line, const char *key, char *buf, size_t len)
+{
+	char pat[40];
+	const char *p;
+	size_t n;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	if (!p)
+		return false;
+	p += strlen(pat);
+	n = strcspn(p, " \t\n#");
+	if (n >= len)
+		return false;
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	return true;
+}
+
+/* Long: the device file, its driver line, its NAK rule, each checked. */
+static int load(struct drv *d, const char *driver, char *err, size_t len)
+{
+	char text[16384], perr[160], *line;
+	FILE *f;
+	size_t n, i;
+
+	snprintf(d->path, sizeof(d->path), "%s/%s.device", DRIVERS_DIR, driver);
+	f = fopen(d->path, "r");
+	if (!f)
+		return fail(err, len, -errno, "%s: %s", d->path, strerror(errno));
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	if (hzg_dev_parse(&d->dev, text, perr, sizeof(perr)))
+		return fail(err, len, -EINVAL, "%s: %s", d->path, perr);
+	for (line = text; line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (strncmp(line, "driver ", 7))
+			continue;
+		if (!key_of(line, "name", d->name, sizeof(d->name)) ||
+		    !key_of(line, "module", d->module, sizeof(d->module)) ||
+		    !key_of(line, "site", d->site, sizeof(d->site)))
+			return fail(err, len, -EINVAL, "%s: the driver line needs name=, module= and site=",
+				    d->path);
+		break;
+	}
+	if (!d->name[0])
+		return fail(err, len, -EINVAL, "%s: no driver line", d->path);
+	for (i = 0; i < d->dev.n_rule && !d->nak; i++)
+		if (d->dev.rule[i].action == HZG_DEV_NAK)
+			d->nak = &d->dev.rule[i];
+	if (!d->nak || d->nak->value < 0)
+		return fail(err, len, -EINVAL, "%s: no request with action=nak and value=",
+			    d->path);
+	return 0;
+}
+
+static unsigned long read_hex_or_dec(const char *path, int base, bool *ok)
+{
+	char buf[32] = "";
+	FILE *f = fopen(path, "r");
+
+	*ok = f && fgets(buf, sizeof(buf), f);
+	if (f)
+		fclose(f);
+	return *ok ? strtoul(buf, NULL, base) : 0;
+}
+
+/* The device on the bus with the file's IDs: bus, address, interface. */
+static bool find_device(struct drv *d)
+{
+	struct dirent *e;
+	DIR *dir = opendir("/sys/bus/usb/devices");
+	bool found = false;
+
+	while (dir && !found && (e = readdir(dir))) {
+		char p[512];
+		bool ok1, ok2, ok3, ok4;
+		unsigned long vid, pid;
+		int n;
+
+		if (e->d_name[0] == '.' || strchr(e->d_name, ':'))
+			continue;
+		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/idVendor", e->d_name);
+		vid = read_hex_or_dec(p, 16, &ok1);
+		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/idProduct", e->d_name);
+		pid = read_hex_or_dec(p, 16, &ok2);
+		if (!ok1 || !ok2 || vid != d->dev.vendor || pid != d->dev.product)
+			continue;
+		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/busnum", e->d_name);
+		d->bus = (unsigned int)read_hex_or_dec(p, 10, &ok3);
+		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/devnum", e->d_name);
+		d->devnum = (unsigned int)read_hex_or_dec(p, 10, &ok4);
+		n = snprintf(d->intf, sizeof(d->intf), "%s:1.%u", e->d_name,
+			     d->dev.intf[0].number);
+		found = ok3 && ok4 && n > 0 && (size_t)n < sizeof(d->intf);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+static void gadget_stop(struct drv *d)
+{
+	if (d->gadget <= 0)
+		return;
+	kill(d->gadget, SIGTERM);
+	waitpid(d->gadget, NULL, 0);
+	d->gadget = 0;
+}
+
+/* Start hzrig-gadget -D, wait until the host has enumerated the device. */
+static int gadget_start(struct drv *d, char *err, size_t len)
+{
+	int i;
+
+	unlink(READY_FILE);
+	d->gadget = fork();
+	if (d->gadget < 0)
+		return fail(err, len, -errno, "fork: %s", strerror(errno));
+	if (d->gadget == 0) {
+		execlp("hzrig-gadget", "hzrig-gadget", "-D", d->path, "-r",
+		       READY_FILE, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < ENUM_WAIT_S * 1000000 / WAIT_STEP_US; i++) {
+		if (waitpid(d->gadget, NULL, WNOHANG) == d->gadget) {
+			d->gadget = 0;
+			return fail(err, len, -EIO, "hzrig-gadget -D %s exited",
+				    d->path);
+		}
+		if (!access(READY_FILE, F_OK) && find_device(d))
+			return 0;
+		usleep(WAIT_STEP_US);
+	}
+	gadget_stop(d);
+	return fail(err, len, -ETIMEDOUT, "%04x:%04x not enumerated after %d s",
+		    d->dev.vendor, d->dev.product, ENUM_WAIT_S);
+}
+
+/*
+ * Make the driver probe once: load its module the first time (it binds
+ * the waiting interface), then write the interface to its bind file. The
+ * probe fails (that is the point), so the write's error is expected.
+ */
+static int probe_once(struct drv *d, bool first, char *err, size_t len)
+{
+	char cmd[128], path[128];
+	int fd, rc;
+
+	if (first) {
+		snprintf(cmd, sizeof(cmd), "modprobe %s", d->module);
+		rc = system(cmd);
+		if (rc)
+			return fail(err, len, -ENOENT, "%s: exit %d", cmd, rc);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/sys/bus/usb/drivers/%s/bind", d->name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, len, -errno, "%s: %s", path, strerror(errno));
+	if (write(fd, d->intf, strlen(d->intf)) < 0 && errno != ETIMEDOUT &&
+	    errno != EFAULT && errno != EPROTO && errno != EINVAL &&
+	    errno != EPIPE && errno != ENODEV) {
+		rc = -errno;
+		close(fd);
+		return fail(err, len, rc, "bind %s to %s: %s", d->intf, d->name,
+			    strerror(-rc));
+	}
+	close(fd);
+	return 0;
+}
+
+/* Long: one repetition per bind, each checked against usbmon's view. */
+int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
+		     struct hzrig_sample *s, int64_t *urb_ns, uint32_t *filled,
+		     char *site, size_t sitelen, char *err, size_t errlen)
+{
+	static struct drv d;
+	struct usbmon mon;
+	char cmd[64];
+	int64_t arg = hzrig_mode_timeout_arg((int)hz, pc->mode, pc->timeout_ms);
+	uint8_t ep;
+	uint32_t k;
+	int ret;
+
+	*filled = 0;
+	memset(&d, 0, sizeof(d));
+	ret = load(&d, pc->driver, err, errlen);
+	if (ret)
+		return ret;
+	snprintf(site, sitelen, "%s", d.site);
+	if ((d.nak->type & 0x80) != (pc->transfer == HZRIG_XFER_CTRL_IN ? 0x80 : 0))
+		return fail(err, errlen, -EINVAL, "%s: the NAKed request is %s, the plan says %s",
+			    d.path, d.nak->type & 0x80 ? "IN" : "OUT",
+			    hzrig_transfer_name(pc->transfer));
+	ret = gadget_start(&d, err, errlen);
+	if (ret)
+		return ret;
+	ret = usbmon_open(&mon, d.bus, d.devnum);
+	if (ret) {
+		gadget_stop(&d);
+		return fail(err, errlen, ret, "/dev/usbmon%u: %s", d.bus,
+			    strerror(-ret));
+	}
+	ep = d.nak->type & 0x80;
+	for (k = 0; k < pc->reps; k++) {
+		const struct usbmon_urb *u;
+
+		usbmon_reset(&mon);
+		ret = probe_once(&d, k == 0, err, errlen);
+		if (ret)
+			break;
+		if (!usbmon_drain(&mon)) {
+			ret = fail(err, errlen, -ENOBUFS, "usbmon dropped events");
+			break;
+		}
+		u = usbmon_find(&mon, ep, d.nak->request, d.nak->value, 0);
+		if (!u) {
+			ret = fail(err, errlen, -ENOMSG, "rep %u: no %02x.%02x URB from %s on usbmon",
+				   k, d.nak->type, d.nak->request, d.name);
+			break;
+		}
+		memset(&s[k], 0, sizeof(s[k]));
+		urb_ns[k] = usbmon_urb_ns(u);
+		s[k].elapsed_ns = urb_ns[k];
+		/* usb_start_wait_urb(): a URB killed at its timeout */
+		s[k].status = u->status == -ENOENT ? -ETIMEDOUT : u->status;
+		s[k].timeout_arg = (int32_t)arg;
+		s[k].seq = k;
+		(*filled)++;
+	}
+	usbmon_close(&mon);
+	gadget_stop(&d);
+	/* unloaded, so that the next case's device is not probed unwatched */
+	snprintf(cmd, sizeof(cmd), "modprobe -r %s", d.module);
+	if (system(cmd))
+		printf("# %s failed\n", cmd);
+	return ret;
+}

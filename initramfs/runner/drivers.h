@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Path usbmon: an unmodified in-tree driver's own call, timed by usbmon
+ * (docs/checker.md, "Measuring the drivers"). The gadget presents the
+ * driver's device from /etc/hzrig/devices/<driver>.device and NAKs the
+ * request the checker flagged; each repetition binds the driver to the
+ * device once (the first by loading its module), its probe makes the call,
+ * and usbmon's submit and completion stamps of that URB are the sample.
+ */
+#ifndef HZRIG_RUNNER_DRIVERS_H
+#define HZRIG_RUNNER_DRIVERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hzrig/ioctl.h>
+
+#include "plan/plan.h"
+
+#define DRIVERS_DIR	"/etc/hzrig/devices"
+
+/*
+ * Run the @pc->reps repetitions of a usbmon case at @hz; the file:line
+ * of the driver's call (the device file's site=) goes to @site. Fills
+ * s[0..*filled): elapsed_ns and urb_ns[] are usbmon's S..C, status the
+ * call's (-ETIMEDOUT for a URB killed at its timeout), timeout_arg what
+ * @pc's mode and timeout make of it at @hz. 0 or -errno, with @err saying
+ * what went wrong.
+ */
+int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
+		     struct hzrig_sample *s, int64_t *urb_ns, uint32_t *filled,
+		     char *site, size_t sitelen, char *err, size_t errlen);
+
+#endif /* HZRIG_RUNNER_DRIVERS_H */
