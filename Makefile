@@ -7,6 +7,8 @@
 #                   pre-2.6.12 patch held against the clean kernel
 #   make check-tree the HZ-based USB timeouts of KSRC (Coccinelle), with
 #                   their windows per HZ and the patch that fixes them
+#   make drivers    those drivers, unmodified, measured with usbmon at
+#                   HZ=100/250/1000, before and after the fix
 #   make robustness the driver's teardown on a KASAN + lockdep kernel;
 #                   make robustness-demo: the unsafe teardown, reported
 #
@@ -173,6 +175,19 @@ check-tree: setup
 		--patch $(TOP)/results/check-tree/fix.patch $(KSRC) || rc=$$?; \
 	[ $$rc -le 1 ] && echo "check-tree: results/check-tree/sites.json, fix.patch"
 
+# The drivers check-tree flags, unmodified, bound to the gadget presenting
+# their devices, their own calls timed by usbmon (docs/checker.md): the
+# hz-*-drivers variants with PLAN=drivers, then the hz-*-drivers-fixed ones
+# (check-tree's patch applied) with PLAN=drivers-fixed. Two runs in the
+# history; about 8 min of guest time plus six kernel builds.
+DRIVERS_HZ ?= 100 250 1000
+drivers: setup
+	@$(MAKE) --no-print-directory tools ksrc
+	$(TOP)/rig/boot/matrix.sh --plan drivers --accel $(ACCEL) \
+		$(foreach h,$(DRIVERS_HZ),hz-$(h)-drivers)
+	$(TOP)/rig/boot/matrix.sh --plan drivers-fixed --accel $(ACCEL) \
+		$(foreach h,$(DRIVERS_HZ),hz-$(h)-drivers-fixed)
+
 checkpatch: ksrc
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
 
@@ -183,4 +198,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-tree check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench regression-demo robustness check-robustness robustness-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-tree drivers check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench regression-demo robustness check-robustness robustness-demo clean distclean

@@ -802,6 +802,22 @@ static enum resolve resolve_in_or_nodata(struct gadget *g)
 	ssize_t r;
 
 	/*
+	 * Another device (-D): its driver repeats the request it gave up on
+	 * (a probe per bind) and must find it NAKed again, not stalled. Its
+	 * event cannot be read before it is finished (gadgetfs is in setup
+	 * state for it: a read would stall it), so it is held unseen, as a
+	 * NAK, until the host gives up on it too.
+	 */
+	if (g->dev) {
+		struct usb_ctrlrequest unseen = { 0 };
+		struct hzg_plan plan = { .hold = true };
+		struct hzg_arm arm = { 0 };
+
+		hold_start(g, &unseen, &plan, &arm);
+		hzg_info("ep0: a request came before its event: held unseen");
+		return RES_DONE;
+	}
+	/*
 	 * gadgetfs_setup() drops its lock to queue an OUT data stage; until
 	 * it is done, that request also reads as stallable (POLLOUT). On SMP
 	 * give it the moment, then look again; on one CPU the softirq running

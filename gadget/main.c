@@ -296,6 +296,9 @@ static void run(struct gadget *g)
 		if (g->abort_pending) {
 			g->abort_pending = false;
 			hzg_ep0_resolve(g);
+			/* -D: the new request is held unseen (ep0.c) */
+			if (g->hold.active)
+				continue;
 			/* its event, if any, is queued already */
 			hzg_read_events(g, &g->orphan);
 			if (g->orphan.kind != HZG_ORPHAN_NONE)
