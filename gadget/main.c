@@ -297,7 +297,7 @@ static void run(struct gadget *g)
 			g->abort_pending = false;
 			hzg_ep0_resolve(g);
 			/* -D: the new request is held unseen (ep0.c) */
-			if (g->hold.active)
+			if (g->dev && g->hold.active)
 				continue;
 			/* its event, if any, is queued already */
 			hzg_read_events(g, &g->orphan);

@@ -612,6 +612,38 @@ static void scenario_reconnect(void)
 	sim_check(r == 64 && sim_hdr_seq(b) == 203, "ep0 after reconnect (%d)", r);
 }
 
+/*
+ * hzrig-gadget -D gadget/devices/ipheth.device (SIM_DEVICE set): the rules
+ * apply, the standard requests gadgetfs leaves to us are answered from the
+ * file, and a driver re-probing after a timeout (the same GET_MACADDR at
+ * once) finds it NAKed each time, never stalled (ep0.c's unseen hold).
+ */
+static void scenario_device(void)
+{
+	int naks = 0, stalls = 0, other = 0;
+	uint8_t b[64];
+	int r;
+
+	r = sim_ctrl(0x01, USB_REQ_SET_INTERFACE, 1, NULL, 0, 1000);
+	sim_check(r == 0, "device: SET_INTERFACE to its alt 1 acked (%d)", r);
+	r = sim_ctrl(0x01, USB_REQ_SET_INTERFACE, 2, NULL, 0, 1000);
+	sim_check(r == -EPIPE, "device: SET_INTERFACE to alt 2 stalled (%d)", r);
+	r = sim_ctrl(0x81, USB_REQ_GET_INTERFACE, 0, b, 1, 1000);
+	sim_check(r == 1, "device: GET_INTERFACE answered (%d)", r);
+	r = sim_ctrl_data(0xc0, 0x45, 0, 2, b, 64, 300, 0);
+	sim_check(r == -EPIPE, "device: a request without a rule is stalled (%d)",
+		  r);
+	for (int i = 0; i < 6; i++) {
+		r = sim_ctrl_data(0xc0, 0x00, 0, 2, b, 64, 30, 0);
+		naks += r == -ETIMEDOUT;
+		stalls += r == -EPIPE;
+		other += r != -ETIMEDOUT && r != -EPIPE;
+	}
+	sim_check(naks == 6, "device: GET_MACADDR six times in a row, NAKed "
+		  "each time (%d NAKed, %d stalled, %d other)", naks, stalls,
+		  other);
+}
+
 void *sim_host_main(void *arg)
 {
 	sigset_t all;
@@ -622,7 +654,9 @@ void *sim_host_main(void *arg)
 	fprintf(stderr, "KTAP version 1\n");
 	sim_msleep(20);		/* enumeration does not start at once */
 	sim_enumerate(1);
-	if (sim_configured) {
+	if (sim_configured && getenv("SIM_DEVICE")) {
+		scenario_device();
+	} else if (sim_configured) {
 		scenario_ep0();
 		scenario_bulk();
 		scenario_start_ns();

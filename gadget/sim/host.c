@@ -346,7 +346,8 @@ void sim_enumerate(unsigned int round)
 	sim_check(r == 18, "enumeration %u: device descriptor in the kernel (%d)",
 	      round, r);
 	r = sim_ctrl(0x00, USB_REQ_SET_CONFIGURATION, 1, NULL, 0, 1000);
-	sim_check(r == 0 && sim_all_enabled(round),
+	/* another device (-D) opens no endpoint files: nothing to enable */
+	sim_check(r == 0 && (getenv("SIM_DEVICE") || sim_all_enabled(round)),
 	      "enumeration %u: SET_CONFIGURATION acked after endpoints enabled"
 	      " (%d)", round, r);
 	sim_configured = r == 0;

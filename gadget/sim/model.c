@@ -297,9 +297,10 @@ static ssize_t dev_config(const uint8_t *buf, size_t len)
 	if (length != USB_DT_DEVICE_SIZE || k[0] != USB_DT_DEVICE_SIZE ||
 	    k[1] != USB_DT_DEVICE || k[17] != 1)
 		return sim_fail(EINVAL);
-	if ((k[8] | k[9] << 8) != HZRIG_VID || (k[10] | k[11] << 8) !=
-	    HZRIG_PID)
-		return sim_fail(EINVAL);	/* not gadgetfs, but our own check */
+	/* not gadgetfs, but our own check (another device: its own IDs) */
+	if (!getenv("SIM_DEVICE") && ((k[8] | k[9] << 8) != HZRIG_VID ||
+				      (k[10] | k[11] << 8) != HZRIG_PID))
+		return sim_fail(EINVAL);
 
 	/* dummy_hcd connects at high speed if the driver can */
 	sim_dev.speed = sim_dev.hs ? USB_SPEED_HIGH : USB_SPEED_FULL;
