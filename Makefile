@@ -183,10 +183,12 @@ check-tree: setup
 DRIVERS_HZ ?= 100 250 1000
 drivers: setup
 	@$(MAKE) --no-print-directory tools ksrc
+	@rc=0; \
 	$(TOP)/rig/boot/matrix.sh --plan drivers --accel $(ACCEL) \
-		$(foreach h,$(DRIVERS_HZ),hz-$(h)-drivers)
+		$(foreach h,$(DRIVERS_HZ),hz-$(h)-drivers) || rc=1; \
 	$(TOP)/rig/boot/matrix.sh --plan drivers-fixed --accel $(ACCEL) \
-		$(foreach h,$(DRIVERS_HZ),hz-$(h)-drivers-fixed)
+		$(foreach h,$(DRIVERS_HZ),hz-$(h)-drivers-fixed) || rc=1; \
+	exit $$rc
 
 checkpatch: ksrc
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
