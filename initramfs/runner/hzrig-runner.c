@@ -595,12 +595,18 @@ static void run_plan_case(struct plan_run *pr, size_t i)
 	/* Kernel cases keep their old names; the others say their path. */
 	const char *pn = pc->path == HZRIG_PATH_KERNEL ? "" :
 			 hzrig_path_name(pc->path);
+	char driver_pn[64];
 	const char *sep = *pn ? "_" : "";
 	uint32_t filled = 0;
 	bool in_lane = lane_case(pr, pc);
 	uint32_t k, bad = 0;
 	int ret;
 
+	/* an in-tree driver's case says which driver: usbmon_ipheth_... */
+	if (pc->path == HZRIG_PATH_USBMON) {
+		snprintf(driver_pn, sizeof(driver_pn), "%s_%s", pn, pc->driver);
+		pn = driver_pn;
+	}
 	pthread_mutex_lock(&r->lock);
 	printf("# case %zu/%zu %s%s%s%s%s%s %s %s T=%u ms x%u, ETA %" PRIu64
 	       " s\n", i + 1, pr->plan->ncases, in_lane ? "[" : "",

@@ -111,6 +111,13 @@ const char *const hzrig_db_migrations[] = {
 	" truncated INTEGER NOT NULL, excerpt TEXT, known INTEGER NOT NULL,"
 	" PRIMARY KEY(variant_run, idx));"
 	"CREATE INDEX findings_title ON findings(title);",
+
+	/*
+	 * 6: in-tree drivers' calls (path usbmon, docs/checker.md): which
+	 * driver, and the file:line of its call.
+	 */
+	"ALTER TABLE samples ADD COLUMN driver TEXT;"
+	"ALTER TABLE samples ADD COLUMN site TEXT;",
 };
 
 const int hzrig_db_version =
@@ -677,6 +684,8 @@ static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 		bind_opt_int(sst, 27, s->jiffies_lag);
 		bind_opt_int(sst, 28, s->urb_ns);
 		bind_opt_int(sst, 29, s->cancel_ns);
+		bind_opt_text(sst, 30, s->driver);
+		bind_opt_text(sst, 31, s->site);
 		if (step_done(db, sst, err))
 			return -1;
 	}
@@ -802,8 +811,9 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		 " length, status, expected_status, elapsed_ns, actual_length,"
 		 " phase_ns, window_lo_ns, window_hi_ns, allowance_ns, verdict,"
 		 " path, seq, start_jiffies, jiffies, level, granule,"
-		 " jiffies_lag, urb_ns, cancel_ns) VALUES(?, ?, ?, ?, ?, ?, ?, ?,"
-		 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		 " jiffies_lag, urb_ns, cancel_ns, driver, site) VALUES(?, ?, ?,"
+		 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+		 " ?, ?, ?, ?, ?, ?, ?)",
 		 &sst, err))
 		goto fail;
 	for (i = 0; i < run->nv; i++) {
@@ -877,7 +887,8 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 		 " expected_status, elapsed_ns, actual_length, phase_ns,"
 		 " window_lo_ns, window_hi_ns, allowance_ns, verdict, path, seq,"
 		 " start_jiffies, jiffies, level, granule, jiffies_lag, urb_ns,"
-		 " cancel_ns FROM samples WHERE variant_run = ? ORDER BY case_idx, rep", &st, err))
+		 " cancel_ns, driver, site FROM samples WHERE variant_run = ?"
+		 " ORDER BY case_idx, rep", &st, err))
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -916,6 +927,8 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 		s->jiffies_lag = col_opt_int(st, 24);
 		s->urb_ns = col_opt_int(st, 25);
 		s->cancel_ns = col_opt_int(st, 26);
+		col_text(st, 27, s->driver, sizeof(s->driver));
+		col_text(st, 28, s->site, sizeof(s->site));
 	}
 	return finalize_done(db, st, rc, err);
 }

@@ -717,6 +717,70 @@ static void test_urb_ns(void **state)
 	free(path);
 }
 
+/* Make the hz-250 samples of case 30 an in-tree driver's (path usbmon). */
+static const char *usbmon_case30(unsigned int n, char *line, void *arg)
+{
+	static char buf[4096];
+	char *end, *path, *q;
+
+	(void)n;
+	(void)arg;
+	if (!strstr(line, "\"variant\":\"hz-250\"") ||
+	    !strstr(line, "\"case\":30,"))
+		return line;
+	end = strrchr(line, '}');
+	path = strstr(line, "\"path\":\"");
+	assert_non_null(end);
+	assert_non_null(path);
+	q = strchr(path + 8, '"');
+	assert_non_null(q);
+	snprintf(buf, sizeof(buf), "%.*s\"path\":\"usbmon%.*s,\"driver\":\"ipheth\","
+		 "\"site\":\"drivers/net/usb/ipheth.c:289\"}\n",
+		 (int)(path - line), line, (int)(end - q), q);
+	return buf;
+}
+
+/*
+ * driver and site (schema 6) go in and come back, and the case key names
+ * the driver both from the files and from the database.
+ */
+static void test_driver_site(void **state)
+{
+	char *path = path_in("h.db"), *dir = copy_run(QUICK, "runs", "20261203T102031Z");
+	sqlite3 *db = open_db(path);
+	char key[HZRIG_CASE_KEY_MAX];
+	struct hzrig_run d;
+	size_t i, seen = 0;
+
+	(void)state;
+	filter_samples(dir, usbmon_case30);
+	ingest(db, dir, false, HZRIG_INGEST_DONE);
+	assert_q_int(db, "SELECT count(driver) FROM samples", 3);
+	assert_q_int(db, "SELECT count(*) FROM samples WHERE case_key LIKE 'usbmon/ipheth %'"
+		     " AND site = 'drivers/net/usb/ipheth.c:289'", 3);
+	assert_int_equal(hzrig_db_load_run(db, "20261203T102031Z", &d,
+					   err_open()), 0);
+	err_free();
+	for (i = 0; i < d.ns; i++) {
+		const struct hzrig_run_sample *s = &d.s[i];
+
+		if (s->case_idx == 30 && !strcmp(d.v[s->variant].name, "hz-250")) {
+			assert_string_equal(s->driver, "ipheth");
+			assert_string_equal(s->site, "drivers/net/usb/ipheth.c:289");
+			assert_true(hzrig_sample_key(s, key, sizeof(key)) > 0);
+			assert_int_equal(strncmp(key, "usbmon/ipheth ", 14), 0);
+			seen++;
+		} else {
+			assert_string_equal(s->driver, "");
+		}
+	}
+	assert_int_equal(seen, 3);
+	hzrig_run_free(&d);
+	sqlite3_close(db);
+	free(dir);
+	free(path);
+}
+
 /* Put findings with @titles (NULL-terminated) into @dir/@variant/run.json. */
 static void add_findings(const char *dir, const char *variant,
 			 const char *const *titles)
@@ -1209,6 +1273,7 @@ int main(void)
 		SCRATCH_TEST(test_round_trip),
 		SCRATCH_TEST(test_jiffies_lag),
 		SCRATCH_TEST(test_urb_ns),
+		SCRATCH_TEST(test_driver_site),
 		SCRATCH_TEST(test_findings),
 		SCRATCH_TEST(test_findings_bad),
 		SCRATCH_TEST(test_ingest_idempotent),
