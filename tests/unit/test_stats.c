@@ -417,7 +417,9 @@ static void test_load_errors(void **state)
 		{ "window_hi_ns=null", "samples.jsonl:7: fields \"window_lo_ns\", \"window_hi_ns\": one without the other" },
 		{ "window_lo_ns=200000000", "low edge above the high one" },
 		{ "schema=2", "samples.jsonl:7: schema 2 is newer than this hzrig reads (1)" },
-		{ "path=\"usbfs2\"", "samples.jsonl:7: field \"path\": 'usbfs2' is not kernel, usbfs, libusb-sync or libusb-async" },
+		{ "path=\"usbfs2\"", "samples.jsonl:7: field \"path\": 'usbfs2' is not kernel, usbfs, libusb-sync, libusb-async or usbmon" },
+		{ "path=\"usbmon\"", "samples.jsonl:7: field \"driver\": a sample of path usbmon needs one" },
+		{ "driver=\"ipheth\"", "samples.jsonl:7: field \"driver\": only samples of path usbmon have one" },
 		{ "urb_ns=-5", "samples.jsonl:7: field \"urb_ns\": -5 out of range" },
 		/* The same (variant, case, rep) as line 8. */
 		{ "rep=1", "samples.jsonl:8: variant hz-250 case 3 rep 1 recorded twice (first on line 7)" },
