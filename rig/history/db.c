@@ -738,6 +738,10 @@ static int count_new_findings(sqlite3 *db, const char *run_id,
 	return finalize_done(db, st, rc, err);
 }
 
+/*
+ * Long: one transaction from the check for an existing run to the commit,
+ * with the two INSERT statements spelled out column by column.
+ */
 int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		    FILE *out, FILE *err)
 {
