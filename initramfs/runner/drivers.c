@@ -12,10 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/usbdevice_fs.h>
 
 #include "device_file.h"
 #include "drivers.h"
@@ -35,6 +38,51 @@ struct drv {
 	unsigned int bus, devnum;
 	char intf[64];		/* "1-1:1.0" */
 };
+
+static int64_t last_rtt[DRIVERS_RTT_N];
+static size_t last_nrtt;
+
+size_t drivers_last_rtt(int64_t *rtt)
+{
+	memcpy(rtt, last_rtt, last_nrtt * sizeof(*rtt));
+	return last_nrtt;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * The allowance's round trip (docs/checker.md): GET_DESCRIPTOR(device)
+ * through usbfs, before any driver binds; what failed is left out.
+ */
+static void measure_rtt(unsigned int bus, unsigned int devnum)
+{
+	uint8_t buf[18];
+	struct usbdevfs_ctrltransfer ct = {
+		.bRequestType = 0x80, .bRequest = 6, .wValue = 0x0100,
+		.wLength = sizeof(buf), .timeout = 1000, .data = buf,
+	};
+	char path[64];
+	int fd, i;
+
+	last_nrtt = 0;
+	snprintf(path, sizeof(path), "/dev/bus/usb/%03u/%03u", bus, devnum);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (i = 0; i < DRIVERS_RTT_N; i++) {
+		int64_t t0 = mono_ns();
+
+		if (ioctl(fd, USBDEVFS_CONTROL, &ct) == (int)sizeof(buf))
+			last_rtt[last_nrtt++] = mono_ns() - t0;
+	}
+	close(fd);
+}
 
 static int fail(char *err, size_t len, int e, const char *fmt, ...)
 {
@@ -246,6 +294,7 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 	ret = gadget_start(&d, err, errlen);
 	if (ret)
 		return ret;
+	measure_rtt(d.bus, d.devnum);
 	ret = usbmon_open(&mon, d.bus, d.devnum);
 	if (ret) {
 		gadget_stop(&d);

@@ -18,6 +18,7 @@
 #include "plan/plan.h"
 
 #define DRIVERS_DIR	"/etc/hzrig/devices"
+#define DRIVERS_RTT_N	200	/* answered round trips timed per case */
 
 /*
  * Run the @pc->reps repetitions of a usbmon case at @hz; the file:line
@@ -30,5 +31,13 @@
 int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 		     struct hzrig_sample *s, int64_t *urb_ns, uint32_t *filled,
 		     char *site, size_t sitelen, char *err, size_t errlen);
+
+/*
+ * The round trips of the last case's device before its first probe: a
+ * usbfs GET_DESCRIPTOR, answered at once (gadgetfs has the descriptors),
+ * timed from userspace like the kernel path's noise probe. Fills up to
+ * DRIVERS_RTT_N into @rtt; returns how many.
+ */
+size_t drivers_last_rtt(int64_t *rtt);
 
 #endif /* HZRIG_RUNNER_DRIVERS_H */

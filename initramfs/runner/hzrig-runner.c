@@ -33,6 +33,7 @@
 #define NOISE_SLEEPS	200
 #define NOISE_SLEEP_US	1000
 #define RTT_REPS	200
+_Static_assert(DRIVERS_RTT_N <= RTT_REPS, "a drivers probe fits the noise probe");
 #define DEV_WAIT_S	20
 /*
  * Serially, the noise is probed again before a case once this much wall
@@ -421,10 +422,16 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		over[i] = now_ns() - t0 - NOISE_SLEEP_US * 1000;
 	}
-	ret = r->drivers ? -ENODEV : run_case(r, &rtt_case, s, urb_ns, &filled);
-	for (i = 0; !ret && i < RTT_REPS; i++)
-		if (s[i].status == 0)
-			rtt[nrtt++] = s[i].elapsed_ns;
+	if (r->drivers) {
+		/* the last usbmon case's device, timed before its probes */
+		nrtt = drivers_last_rtt(rtt);
+		ret = nrtt ? 0 : -ENODEV;
+	} else {
+		ret = run_case(r, &rtt_case, s, urb_ns, &filled);
+		for (i = 0; !ret && i < RTT_REPS; i++)
+			if (s[i].status == 0)
+				rtt[nrtt++] = s[i].elapsed_ns;
+	}
 	over_p99 = pct(over, NOISE_SLEEPS, 99);
 	rtt_p99 = pct(rtt, nrtt, 99);
 
@@ -749,10 +756,13 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 		 * probe before the plan (at_case 0 once only).
 		 */
 		for (i = 0; i < plan->ncases; i++) {
-			if (i && now_ns() - r->noise_at >=
+			if (i && !r->drivers && now_ns() - r->noise_at >=
 			    (int64_t)NOISE_EVERY_S * 1000000000)
 				measure_noise(r, i, false);
 			run_plan_case(&pr, i);
+			/* the round trips of the device that case presented */
+			if (r->drivers && i + 1 < plan->ncases)
+				measure_noise(r, i + 1, false);
 		}
 	}
 	/*
