@@ -226,32 +226,6 @@ struct edits {
 	size_t n, cap;
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		char *nb = hzrig_grow(buf, n + 4096, &cap, 65536, 1);
-
-		if (!nb) {
-			free(buf);
-			fclose(f);
-			return NULL;
-		}
-		buf = nb;
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-	} while (got);
-	fclose(f);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 /* Byte offset of (@line, @col) in @buf, or -1. */
 static long offset_of(const char *buf, size_t len, int line, int col)
 {
@@ -314,7 +288,7 @@ static long uses_in_dir(const char *tree, const char *file, const char *name)
 		    (d->d_name[n - 1] != 'c' && d->d_name[n - 1] != 'h'))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		buf = slurp(path, &len);
+		buf = hzrig_slurp(path, &len);
 		if (!buf) {
 			total = -1;
 			break;
@@ -428,7 +402,7 @@ int hzrig_check_patch(FILE *out, const struct hzrig_sites *sites,
 		if (!first)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tree, file);
-		buf = slurp(path, &len);
+		buf = hzrig_slurp(path, &len);
 		if (!buf) {
 			fprintf(stderr, "hzrig check-tree: cannot read %s\n", path);
 			rc = -1;

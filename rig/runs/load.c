@@ -340,46 +340,6 @@ static int get_str_list(struct loader *l, struct json_object *o,
 	return 0;
 }
 
-static char *slurp(const char *path, size_t *lenp)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0, len = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		size_t got;
-
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 8192;
-		}
-		got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		errno = EIO;
-		return NULL;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	*lenp = len;
-	return buf;
-}
-
 /* Parse a whole JSON document; on error name the line it stopped on. */
 static struct json_object *parse_doc(struct loader *l, const char *text,
 				     size_t len)
@@ -600,7 +560,7 @@ static struct json_object *load_object(struct loader *l, const char *path,
 
 	l->file = path;
 	l->line = 0;
-	*text = slurp(path, &len);
+	*text = hzrig_slurp(path, &len);
 	if (!*text) {
 		lerr(l, "%s", strerror(errno));
 		return NULL;
