@@ -3,7 +3,6 @@
  * Path usbmon: an in-tree driver's own call, timed by usbmon; see drivers.h.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -24,6 +23,7 @@
 #include "drivers.h"
 #include "model/model.h"
 #include "usbmon.h"
+#include "userpath.h"
 
 #define READY_FILE	"/tmp/hzrig-drivers-ready"
 #define WAIT_STEP_US	50000
@@ -48,14 +48,6 @@ size_t drivers_last_rtt(int64_t *rtt)
 	return last_nrtt;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /*
  * The allowance's round trip (docs/checker.md): GET_DESCRIPTOR(device)
  * through usbfs, before any driver binds; what failed is left out.
@@ -76,10 +68,10 @@ static void measure_rtt(unsigned int bus, unsigned int devnum)
 	if (fd < 0)
 		return;
 	for (i = 0; i < DRIVERS_RTT_N; i++) {
-		int64_t t0 = mono_ns();
+		int64_t t0 = now_ns();
 
 		if (ioctl(fd, USBDEVFS_CONTROL, &ct) == (int)sizeof(buf))
-			last_rtt[last_nrtt++] = mono_ns() - t0;
+			last_rtt[last_nrtt++] = now_ns() - t0;
 	}
 	close(fd);
 }
@@ -152,49 +144,18 @@ static int load(struct drv *d, const char *driver, char *err, size_t len)
 	return 0;
 }
 
-static unsigned long read_hex_or_dec(const char *path, int base, bool *ok)
-{
-	char buf[32] = "";
-	FILE *f = fopen(path, "r");
-
-	*ok = f && fgets(buf, sizeof(buf), f);
-	if (f)
-		fclose(f);
-	return *ok ? strtoul(buf, NULL, base) : 0;
-}
-
 /* The device on the bus with the file's IDs: bus, address, interface. */
 static bool find_device(struct drv *d)
 {
-	struct dirent *e;
-	DIR *dir = opendir("/sys/bus/usb/devices");
-	bool found = false;
+	char name[32];
+	int n;
 
-	while (dir && !found && (e = readdir(dir))) {
-		char p[512];
-		bool ok1, ok2, ok3, ok4;
-		unsigned long vid, pid;
-		int n;
-
-		if (e->d_name[0] == '.' || strchr(e->d_name, ':'))
-			continue;
-		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/idVendor", e->d_name);
-		vid = read_hex_or_dec(p, 16, &ok1);
-		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/idProduct", e->d_name);
-		pid = read_hex_or_dec(p, 16, &ok2);
-		if (!ok1 || !ok2 || vid != d->dev.vendor || pid != d->dev.product)
-			continue;
-		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/busnum", e->d_name);
-		d->bus = (unsigned int)read_hex_or_dec(p, 10, &ok3);
-		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/devnum", e->d_name);
-		d->devnum = (unsigned int)read_hex_or_dec(p, 10, &ok4);
-		n = snprintf(d->intf, sizeof(d->intf), "%s:1.%u", e->d_name,
-			     d->dev.intf[0].number);
-		found = ok3 && ok4 && n > 0 && (size_t)n < sizeof(d->intf);
-	}
-	if (dir)
-		closedir(dir);
-	return found;
+	if (usb_sysfs_find(d->dev.vendor, d->dev.product, &d->bus, &d->devnum,
+			   name, sizeof(name)))
+		return false;
+	n = snprintf(d->intf, sizeof(d->intf), "%s:1.%u", name,
+		     d->dev.intf[0].number);
+	return n > 0 && (size_t)n < sizeof(d->intf);
 }
 
 static void gadget_stop(struct drv *d)

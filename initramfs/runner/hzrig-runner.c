@@ -101,14 +101,6 @@ static void ktap(struct runner *r, bool ok, const char *fmt, ...)
 		r->failures++;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Print a string as a JSON string literal (plans and uname are ASCII). */
 static void json_str(FILE *f, const char *s)
 {

@@ -31,7 +31,7 @@
 #define VENDOR_IN		(LIBUSB_ENDPOINT_IN | LIBUSB_REQUEST_TYPE_VENDOR | \
 				 LIBUSB_RECIPIENT_DEVICE)
 
-static int64_t mono_ns(void)
+int64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -100,32 +100,44 @@ static int read_endpoints(struct userpath *u, int fd)
 	return 0;
 }
 
-int userpath_find(struct userpath *u, char *err, size_t errlen)
+int usb_sysfs_find(uint16_t vid, uint16_t pid, unsigned int *busnum,
+		   unsigned int *devnum, char *name, size_t namelen)
 {
 	struct dirent *de;
 	DIR *d = opendir("/sys/bus/usb/devices");
-	int fd, ret;
+	bool found = false;
 
-	if (!d) {
-		snprintf(err, errlen, "/sys/bus/usb/devices: %s", strerror(errno));
+	if (!d)
 		return -errno;
-	}
-	u->busnum = 0;
-	while ((de = readdir(d))) {
+	while (!found && (de = readdir(d))) {
 		if (de->d_name[0] == '.' || strchr(de->d_name, ':'))
 			continue;
-		if (sysfs_ul(de->d_name, "idVendor", 16) == HZRIG_VID &&
-		    sysfs_ul(de->d_name, "idProduct", 16) == HZRIG_PID) {
-			u->busnum = sysfs_ul(de->d_name, "busnum", 10);
-			u->devnum = sysfs_ul(de->d_name, "devnum", 10);
-			break;
-		}
+		if (sysfs_ul(de->d_name, "idVendor", 16) != vid ||
+		    sysfs_ul(de->d_name, "idProduct", 16) != pid)
+			continue;
+		*busnum = sysfs_ul(de->d_name, "busnum", 10);
+		*devnum = sysfs_ul(de->d_name, "devnum", 10);
+		found = *busnum && *devnum && (!name ||
+			(size_t)snprintf(name, namelen, "%s", de->d_name) < namelen);
 	}
 	closedir(d);
-	if (!u->busnum) {
+	return found ? 0 : -ENODEV;
+}
+
+int userpath_find(struct userpath *u, char *err, size_t errlen)
+{
+	int fd, ret;
+
+	ret = usb_sysfs_find(HZRIG_VID, HZRIG_PID, &u->busnum, &u->devnum,
+			     NULL, 0);
+	if (ret == -ENODEV) {
 		snprintf(err, errlen, "no %04x:%04x device in /sys/bus/usb/devices",
 			 HZRIG_VID, HZRIG_PID);
-		return -ENODEV;
+		return ret;
+	}
+	if (ret) {
+		snprintf(err, errlen, "/sys/bus/usb/devices: %s", strerror(-ret));
+		return ret;
 	}
 	snprintf(u->node, sizeof(u->node), "/dev/bus/usb/%03u/%03u",
 		 u->busnum, u->devnum);
@@ -384,21 +396,21 @@ static void usbfs_call(struct userpath *u, struct call *c)
 	int ret;
 
 	if (c->ctrl) {
-		c->t0 = mono_ns();
+		c->t0 = now_ns();
 		ret = usbfs_control(u, c->in ? VENDOR_IN : VENDOR_OUT,
 				    c->in ? HZRIG_REQ_TEST_IN : HZRIG_REQ_TEST_OUT,
 				    c->seq & 0xffff, 0, data, c->ctrl_len,
 				    c->timeout);
-		c->t1 = mono_ns();
+		c->t1 = now_ns();
 	} else {
 		struct usbdevfs_bulktransfer b = {
 			.ep = c->ep, .len = c->pc->length,
 			.timeout = c->timeout, .data = data,
 		};
 
-		c->t0 = mono_ns();
+		c->t0 = now_ns();
 		ret = ioctl(u->fd, USBDEVFS_BULK, &b);
-		c->t1 = mono_ns();
+		c->t1 = now_ns();
 		if (ret < 0)
 			ret = -errno;
 	}
@@ -411,7 +423,7 @@ static void libusb_sync_call(struct userpath *u, struct call *c)
 	uint8_t *data = c->buf + LIBUSB_CONTROL_SETUP_SIZE;
 	int ret, actual = 0;
 
-	c->t0 = mono_ns();
+	c->t0 = now_ns();
 	if (c->ctrl)
 		ret = libusb_control_transfer(u->handle,
 					      c->in ? VENDOR_IN : VENDOR_OUT,
@@ -427,7 +439,7 @@ static void libusb_sync_call(struct userpath *u, struct call *c)
 		ret = libusb_bulk_transfer(u->handle, c->ep, data,
 					   (int)c->pc->length, &actual,
 					   c->timeout);
-	c->t1 = mono_ns();
+	c->t1 = now_ns();
 	if (c->ctrl) {
 		c->status = ret < 0 ? userpath_libusb_errno(ret) : 0;
 		c->actual = ret < 0 ? 0 : ret;
@@ -442,7 +454,7 @@ static void LIBUSB_CALL async_done(struct libusb_transfer *t)
 {
 	struct call *c = t->user_data;
 
-	c->t1 = mono_ns();
+	c->t1 = now_ns();
 	c->status = transfer_errno(t->status);
 	c->actual = t->actual_length;
 	c->pc = NULL;		/* done */
@@ -476,10 +488,10 @@ static void libusb_async_call(struct userpath *u, struct call *c)
 					  (int)pc->length, async_done, c,
 					  c->timeout);
 	}
-	c->t0 = mono_ns();
+	c->t0 = now_ns();
 	ret = libusb_submit_transfer(t);
 	if (ret) {
-		c->t1 = mono_ns();
+		c->t1 = now_ns();
 		c->status = userpath_libusb_errno(ret);
 		c->pc = pc;
 		libusb_free_transfer(t);
@@ -510,14 +522,14 @@ static int arm_and_wait(struct userpath *u, struct call *c)
 	int tries, ret;
 
 	for (tries = 0; tries < ARM_TRIES; tries++) {
-		int64_t start = delay ? mono_ns() + ((int64_t)START_GUARD_NS << tries) : 0;
+		int64_t start = delay ? now_ns() + ((int64_t)START_GUARD_NS << tries) : 0;
 
 		c->seq = ++u->seq;
 		ret = arm(u, pc, c->seq, start);
 		if (ret)
 			return ret;
 		if (!delay && (pc->flags & HZRIG_CASE_RANDOM_PHASE) && u->tick_ns) {
-			int64_t now = mono_ns();
+			int64_t now = now_ns();
 			uint64_t since = ((uint64_t)now - u->grid_ns) % u->tick_ns;
 
 			start = now + (int64_t)(u->tick_ns - since) +
@@ -529,7 +541,7 @@ static int arm_and_wait(struct userpath *u, struct call *c)
 		if (!start)
 			return 0;
 		sleep_until(start);
-		if (!delay || mono_ns() - start < START_SLACK_NS)
+		if (!delay || now_ns() - start < START_SLACK_NS)
 			return 0;
 	}
 	return -ETIME;

@@ -40,6 +40,16 @@ struct userpath {
 	char libusb_version[32];	/* "1.0.26.11724" */
 };
 
+/* CLOCK_MONOTONIC in ns: the clock every timing of the runner is read on. */
+int64_t now_ns(void);
+
+/*
+ * The device @vid:@pid in /sys/bus/usb/devices: its bus and address, and
+ * (if @name) its sysfs name ("1-1"). 0, -ENODEV, or -errno of the listing.
+ */
+int usb_sysfs_find(uint16_t vid, uint16_t pid, unsigned int *busnum,
+		   unsigned int *devnum, char *name, size_t namelen);
+
 /* Prepare (no device access yet): @hz and the driver's tick grid. */
 void userpath_init(struct userpath *u, unsigned int hz, uint64_t grid_ns);
 
