@@ -196,6 +196,28 @@ static void parse_request(struct hzg_device_file *d, struct line *l)
 	d->n_rule++;
 }
 
+/* A string value of at most @len - 1 characters into @out. */
+static void str(struct line *l, const char *key, char *out, size_t len)
+{
+	const char *s = get(l, key);
+
+	if (!s)
+		bad(l, "%s= is missing", key);
+	else if (!*s || strlen(s) >= len)
+		bad(l, "%s= must be 1..%zu characters", key, len - 1);
+	else
+		memcpy(out, s, strlen(s) + 1);
+}
+
+static void parse_driver(struct hzg_device_file *d, struct line *l)
+{
+	if (d->driver[0])
+		bad(l, "a second driver line");
+	str(l, "name", d->driver, sizeof(d->driver));
+	str(l, "module", d->module, sizeof(d->module));
+	str(l, "site", d->site, sizeof(d->site));
+}
+
 /* Split @s (modified) into a keyword and key=value pairs. */
 static const char *split(struct line *l, char *s)
 {
@@ -254,8 +276,10 @@ int hzg_dev_parse(struct hzg_device_file *d, const char *text, char *err,
 			parse_endpoint(d, &l);
 		else if (!strcmp(kw, "request"))
 			parse_request(d, &l);
-		else if (!strcmp(kw, "driver") || !strcmp(kw, "firmware"))
-			continue;	/* the guest's, not the gadget's */
+		else if (!strcmp(kw, "driver"))
+			parse_driver(d, &l);
+		else if (!strcmp(kw, "firmware"))
+			continue;	/* the initramfs', not the gadget's */
 		else
 			bad(&l, "'%s' is not device, interface, endpoint, "
 			    "request, driver or firmware", kw);
@@ -310,12 +334,9 @@ static void put_config(struct wbuf *b, const struct hzg_device_file *d,
 		for (unsigned int e = 0; e < in->n_ep; e++) {
 			const struct hzg_dev_ep *ep = &d->ep[in->first_ep + e];
 
-			put8(b, USB_DT_ENDPOINT_SIZE);
-			put8(b, USB_DT_ENDPOINT);
-			put8(b, ep->address);
-			put8(b, ep->attributes);
-			put16(b, hs ? ep->hs_maxp : ep->fs_maxp);
-			put8(b, hs ? ep->hs_interval : ep->fs_interval);
+			put_endpoint(b, ep->address, ep->attributes,
+				     hs ? ep->hs_maxp : ep->fs_maxp,
+				     hs ? ep->hs_interval : ep->fs_interval);
 		}
 	}
 }
@@ -323,30 +344,16 @@ static void put_config(struct wbuf *b, const struct hzg_device_file *d,
 size_t hzg_dev_build(const struct hzg_device_file *d, uint8_t *buf,
 		     size_t cap, bool with_hs)
 {
-	struct wbuf b = { .p = buf, .cap = cap };
-	uint32_t tag = 0;
+	struct wbuf b;
 
-	if (cap < sizeof(tag))
+	if (!wbuf_start(&b, buf, cap, 0))
 		return 0;
-	memcpy(buf, &tag, sizeof(tag));
-	b.len = sizeof(tag);
 	put_config(&b, d, false);
 	if (with_hs)
 		put_config(&b, d, true);
-	put8(&b, USB_DT_DEVICE_SIZE);
-	put8(&b, USB_DT_DEVICE);
-	put16(&b, 0x0200);
-	put8(&b, d->cls);
-	put8(&b, d->subclass);
-	put8(&b, d->protocol);
-	put8(&b, 64);
-	put16(&b, d->vendor);
-	put16(&b, d->product);
-	put16(&b, d->bcd);
-	put8(&b, 0);			/* no strings */
-	put8(&b, 0);
-	put8(&b, 0);
-	put8(&b, 1);
+	/* no strings */
+	put_device_desc(&b, d->cls, d->subclass, d->protocol, d->vendor,
+			d->product, d->bcd, 0, 0);
 	return wbuf_done(&b);
 }
 

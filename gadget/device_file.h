@@ -13,7 +13,9 @@
  *   endpoint address=0x81 type=bulk|interrupt [maxpacket= interval=]
  *   request type=0xc0 request=0x00 [value= index=] action=nak|stall|answer
  *           [data=04,00,...]
- *   driver, module, site, firmware lines: for the guest, ignored here.
+ *   driver name=ipheth module=ipheth site=drivers/net/usb/ipheth.c:289
+ *           the in-tree driver the guest binds (initramfs/runner/drivers.c)
+ *   firmware lines: for the initramfs (mkinitramfs.sh), ignored here.
  *
  * Endpoints belong to the interface line above them. A request's value and
  * index match anything when left out.
@@ -57,6 +59,8 @@ struct hzg_dev_rule {
 };
 
 struct hzg_device_file {
+	/* the driver line ("" without one): sysfs driver, module, call site */
+	char driver[32], module[32], site[160];
 	uint16_t vendor, product, bcd;
 	uint8_t cls, subclass, protocol;
 	bool have_device;

@@ -399,6 +399,14 @@ static enum ep0_rc do_test(struct gadget *g,
 	return rc;
 }
 
+/* -c FILE: tell the world the host configured us (once per configuration). */
+static void note_configured(struct gadget *g)
+{
+	if (g->configured && g->config_file &&
+	    hzg_create_file(g->config_file, "configured", "configured\n") < 0)
+		hzg_fatal(g);
+}
+
 static enum ep0_rc do_set_configuration(struct gadget *g,
 					const struct usb_ctrlrequest *ctrl,
 					const struct orphan *o)
@@ -421,9 +429,7 @@ static enum ep0_rc do_set_configuration(struct gadget *g,
 	rc = finish_ack(g, o);
 	hzg_info("SET_CONFIGURATION %u at %s speed%s", value, hzg_speed_name(g->speed),
 	     rc == EP0_OK ? "" : " (status stage failed)");
-	if (g->configured && g->config_file &&
-	    hzg_create_file(g->config_file, "configured", "configured\n") < 0)
-		hzg_fatal(g);
+	note_configured(g);
 	return rc;
 }
 
@@ -505,22 +511,23 @@ static enum ep0_rc dispatch_setup(struct gadget *g,
 				  enum hzg_req req, const struct orphan *o);
 static enum ep0_rc dispatch_device(struct gadget *g,
 				   const struct usb_ctrlrequest *ctrl,
-				   const struct orphan *o);
+				   const struct orphan *o, const char **what);
 
 static enum ep0_rc handle_setup(struct gadget *g,
 				const struct usb_ctrlrequest *ctrl,
 				const struct orphan *o)
 {
 	enum hzg_req req = hzg_classify(ctrl);
+	const char *what = hzg_req_name(req);
 	enum ep0_rc rc;
 
-	if (g->dev)
-		return dispatch_device(g, ctrl, o);
-	rc = dispatch_setup(g, ctrl, req, o);
+	/* -D: another device's requests go by its file's rules */
+	rc = g->dev ? dispatch_device(g, ctrl, o, &what) :
+		      dispatch_setup(g, ctrl, req, o);
 	/* logged afterwards: nothing may delay reading an ARM's data */
 	hzg_info("SETUP %02x.%02x v%04x i%04x l%u: %s%s%s%s", ctrl->bRequestType,
 	     ctrl->bRequest, le16toh(ctrl->wValue), le16toh(ctrl->wIndex),
-	     le16toh(ctrl->wLength), hzg_req_name(req),
+	     le16toh(ctrl->wLength), what,
 	     o ? ", finished blind: " : "", o ? hzg_orphan_name(o->kind) : "",
 	     rc == EP0_ABORT ? ", replaced by a newer setup" : "");
 	return rc;
@@ -605,44 +612,40 @@ static enum ep0_rc device_rule(struct gadget *g,
  */
 static enum ep0_rc dispatch_device(struct gadget *g,
 				   const struct usb_ctrlrequest *ctrl,
-				   const struct orphan *o)
+				   const struct orphan *o, const char **what)
 {
-	const struct hzg_dev_rule *r = NULL;
+	const struct hzg_dev_rule *r;
 	uint16_t value = le16toh(ctrl->wValue), index = le16toh(ctrl->wIndex);
-	const char *what;
-	enum ep0_rc rc;
 	uint8_t alt = 0;
+	enum ep0_rc rc;
 
 	if (ctrl->bRequestType == USB_RECIP_DEVICE &&
 	    ctrl->bRequest == USB_REQ_SET_CONFIGURATION) {
 		g->configured = (value & 0xff) != 0;
-		what = "SET_CONFIGURATION";
+		*what = "SET_CONFIGURATION";
 		rc = finish_ack(g, o);
-		if (g->configured && g->config_file &&
-		    hzg_create_file(g->config_file, "configured",
-				    "configured\n") < 0)
-			hzg_fatal(g);
-	} else if (ctrl->bRequestType == USB_RECIP_INTERFACE &&
-		   ctrl->bRequest == USB_REQ_SET_INTERFACE) {
-		what = "SET_INTERFACE";
-		rc = hzg_dev_has_alt(g->dev, index, value) ?
-		     finish_ack(g, o) : finish_halt(g, ctrl, o);
-	} else if (ctrl->bRequestType == (USB_DIR_IN | USB_RECIP_INTERFACE) &&
-		   ctrl->bRequest == USB_REQ_GET_INTERFACE && ctrl->wLength) {
-		what = "GET_INTERFACE";
-		rc = finish_write(g, o, &alt, 1);
-	} else if ((r = hzg_dev_match(g->dev, ctrl))) {
-		what = r->action == HZG_DEV_NAK ? "rule: NAK (held)" :
-		       r->action == HZG_DEV_STALL ? "rule: stall" : "rule: answer";
-		rc = device_rule(g, ctrl, r, o);
-	} else {
-		what = "no rule: stalled";
-		rc = finish_halt(g, ctrl, o);
+		note_configured(g);
+		return rc;
 	}
-	hzg_info("SETUP %02x.%02x v%04x i%04x l%u: %s%s%s", ctrl->bRequestType,
-		 ctrl->bRequest, value, index, le16toh(ctrl->wLength), what,
-		 o ? ", finished blind: " : "", o ? hzg_orphan_name(o->kind) : "");
-	return rc;
+	if (ctrl->bRequestType == USB_RECIP_INTERFACE &&
+	    ctrl->bRequest == USB_REQ_SET_INTERFACE) {
+		*what = "SET_INTERFACE";
+		return hzg_dev_has_alt(g->dev, index, value) ?
+		       finish_ack(g, o) : finish_halt(g, ctrl, o);
+	}
+	if (ctrl->bRequestType == (USB_DIR_IN | USB_RECIP_INTERFACE) &&
+	    ctrl->bRequest == USB_REQ_GET_INTERFACE && ctrl->wLength) {
+		*what = "GET_INTERFACE";
+		return finish_write(g, o, &alt, 1);
+	}
+	r = hzg_dev_match(g->dev, ctrl);
+	if (r) {
+		*what = r->action == HZG_DEV_NAK ? "rule: NAK (held)" :
+			r->action == HZG_DEV_STALL ? "rule: stall" : "rule: answer";
+		return device_rule(g, ctrl, r, o);
+	}
+	*what = "no rule: stalled";
+	return finish_halt(g, ctrl, o);
 }
 
 /* ---- events ---- */
@@ -793,7 +796,11 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
-enum resolve { RES_DONE, RES_RETRY };
+enum resolve {
+	RES_DONE,
+	RES_RETRY,
+	RES_HELD,	/* -D: the request is held unseen, no event to read */
+};
 
 /* The new request is an IN, or an OUT without data stage. */
 static enum resolve resolve_in_or_nodata(struct gadget *g)
@@ -815,7 +822,7 @@ static enum resolve resolve_in_or_nodata(struct gadget *g)
 
 		hold_start(g, &unseen, &plan, &arm);
 		hzg_info("ep0: a request came before its event: held unseen");
-		return RES_DONE;
+		return RES_HELD;
 	}
 	/*
 	 * gadgetfs_setup() drops its lock to queue an OUT data stage; until
@@ -887,7 +894,7 @@ static enum resolve resolve_out_data(struct gadget *g)
  * Most often this is the ARM that follows a control transfer the host gave
  * up on, and then nothing is lost: its data is read here.
  */
-void hzg_ep0_resolve(struct gadget *g)
+bool hzg_ep0_resolve(struct gadget *g)
 {
 	struct pollfd p;
 	enum resolve res = RES_RETRY;
@@ -903,12 +910,12 @@ void hzg_ep0_resolve(struct gadget *g)
 				continue;
 			hzg_error(errno, "poll %s/%s", g->dir, UDC_FILE);
 			hzg_fatal(g);
-			return;
+			return false;
 		}
 		if (p.revents & POLLHUP)	/* replaced once more */
 			continue;
 		if (p.revents & POLLIN)		/* setup state left: events */
-			return;
+			return false;
 		if (p.revents & POLLOUT)
 			res = resolve_in_or_nodata(g);
 		else
@@ -916,6 +923,7 @@ void hzg_ep0_resolve(struct gadget *g)
 	}
 	if (res == RES_RETRY)
 		hzg_error(0, "ep0: cannot finish an interrupted request");
+	return res == RES_HELD;
 }
 
 /*

@@ -183,7 +183,8 @@ void hzg_hold_stop(struct gadget *g);
 
 int hzg_read_events(struct gadget *g, struct orphan *o);
 
-void hzg_ep0_resolve(struct gadget *g);
+/* True if the new request is held unseen (-D): no event to read then. */
+bool hzg_ep0_resolve(struct gadget *g);
 
 void hzg_orphan_no_event(struct gadget *g, struct orphan *o);
 

@@ -65,12 +65,9 @@ unsigned int hzg_ep_maxp(const struct hzg_ep_info *ep, bool high_speed)
 static void put_ep_desc(struct wbuf *b, const struct hzg_ep_info *ep,
 			bool high_speed)
 {
-	put8(b, USB_DT_ENDPOINT_SIZE);
-	put8(b, USB_DT_ENDPOINT);
-	put8(b, ep->address);
-	put8(b, ep->attributes);
-	put16(b, hzg_ep_maxp(ep, high_speed));
-	put8(b, high_speed ? ep->hs_interval : ep->fs_interval);
+	put_endpoint(b, ep->address, ep->attributes,
+		     hzg_ep_maxp(ep, high_speed),
+		     high_speed ? ep->hs_interval : ep->fs_interval);
 }
 
 static void put_config(struct wbuf *b, bool high_speed)
@@ -109,20 +106,9 @@ size_t hzg_build_config(uint8_t *buf, size_t cap, bool high_speed)
 
 static void put_device(struct wbuf *b)
 {
-	put8(b, USB_DT_DEVICE_SIZE);
-	put8(b, USB_DT_DEVICE);
-	put16(b, 0x0200);		/* bcdUSB; gadgetfs forces it anyway */
-	put8(b, 0);			/* class per interface */
-	put8(b, 0);
-	put8(b, 0);
-	put8(b, 64);			/* bMaxPacketSize0; set by gadgetfs */
-	put16(b, HZRIG_VID);
-	put16(b, HZRIG_PID);
-	put16(b, HZRIG_BCD_DEVICE);
-	put8(b, HZG_STR_MANUFACTURER);
-	put8(b, HZG_STR_PRODUCT);
-	put8(b, 0);			/* iSerialNumber */
-	put8(b, 1);			/* bNumConfigurations */
+	/* class per interface */
+	put_device_desc(b, 0, 0, 0, HZRIG_VID, HZRIG_PID, HZRIG_BCD_DEVICE,
+			HZG_STR_MANUFACTURER, HZG_STR_PRODUCT);
 }
 
 size_t hzg_build_device(uint8_t *buf, size_t cap)
@@ -141,13 +127,10 @@ size_t hzg_build_device(uint8_t *buf, size_t cap)
  */
 size_t hzg_build_dev_config(uint8_t *buf, size_t cap, bool with_hs)
 {
-	struct wbuf b = { .p = buf, .cap = cap };
-	uint32_t tag = 0;
+	struct wbuf b;
 
-	if (cap < sizeof(tag))
+	if (!wbuf_start(&b, buf, cap, 0))
 		return 0;
-	memcpy(buf, &tag, sizeof(tag));
-	b.len = sizeof(tag);
 	put_config(&b, false);
 	if (with_hs)
 		put_config(&b, true);
@@ -163,13 +146,10 @@ size_t hzg_build_dev_config(uint8_t *buf, size_t cap, bool with_hs)
 size_t hzg_build_ep_config(uint8_t *buf, size_t cap, enum hzg_ep ep,
 			   bool with_hs)
 {
-	struct wbuf b = { .p = buf, .cap = cap };
-	uint32_t tag = 1;
+	struct wbuf b;
 
-	if ((unsigned int)ep >= HZG_EP_COUNT || cap < sizeof(tag))
+	if ((unsigned int)ep >= HZG_EP_COUNT || !wbuf_start(&b, buf, cap, 1))
 		return 0;
-	memcpy(buf, &tag, sizeof(tag));
-	b.len = sizeof(tag);
 	put_ep_desc(&b, &hzg_eps[ep], false);
 	if (with_hs)
 		put_ep_desc(&b, &hzg_eps[ep], true);

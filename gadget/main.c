@@ -295,10 +295,8 @@ static void run(struct gadget *g)
 	while (!g->done && !stop_signal) {
 		if (g->abort_pending) {
 			g->abort_pending = false;
-			hzg_ep0_resolve(g);
-			/* -D: the new request is held unseen (ep0.c) */
-			if (g->dev && g->hold.active)
-				continue;
+			if (hzg_ep0_resolve(g))
+				continue;	/* held unseen (-D): ep0.c */
 			/* its event, if any, is queued already */
 			hzg_read_events(g, &g->orphan);
 			if (g->orphan.kind != HZG_ORPHAN_NONE)

@@ -654,7 +654,7 @@ void *sim_host_main(void *arg)
 	fprintf(stderr, "KTAP version 1\n");
 	sim_msleep(20);		/* enumeration does not start at once */
 	sim_enumerate(1);
-	if (sim_configured && getenv("SIM_DEVICE")) {
+	if (sim_configured && sim_device) {
 		scenario_device();
 	} else if (sim_configured) {
 		scenario_ep0();
@@ -680,6 +680,7 @@ static void sim_init(void)
 {
 	pthread_condattr_t ca;
 
+	sim_device = getenv("SIM_DEVICE") != NULL;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&sim_cond, &ca);

@@ -347,7 +347,7 @@ void sim_enumerate(unsigned int round)
 	      round, r);
 	r = sim_ctrl(0x00, USB_REQ_SET_CONFIGURATION, 1, NULL, 0, 1000);
 	/* another device (-D) opens no endpoint files: nothing to enable */
-	sim_check(r == 0 && (getenv("SIM_DEVICE") || sim_all_enabled(round)),
+	sim_check(r == 0 && (sim_device || sim_all_enabled(round)),
 	      "enumeration %u: SET_CONFIGURATION acked after endpoints enabled"
 	      " (%d)", round, r);
 	sim_configured = r == 0;

@@ -29,6 +29,7 @@ bool sim_bound;
 bool sim_race_read, sim_race_in_read;
 pthread_t sim_host_thread;
 volatile int sim_host_finished;
+bool sim_device;
 int sim_failures, sim_checks;
 
 uint64_t sim_now_ns(void)
@@ -298,7 +299,7 @@ static ssize_t dev_config(const uint8_t *buf, size_t len)
 	    k[1] != USB_DT_DEVICE || k[17] != 1)
 		return sim_fail(EINVAL);
 	/* not gadgetfs, but our own check (another device: its own IDs) */
-	if (!getenv("SIM_DEVICE") && ((k[8] | k[9] << 8) != HZRIG_VID ||
+	if (!sim_device && ((k[8] | k[9] << 8) != HZRIG_VID ||
 				      (k[10] | k[11] << 8) != HZRIG_PID))
 		return sim_fail(EINVAL);
 

@@ -124,6 +124,11 @@ extern bool sim_bound;
 extern bool sim_race_read, sim_race_in_read;	/* race_window() */
 extern pthread_t sim_host_thread;
 extern volatile int sim_host_finished;
+/*
+ * SIM_DEVICE set: the gadget runs with -D (another device; make simtest's
+ * second run): its own IDs, no endpoint files, scenario_device() only.
+ */
+extern bool sim_device;
 extern int sim_failures, sim_checks;
 extern bool sim_configured;
 

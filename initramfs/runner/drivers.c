@@ -32,7 +32,6 @@
 struct drv {
 	struct hzg_device_file dev;
 	char path[256];
-	char name[32], module[32], site[160];
 	const struct hzg_dev_rule *nak;	/* the request timed */
 	pid_t gadget;
 	unsigned int bus, devnum;
@@ -86,30 +85,10 @@ static int fail(char *err, size_t len, int e, const char *fmt, ...)
 	return e;
 }
 
-/* The value of " key=" on @line into @buf; false if absent. */
-static bool key_of(const char *line, const char *key, char *buf, size_t len)
-{
-	char pat[40];
-	const char *p;
-	size_t n;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	if (!p)
-		return false;
-	p += strlen(pat);
-	n = strcspn(p, " \t\n#");
-	if (n >= len)
-		return false;
-	memcpy(buf, p, n);
-	buf[n] = 0;
-	return true;
-}
-
-/* Long: the device file, its driver line, its NAK rule, each checked. */
+/* The device file: parsed as the gadget does, with a driver line and a NAK. */
 static int load(struct drv *d, const char *driver, char *err, size_t len)
 {
-	char text[16384], perr[160], *line;
+	char text[16384], perr[160];
 	FILE *f;
 	size_t n, i;
 
@@ -122,18 +101,7 @@ static int load(struct drv *d, const char *driver, char *err, size_t len)
 	text[n] = 0;
 	if (hzg_dev_parse(&d->dev, text, perr, sizeof(perr)))
 		return fail(err, len, -EINVAL, "%s: %s", d->path, perr);
-	for (line = text; line; line = strchr(line, '\n')) {
-		line += *line == '\n';
-		if (strncmp(line, "driver ", 7))
-			continue;
-		if (!key_of(line, "name", d->name, sizeof(d->name)) ||
-		    !key_of(line, "module", d->module, sizeof(d->module)) ||
-		    !key_of(line, "site", d->site, sizeof(d->site)))
-			return fail(err, len, -EINVAL, "%s: the driver line needs name=, module= and site=",
-				    d->path);
-		break;
-	}
-	if (!d->name[0])
+	if (!d->dev.driver[0])
 		return fail(err, len, -EINVAL, "%s: no driver line", d->path);
 	for (i = 0; i < d->dev.n_rule && !d->nak; i++)
 		if (d->dev.rule[i].action == HZG_DEV_NAK)
@@ -207,13 +175,13 @@ static int probe_once(struct drv *d, bool first, char *err, size_t len)
 	int fd, rc;
 
 	if (first) {
-		snprintf(cmd, sizeof(cmd), "modprobe %s", d->module);
+		snprintf(cmd, sizeof(cmd), "modprobe %s", d->dev.module);
 		rc = system(cmd);
 		if (rc)
 			return fail(err, len, -ENOENT, "%s: exit %d", cmd, rc);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "/sys/bus/usb/drivers/%s/bind", d->name);
+	snprintf(path, sizeof(path), "/sys/bus/usb/drivers/%s/bind", d->dev.driver);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail(err, len, -errno, "%s: %s", path, strerror(errno));
@@ -222,7 +190,7 @@ static int probe_once(struct drv *d, bool first, char *err, size_t len)
 	    errno != EPIPE && errno != ENODEV) {
 		rc = -errno;
 		close(fd);
-		return fail(err, len, rc, "bind %s to %s: %s", d->intf, d->name,
+		return fail(err, len, rc, "bind %s to %s: %s", d->intf, d->dev.driver,
 			    strerror(-rc));
 	}
 	close(fd);
@@ -247,7 +215,7 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 	ret = load(&d, pc->driver, err, errlen);
 	if (ret)
 		return ret;
-	snprintf(site, sitelen, "%s", d.site);
+	snprintf(site, sitelen, "%s", d.dev.site);
 	if ((d.nak->type & 0x80) != (pc->transfer == HZRIG_XFER_CTRL_IN ? 0x80 : 0))
 		return fail(err, errlen, -EINVAL, "%s: the NAKed request is %s, the plan says %s",
 			    d.path, d.nak->type & 0x80 ? "IN" : "OUT",
@@ -277,7 +245,7 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 		u = usbmon_find(&mon, ep, d.nak->request, d.nak->value, 0);
 		if (!u) {
 			ret = fail(err, errlen, -ENOMSG, "rep %u: no %02x.%02x URB from %s on usbmon",
-				   k, d.nak->type, d.nak->request, d.name);
+				   k, d.nak->type, d.nak->request, d.dev.driver);
 			break;
 		}
 		memset(&s[k], 0, sizeof(s[k]));
@@ -292,7 +260,7 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 	usbmon_close(&mon);
 	gadget_stop(&d);
 	/* unloaded, so that the next case's device is not probed unwatched */
-	snprintf(cmd, sizeof(cmd), "modprobe -r %s", d.module);
+	snprintf(cmd, sizeof(cmd), "modprobe -r %s", d.dev.module);
 	if (system(cmd))
 		printf("# %s failed\n", cmd);
 	return ret;

@@ -43,6 +43,9 @@ static void test_ipheth(void **state)
 
 	(void)state;
 	load("ipheth.device", &d);
+	assert_string_equal(d.driver, "ipheth");
+	assert_string_equal(d.module, "ipheth");
+	assert_string_equal(d.site, "drivers/net/usb/ipheth.c:289");
 	assert_int_equal(d.n_intf, 2);
 	assert_int_equal(d.n_ep, 2);
 	assert_true(hzg_dev_has_alt(&d, 0, 1));
@@ -159,6 +162,9 @@ static void test_refused(void **state)
 	refused("gizmo a=1\n", "line 1: 'gizmo' is not");
 	refused("device vendor=1 product\n", "'product' is not key=value");
 	refused("device vendor=-1 product=2\n", "vendor=-1 is not");
+	refused("driver name=x module=x\n", "line 1: site= is missing");
+	refused("driver name=x module=x site=a.c:1 transfer=ctrl-in\n",
+		"no key 'transfer'");
 }
 
 int main(void)
