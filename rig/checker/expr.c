@@ -162,55 +162,70 @@ static int64_t div_up(int64_t a, int64_t b)
 	return (a + b - 1) / b;
 }
 
+/*
+ * include/linux/jiffies.h's conversions: to jiffies from a time in units
+ * of 1/@per_s s (HZ reaches the result), or from jiffies back to time
+ * (HZ no longer does). msecs_to_jiffies() is the model's, exactly.
+ */
+static const struct conversion {
+	const char *name;
+	int64_t per_s;
+	bool to_jiffies;
+} conversions[] = {
+	{ "msecs_to_jiffies", 1000, true },
+	{ "usecs_to_jiffies", 1000000, true },
+	{ "nsecs_to_jiffies", 1000000000, true },
+	{ "secs_to_jiffies", 1, true },
+	{ "jiffies_to_msecs", 1000, false },
+	{ "jiffies_to_usecs", 1000000, false },
+};
+
+static val convert(struct ev *e, const struct conversion *c, val x)
+{
+	val r = x;
+	int64_t hz = e->hz;
+
+	r.known = x.known && x.v >= 0 && x.v <= INT32_MAX;
+	if (!c->to_jiffies) {
+		/* back to time: whatever HZ did inside is undone */
+		r.hz_based = false;
+		r.origin = -1;
+		r.v = r.known ? x.v * c->per_s / hz : 0;
+		return r;
+	}
+	r.hz_based = true;
+	r.origin = x.hz_based ? x.origin : e->def;
+	if (!r.known)
+		return r;
+	if (c->per_s == 1000)
+		r.v = (int64_t)hzrig_msecs_to_jiffies(e->hz, (int)x.v);
+	else
+		r.v = div_up(x.v * hz, c->per_s);
+	return r;
+}
+
 /* The kernel's conversion helpers and the min/max family, or unknown. */
 static val call(struct ev *e, const char *fn)
 {
 	val a[4] = { unknown(), unknown(), unknown(), unknown() };
-	val r = unknown(), x;
+	val r = unknown();
 	int n = arguments(e, a, 4), i;
-	int64_t hz = e->hz;
+	size_t k;
 
 	for (i = 0; i < n && i < 4; i++)
 		r = mix(r, r, a[i]);
 	r.known = false;
-	x = a[0];
-	if (n == 1 && !strcmp(fn, "msecs_to_jiffies")) {
-		r.hz_based = true;
-		r.origin = x.hz_based ? x.origin : e->def;
-		if (x.known && x.v >= 0 && x.v <= INT32_MAX) {
-			r.known = true;
-			r.v = (int64_t)hzrig_msecs_to_jiffies(e->hz, (int)x.v);
-		}
-	} else if (n == 1 && (!strcmp(fn, "usecs_to_jiffies") ||
-			      !strcmp(fn, "nsecs_to_jiffies") ||
-			      !strcmp(fn, "secs_to_jiffies"))) {
-		int64_t per = fn[0] == 'u' ? 1000000 : fn[0] == 'n' ?
-			      1000000000 : 1;
-
-		r.hz_based = true;
-		r.origin = x.hz_based ? x.origin : e->def;
-		if (x.known && x.v >= 0 && x.v <= INT32_MAX) {
-			r.known = true;
-			r.v = per == 1 ? x.v * hz : div_up(x.v * hz, per);
-		}
-	} else if (n == 1 && (!strcmp(fn, "jiffies_to_msecs") ||
-			      !strcmp(fn, "jiffies_to_usecs"))) {
-		/* back to time: whatever HZ did inside is undone */
-		r.hz_based = false;
-		r.origin = -1;
-		if (x.known && x.v >= 0 && x.v <= INT32_MAX) {
-			r.known = true;
-			r.v = x.v * (fn[11] == 'm' ? 1000 : 1000000) / hz;
-		}
-	} else if ((n == 2 || n == 3) && (!strcmp(fn, "min") ||
-					  !strcmp(fn, "max") ||
-					  !strcmp(fn, "min_t") ||
-					  !strcmp(fn, "max_t"))) {
+	for (k = 0; n == 1 && k < sizeof(conversions) / sizeof(conversions[0]); k++)
+		if (!strcmp(fn, conversions[k].name))
+			return convert(e, &conversions[k], a[0]);
+	if ((n == 2 || n == 3) && (!strcmp(fn, "min") || !strcmp(fn, "max") ||
+				   !strcmp(fn, "min_t") || !strcmp(fn, "max_t"))) {
 		val p = a[n - 2], q = a[n - 1];
+		bool min = fn[1] == 'i';
 
 		r.known = p.known && q.known;
 		if (r.known)
-			r.v = (fn[1] == 'i') == (p.v < q.v) ? p.v : q.v;
+			r.v = min == (p.v < q.v) ? p.v : q.v;
 	} else if (n == 2 && !strcmp(fn, "DIV_ROUND_UP")) {
 		r.known = a[0].known && a[1].known && a[1].v > 0;
 		if (r.known)

@@ -162,13 +162,9 @@ int hzrig_sample_key(const struct hzrig_run_sample *s, char *buf, size_t len)
 	char path[2 * HZRIG_FIELD_MAX];
 
 	/* an in-tree driver's call: "usbmon/ipheth ctrl-in nak ..." */
-	if (s->driver[0]) {
-		snprintf(path, sizeof(path), "%s/%s", s->path, s->driver);
-		return hzrig_case_key(buf, len, path, s->transfer, s->behaviour,
-				      s->mode, s->timeout_ms, s->delay_us,
-				      s->length);
-	}
-	return hzrig_case_key(buf, len, s->path, s->transfer, s->behaviour,
+	snprintf(path, sizeof(path), "%s%s%s", s->path, s->driver[0] ? "/" : "",
+		 s->driver);
+	return hzrig_case_key(buf, len, path, s->transfer, s->behaviour,
 			      s->mode, s->timeout_ms, s->delay_us, s->length);
 }
 
