@@ -44,12 +44,9 @@ tools:
 	@$(MAKE) --no-print-directory -C initramfs/runner O=$(B)/runner
 
 # Debian's tree, extracted once into build/; KSRC= points elsewhere instead.
-ksrc: $(KSRC)/Makefile
-$(B)/src/linux-source-6.1/Makefile:
-	@echo "hzrig: extracting /usr/src/linux-source-6.1.tar.xz into build/src"
-	@mkdir -p $(B)/src
-	tar -C $(B)/src -xf /usr/src/linux-source-6.1.tar.xz
-	@touch $@
+# (Variants that name another tree get it extracted by matrix.sh.)
+ksrc:
+	@TOP=$(TOP) B=$(B) bash -c '. $(TOP)/rig/boot/variant.sh && tree_ensure "$(KSRC)"'
 
 check:
 	@$(TOP)/rig/boot/setup.sh --check

@@ -750,7 +750,6 @@ static const struct file_operations hzrig_fops = {
 	.release	= hzrig_release,
 	.unlocked_ioctl	= hzrig_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
 };
 
 static struct usb_class_driver hzrig_class = {

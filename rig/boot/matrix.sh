@@ -1,15 +1,18 @@
 #!/bin/bash
 # matrix.sh: the HZ matrix, stage by stage. For each variant: kernel tree
-# (patched copy if the variant has patches), config, kernel, module,
+# (the one it names, extracted once; a patched copy if the variant has
+# patches), config, the tree's userspace (its UAPI headers, the gadget and
+# the runner built against them, once per tree), kernel, module,
 # initramfs; then, with every build done so no compiler competes with the
 # guests for the CPU, boot and collect each variant in turn. A stage that fails
 # marks its variant failed and the others go on. Ends with `hzrig report`,
-# `hzrig compare`, the history (ingest, regressions against the baselines)
-# and the dashboard.
+# `hzrig compare`, the history (ingest, regressions against the baselines),
+# the comparison across kernel trees and the dashboard.
 #
 # usage: rig/boot/matrix.sh [--plan NAME] [--accel auto|kvm|tcg] [--parallel serial|lanes]
-#                      [--out DIR] [--build-only] VARIANT...
-# The plan defaults to quick, as `make` has it.
+#                      [--out DIR] [--build-only] VARIANT|SET...
+# The plan defaults to quick, as `make` has it. A set ("all") stands for
+# the variants whose "sets =" line names it (rig/boot/variant.sh).
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,6 +39,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || { echo "matrix: no variants given" >&2; exit 2; }
+# shellcheck source=rig/boot/variant.sh
+. "$TOP/rig/boot/variant.sh"
+VLIST=$(variant_expand "$@") || { echo "matrix: a variant list names an unknown variant (above)" >&2; exit 2; }
+# shellcheck disable=SC2086
+set -- $VLIST
 PLAN_FILE=$TOP/rig/plan/plans/$PLAN.plan
 [ -f "$PLAN_FILE" ] || { echo "matrix: no plan $PLAN_FILE" >&2; exit 2; }
 case "$ACCEL" in auto|kvm|tcg) ;; *) echo "matrix: --accel must be auto, kvm or tcg" >&2; exit 2 ;; esac
@@ -43,29 +51,31 @@ case "$PARALLEL" in ""|serial|lanes) ;; *) echo "matrix: --parallel must be seri
 
 log() { printf '[%s] %s\n' "$1" "$2"; }
 
-# variant_field VARIANT KEY: the value of "KEY = ..." in the variant file.
-# shellcheck source=rig/boot/variant.sh
-. "$TOP/rig/boot/variant.sh"
-
+# The variant's tree: BASE the one it names (extracted the first time),
+# TREE what it builds (BASE, or BASE's patched copy), TKEY the per-tree
+# build directory's name ($B/trees/TKEY).
 stage_tree() {
 	local v=$1 patches tree
+	BASE=$(variant_tree "$v")
+	tree_ensure "$BASE" || return 1
+	TKEY=$(tree_key "$BASE")
 	patches=$(variant_field "$v" patches)
 	if [ -z "$patches" ]; then
-		TREE=$KSRC
+		TREE=$BASE
 		return 0
 	fi
 	# A patched variant gets its own hard-linked copy of the tree; patch(1)
 	# replaces files rather than writing through the links.
 	tree=$B/$v/src
-	if [ ! -f "$tree/.hzrig-patched" ] || [ "$(cat "$tree/.hzrig-patched")" != "$patches" ]; then
+	if [ ! -f "$tree/.hzrig-patched" ] || [ "$(cat "$tree/.hzrig-patched")" != "$BASE $patches" ]; then
 		rm -rf "$tree"
 		mkdir -p "$B/$v"
-		cp -al "$KSRC" "$tree" || return 1
+		cp -al "$BASE" "$tree" || return 1
 		for p in $patches; do
 			log "$v" "applying kernel/patches/$p"
 			patch -s -p1 -d "$tree" < "$TOP/kernel/patches/$p" || return 1
 		done
-		echo "$patches" > "$tree/.hzrig-patched"
+		echo "$BASE $patches" > "$tree/.hzrig-patched"
 	fi
 	TREE=$tree
 }
@@ -88,6 +98,32 @@ stage_config() {
 	fi
 	"$TOP/rig/boot/kconfig.sh" "$TREE" "$B/$v/kernel" "${frags[@]}" || return 1
 	echo "$stamp" > "$B/$v/kernel/.hzrig-config"
+}
+
+# The userspace the guest runs, built against the tree's own UAPI headers
+# (gadgetfs, usbdevice_fs, ch9): headers_install from the variant's
+# configured kernel directory, then the gadget and the runner, once per
+# tree and run (make keeps them up to date).
+declare -A TREE_TOOLS
+stage_userspace() {
+	local v=$1 td=$B/trees/$TKEY
+	[ -z "${TREE_TOOLS[$TKEY]:-}" ] || return 0
+	mkdir -p "$td"
+	if [ ! -f "$td/uapi/include/linux/usb/gadgetfs.h" ]; then
+		log "$v" "installing $TKEY's UAPI headers into build/trees/$TKEY/uapi"
+		make -s -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 \
+			INSTALL_HDR_PATH="$td/uapi" headers_install > "$td/headers.log" 2>&1 || {
+			tail -20 "$td/headers.log" >&2
+			return 1
+		}
+	fi
+	{ make --no-print-directory -C "$TOP/gadget" O="$td/gadget" UAPI="$td/uapi/include" &&
+	  make --no-print-directory -C "$TOP/initramfs/runner" O="$td/runner" UAPI="$td/uapi/include"; } \
+		> "$td/tools.log" 2>&1 || {
+		cat "$td/tools.log" >&2
+		return 1
+	}
+	TREE_TOOLS[$TKEY]=1
 }
 
 stage_kernel() {
@@ -146,7 +182,7 @@ stage_initramfs() {
 		}
 	fi
 	HZRIG_KMODS=$kmods "$TOP/initramfs/mkinitramfs.sh" "$B/$v/initramfs.cpio" /bin/busybox \
-		"$B/gadget/hzrig-gadget" "$B/runner/hzrig-runner" \
+		"$B/trees/$TKEY/gadget/hzrig-gadget" "$B/trees/$TKEY/runner/hzrig-runner" \
 		"$B/$v/module/hzrig_host.ko" "$TOP"/rig/plan/plans/*.plan
 }
 
@@ -175,27 +211,33 @@ stage_collect() {
 }
 
 # What was built, for the history: fragments, patches, the .config's hash,
-# the tree and hzrig versions, and how long the builds took.
+# the tree (its name, version and description) and hzrig's version, and how
+# long the builds took.
 tree_describe() {
+	local t=$1
 	# Only a tree that is a git work tree of its own (build/src sits
 	# inside hzrig's).
-	if [ "$(git -C "$KSRC" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$KSRC" && pwd -P)" ]; then
-		git -C "$KSRC" describe --always --dirty && return
+	if [ "$(git -C "$t" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$t" && pwd -P)" ]; then
+		git -C "$t" describe --always --dirty && return
 	fi
-	if [ "$KSRC" = "$B/src/linux-source-6.1" ]; then
-		echo "linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)"
-	else
-		echo "$(make -s -C "$KSRC" kernelversion 2>/dev/null) ($KSRC)"
-	fi
+	case "$t" in
+	"$B/src/linux-source-"*)
+		echo "$(basename "$t") $(dpkg-query -W -f='${Version}' "$(basename "$t")" 2>/dev/null)" ;;
+	*)
+		echo "$(tree_version "$t") ($t)" ;;
+	esac
 }
 
 write_build_json() {
-	local v=$1
+	local v=$1 base
+	base=$(variant_tree "$v")
 	jq -n --arg variant "$v" \
+		--arg tree "$(case "$base" in "$B/src/"*) basename "$base" ;; *) echo "$base" ;; esac)" \
+		--arg tree_version "$(tree_version "$base")" \
 		--arg fragments "$(variant_field "$v" fragments)" \
 		--arg patches "$(variant_field "$v" patches)" \
 		--arg config_hash "sha256:$(sha256sum < "$B/$v/kernel/.config" | cut -d' ' -f1)" \
-		--arg tree_describe "$TREE_DESCRIBE" \
+		--arg tree_describe "$(tree_describe "$base")" \
 		--arg hzrig_version "$HZRIG_VERSION" \
 		--arg kernel_build_s "$(cat "$B/$v/kernel-build-s" 2>/dev/null)" \
 		--arg module_build_s "$(cat "$B/$v/module-build-s" 2>/dev/null)" \
@@ -204,7 +246,8 @@ write_build_json() {
 		'{schema: 1, variant: $variant,
 		  fragments: ($fragments | split(" ") | map(select(. != ""))),
 		  patches: ($patches | split(" ") | map(select(. != ""))),
-		  config_hash: $config_hash, tree_describe: $tree_describe,
+		  config_hash: $config_hash, tree: $tree,
+		  tree_version: $tree_version, tree_describe: $tree_describe,
 		  patch_sha256: ($patch_sha256 | split("\n") | map(select(. != ""))),
 		  compiler: $compiler, hzrig_version: $hzrig_version,
 		  kernel_build_s: ($kernel_build_s | tonumber? // null),
@@ -218,7 +261,7 @@ fail() { FAILED[$1]="$2"; NFAILED=$((NFAILED + 1)); log "$1" "FAILED at $2"; }
 for v in "$@"; do
 	[ -f "$TOP/kernel/variants/$v.variant" ] || { fail "$v" "variant (no kernel/variants/$v.variant)"; continue; }
 	mkdir -p "$B/$v"
-	for s in tree config kernel module initramfs; do
+	for s in tree config userspace kernel module initramfs; do
 		"stage_$s" "$v" || { fail "$v" "$s"; break; }
 	done
 done
@@ -244,7 +287,6 @@ if [ "$ACCEL" = auto ]; then
 	done
 fi
 
-TREE_DESCRIBE=$(tree_describe)
 HZRIG_VERSION=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
 RESULTS=${OUT:-$TOP/results}
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
@@ -283,6 +325,11 @@ if "$HZRIG" ingest --db "$DB" "$RUN_DIR"; then
 		echo
 		"$HZRIG" check-regressions --db "$DB" --run "$RUN_ID" "${checked[@]}" || rc=1
 	fi
+	# Across kernel trees: each variant beside the same one built from
+	# another tree (this run's, else the history's newest); a newer tree
+	# that waits wider or later is a regression of the upgrade.
+	echo
+	"$HZRIG" compare --trees --db "$DB" --run "$RUN_ID" || rc=1
 	if "$HZRIG" dashboard --db "$DB" --out "$RESULTS/dashboard"; then
 		echo "matrix: dashboard: $RESULTS/dashboard/index.html"
 	else

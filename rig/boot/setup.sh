@@ -6,12 +6,13 @@
 set -eu
 
 # Debian packages, each with what it is for (coccinelle: spatch, for
-# hzrig check-tree; diffutils: its patch).
+# hzrig check-tree; diffutils: its patch; the kernel trees the variants
+# name, linux-source-6.12 from Debian's security suite, bookworm-security).
 PKGS="
 make gcc libc6-dev
 bc bison flex libelf-dev libssl-dev cpio xz-utils kmod perl patch procps
 ccache
-linux-source-6.1
+linux-source-6.1 linux-source-6.12
 qemu-system-x86
 busybox-static
 libusb-1.0-0-dev pkg-config

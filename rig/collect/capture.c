@@ -485,12 +485,25 @@ static void check_capture(struct hzrig_capture *c)
 	int64_t want = (int64_t)m->hz * 1000;
 	size_t i, k = 0;
 
+	/*
+	 * Each sample is judged by the model of the tree that ran it; a
+	 * release the model has no tree for is judged by the oldest one,
+	 * said so here and in run.json ("model": exact false).
+	 */
+	c->tree = hzrig_tree_model_for(m->release, &c->tree_exact);
+	if (!c->tree) {
+		c->tree = hzrig_tree_default();
+		cap_msg(c, m->line, false,
+			"meta: field \"release\": '%s' is no kernel release the model covers (%s or later); judged by the %s model",
+			m->release, c->tree->name, c->tree->name);
+	}
 	if (m->usb_max_sync_timeout_ms >= 0 &&
-	    m->usb_max_sync_timeout_ms != HZRIG_USB_MAX_SYNC_TIMEOUT_MS)
+		 m->usb_max_sync_timeout_ms != c->tree->sync_max_timeout_ms)
 		cap_msg(c, m->line, true,
 			"meta: field \"usb_max_sync_timeout_ms\": %" PRId64
-			", but the model assumes %d (another kernel tree?)",
-			m->usb_max_sync_timeout_ms, HZRIG_USB_MAX_SYNC_TIMEOUT_MS);
+			", but the model of %s has %d (a changed tree?)",
+			m->usb_max_sync_timeout_ms, c->tree->name,
+			c->tree->sync_max_timeout_ms);
 	/* A module built against another HZ tree reports the wrong HZ. */
 	if (m->jiffy_rate_mhz * 50 < want * 49 || m->jiffy_rate_mhz * 50 > want * 51)
 		cap_msg(c, m->line, true,

@@ -179,10 +179,11 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	/*
 	 * meta.hz was range-checked against the model when parsed, the path
 	 * is one of the four: each sample is held against its own path's
-	 * window (docs/model.md §11).
+	 * window (docs/model.md §11), on the model of its kernel's tree.
 	 */
-	hzrig_path_window(c->meta.hz, r->path, (int)r->timeout_arg, killable,
-			  &w);
+	hzrig_tree_path_window(c->tree ? c->tree : hzrig_tree_default(),
+			       c->meta.hz, r->path, (int)r->timeout_arg,
+			       killable, &w);
 	hzrig_window_cancel(&w, hzrig_case_cancel_ns(c, r->case_idx));
 	if (r->jiffies_lag > 0) {	/* HZRIG_LAG_ABSENT is below 0 */
 		hzrig_window_stale_jiffies(&w, r->jiffies_lag);
@@ -279,6 +280,17 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 	json_object_object_add(r, "abi", hzrig_json_int(c->meta.abi));
 	json_object_object_add(r, "jiffy_rate_mhz", hzrig_json_int(c->meta.jiffy_rate_mhz));
 	json_object_object_add(r, "tick_ns", hzrig_json_int((int64_t)hzrig_tick_ns(c->meta.hz)));
+	/*
+	 * The model the samples were judged by: the tree line, whether it
+	 * was derived from that line itself, and the source it was read from.
+	 */
+	if (c->tree) {
+		x = json_object_new_object();
+		json_object_object_add(x, "tree", hzrig_json_str(c->tree->name));
+		json_object_object_add(x, "exact", json_object_new_boolean(c->tree_exact));
+		json_object_object_add(x, "source", hzrig_json_str(c->tree->source));
+		json_object_object_add(r, "model", x);
+	}
 	/* The libusb-1.0 the userspace paths ran on; null before they existed. */
 	json_object_object_add(r, "libusb", c->meta.libusb[0] ?
 			       hzrig_json_str(c->meta.libusb) : NULL);

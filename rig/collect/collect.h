@@ -119,6 +119,9 @@ struct hzrig_capture {
 	unsigned int ignored;		/* records of unknown type */
 	unsigned int errors;		/* all errors reported */
 	bool truncated;			/* no end record */
+	/* the model of the kernel line meta's release names (docs/model.md) */
+	const struct hzrig_tree_model *tree;
+	bool tree_exact;		/* derived from that line itself */
 };
 
 /*

@@ -14,10 +14,11 @@
 
 static void model_usage(FILE *f)
 {
-	fputs("usage: hzrig model --hz N [--killable] [--] T...\n"
+	fputs("usage: hzrig model --hz N [--tree LINE] [--killable] [--] T...\n"
 	      "Prints, for each timeout argument T (the int passed to\n"
-	      "usb_bulk_msg()/usb_control_msg(), in ms), what a 6.1 kernel with\n"
-	      "HZ=N makes of it: the clamped timeout, n = msecs_to_jiffies(),\n"
+	      "usb_bulk_msg()/usb_control_msg(), in ms), what a kernel of tree\n"
+	      "LINE (6.1, the default, or 6.12; a release such as 6.6.63 takes\n"
+	      "the newest older tree's model) with HZ=N makes of it: the clamped timeout, n = msecs_to_jiffies(),\n"
 	      "the timer-wheel level and granule g, and the window (n, n+g]\n"
 	      "jiffies in ms that the wait falls in. --killable models\n"
 	      "usb_bulk_msg_killable() (no 60 s clamp; T <= 0 waits forever).\n"
@@ -31,10 +32,12 @@ int cmd_model(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "hz", required_argument, NULL, 'z' },
 		{ "killable", no_argument, NULL, 'k' },
+		{ "tree", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	bool killable = false;
+	const struct hzrig_tree_model *tree = hzrig_tree_default();
+	bool killable = false, exact = true;
 	long long hz = 0, t = 0;
 	int opt, i;
 
@@ -51,6 +54,14 @@ int cmd_model(int argc, char **argv)
 			}
 			break;
 		case 'k': killable = true; break;
+		case 't':
+			tree = hzrig_tree_model_for(optarg, &exact);
+			if (!tree) {
+				fprintf(stderr, "hzrig model: --tree: '%s' is no kernel line the model covers (%s or later)\n",
+					optarg, hzrig_tree_default()->name);
+				return 2;
+			}
+			break;
 		case 'h': model_usage(stdout); return 0;
 		default: model_usage(stderr); return 2;
 		}
@@ -67,8 +78,9 @@ int cmd_model(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("HZ=%lld: jiffy %.6f ms, %u wheel levels%s\n", hz,
-	       hzrig_tick_ns((int)hz) / 1e6, hzrig_wheel_depth((int)hz),
+	printf("HZ=%lld on %s (model read from %s%s): jiffy %.6f ms%s\n", hz,
+	       tree->name, tree->source, exact ? "" : ", the newest older tree",
+	       hzrig_tick_ns((int)hz) / 1e6,
 	       killable ? ", killable (no clamp)" : "");
 	printf("%11s %11s %10s %5s %8s  %-34s %s\n", "T", "effective", "jiffies",
 	       "level", "granule", "window ms", "late by up to ms");
@@ -77,7 +89,7 @@ int cmd_model(int argc, char **argv)
 		char win[64];
 
 		hzrig_parse_ll(argv[i], INT_MIN, INT_MAX, &t);
-		hzrig_model_window((int)hz, (int)t, killable, &w);
+		hzrig_tree_window(tree, (int)hz, (int)t, killable, &w);
 		if (w.forever) {
 			printf("%11lld %11s %10s %5s %8s  %-34s %s\n", t, "forever",
 			       "-", "-", "-", "none: no timer", "-");

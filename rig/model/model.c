@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The analytical model of a synchronous USB timeout, step by step as Linux
- * 6.1 takes them (docs/model.md has the derivation and the kernel lines):
+ * takes them, per kernel tree (docs/model.md has the derivation and the
+ * kernel lines of 6.1 and 6.12; the trees' constants are in trees[]):
  *
  *  1. usb_start_wait_urb() clamps non-killable timeouts <= 0 or > 60000 ms
  *     to 60000 ms; killable ones with timeout <= 0 wait without a timer.
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <hzrig/ioctl.h>
@@ -27,13 +29,77 @@
 
 #include "model/model.h"
 
-/* kernel/time/timer.c: 64 buckets a level, each level 8 times coarser. */
-#define WHEEL_LVL_BITS		6
-#define WHEEL_LVL_SIZE		(1ULL << WHEEL_LVL_BITS)
-#define WHEEL_CLK_SHIFT		3
-
 #define NSEC_PER_SEC		1000000000ULL
 #define MSEC_PER_SEC		1000
+
+/*
+ * The trees the model was derived from, oldest first, each from its own
+ * source (docs/model.md cites both, file:line). Between 6.1.192 and
+ * 6.12.118 none of these changed: usb_start_wait_urb(), devio.c's
+ * usbfs_start_wait_urb(), msecs_to_jiffies() with timeconst.bc, and the
+ * wheel's LVL_* constants read the same; timer.c's rework (timer
+ * migration, queueing on the local CPU's base) does not touch
+ * calc_wheel_index(), and the guests run without SMP.
+ */
+static const struct hzrig_tree_model trees[] = {
+	{
+		.name = "6.1", .source = "linux-source-6.1 6.1.192",
+		.sync_max_timeout_ms = 60000,
+		.lvl_bits = 6, .lvl_clk_shift = 3, .depth_hz_above = 100,
+	},
+	{
+		.name = "6.12", .source = "linux-source-6.12 6.12.118",
+		.sync_max_timeout_ms = 60000,
+		.lvl_bits = 6, .lvl_clk_shift = 3, .depth_hz_above = 100,
+	},
+};
+
+#define NTREES	(sizeof(trees) / sizeof(trees[0]))
+
+const struct hzrig_tree_model *hzrig_tree_default(void)
+{
+	return &trees[0];
+}
+
+const struct hzrig_tree_model *hzrig_tree_model_at(size_t i)
+{
+	return i < NTREES ? &trees[i] : NULL;
+}
+
+bool hzrig_release_line(const char *s, unsigned long *maj, unsigned long *min)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	*maj = strtoul(s, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return false;
+	*min = strtoul(end + 1, &end, 10);
+	return !*end || *end == '.' || *end == '-' || *end == '+';
+}
+
+const struct hzrig_tree_model *hzrig_tree_model_for(const char *release,
+						    bool *exact)
+{
+	unsigned long maj, min, tmaj, tmin;
+	const struct hzrig_tree_model *best = NULL;
+	size_t i;
+
+	if (exact)
+		*exact = false;
+	if (!hzrig_release_line(release, &maj, &min))
+		return NULL;
+	for (i = 0; i < NTREES; i++) {
+		hzrig_release_line(trees[i].name, &tmaj, &tmin);
+		if (tmaj > maj || (tmaj == maj && tmin > min))
+			break;
+		best = &trees[i];
+		if (exact)
+			*exact = tmaj == maj && tmin == min;
+	}
+	return best;
+}
 
 static bool hz_ok(int hz)
 {
@@ -109,40 +175,60 @@ uint64_t hzrig_msecs_to_jiffies(int hz, int m)
 	return (mul * (uint64_t)(unsigned int)m + adj) >> shr;
 }
 
-/* LVL_DEPTH: a ninth level only above HZ=100, so the wheel spans ~12 days. */
-unsigned int hzrig_wheel_depth(int hz)
+/*
+ * The wheel of tree @t (kernel/time/timer.c). LVL_DEPTH: a ninth level only
+ * above HZ=100, so the wheel spans ~12 days.
+ */
+static unsigned int depth_of(const struct hzrig_tree_model *t, int hz)
 {
-	return hz > 100 ? 9 : 8;
+	return hz > t->depth_hz_above ? 9 : 8;
 }
 
 /* LVL_START(lvl): the last delta of level lvl-1, i.e. 63 << 3*(lvl-1). */
-uint64_t hzrig_wheel_lvl_start(unsigned int lvl)
+static uint64_t lvl_start(const struct hzrig_tree_model *t, unsigned int lvl)
 {
 	if (!lvl)
 		return 0;
-	return (WHEEL_LVL_SIZE - 1) << ((lvl - 1) * WHEEL_CLK_SHIFT);
+	return ((1ULL << t->lvl_bits) - 1) << ((lvl - 1) * t->lvl_clk_shift);
+}
+
+static uint64_t gran(const struct hzrig_tree_model *t, unsigned int lvl)
+{
+	return 1ULL << (lvl * t->lvl_clk_shift);
+}
+
+unsigned int hzrig_wheel_depth(int hz)
+{
+	return depth_of(hzrig_tree_default(), hz);
+}
+
+uint64_t hzrig_wheel_lvl_start(unsigned int lvl)
+{
+	return lvl_start(hzrig_tree_default(), lvl);
 }
 
 uint64_t hzrig_wheel_gran(unsigned int lvl)
 {
-	return 1ULL << (lvl * WHEEL_CLK_SHIFT);
+	return gran(hzrig_tree_default(), lvl);
 }
 
 /* calc_index(): strictly after @expires, on the level's granule grid. */
-static uint64_t bucket_expiry(uint64_t expires, unsigned int lvl)
+static uint64_t bucket_expiry(const struct hzrig_tree_model *t,
+			      uint64_t expires, unsigned int lvl)
 {
-	unsigned int shift = lvl * WHEEL_CLK_SHIFT;
+	unsigned int shift = lvl * t->lvl_clk_shift;
 
 	return ((expires >> shift) + 1) << shift;
 }
 
 /* The level calc_wheel_index() picks for a delta below the cutoff. */
-static unsigned int level_of(int hz, uint64_t delta)
+static unsigned int level_of(const struct hzrig_tree_model *t, int hz,
+			     uint64_t delta)
 {
-	unsigned int depth = hzrig_wheel_depth(hz), lvl;
+	unsigned int depth = depth_of(t, hz), lvl;
 
 	for (lvl = 0; lvl < depth - 1; lvl++)
-		if (delta < hzrig_wheel_lvl_start(lvl + 1))
+		if (delta < lvl_start(t, lvl + 1))
 			return lvl;
 	return depth - 1;
 }
@@ -150,14 +236,15 @@ static unsigned int level_of(int hz, uint64_t delta)
 uint64_t hzrig_wheel_bucket_expiry(int hz, uint64_t expires, uint64_t clk,
 				   unsigned int *level)
 {
-	unsigned int depth = hzrig_wheel_depth(hz);
-	uint64_t cutoff = hzrig_wheel_lvl_start(depth);
-	uint64_t max = cutoff - hzrig_wheel_gran(depth - 1);
+	const struct hzrig_tree_model *t = hzrig_tree_default();
+	unsigned int depth = depth_of(t, hz);
+	uint64_t cutoff = lvl_start(t, depth);
+	uint64_t max = cutoff - gran(t, depth - 1);
 	uint64_t delta = expires - clk;
 	unsigned int lvl;
 
-	if (delta < hzrig_wheel_lvl_start(depth - 1)) {
-		lvl = level_of(hz, delta);
+	if (delta < lvl_start(t, depth - 1)) {
+		lvl = level_of(t, hz, delta);
 	} else if ((int64_t)delta < 0) {
 		/* Already expired: queued to run at the next tick of clk. */
 		if (level)
@@ -171,7 +258,7 @@ uint64_t hzrig_wheel_bucket_expiry(int hz, uint64_t expires, uint64_t clk,
 	}
 	if (level)
 		*level = lvl;
-	return bucket_expiry(expires, lvl);
+	return bucket_expiry(t, expires, lvl);
 }
 
 /*
@@ -183,12 +270,12 @@ uint64_t hzrig_wheel_bucket_expiry(int hz, uint64_t expires, uint64_t clk,
  * whether the remainder can be exactly 0 (the wait then ends at n, within
  * the last jiffy instead of after it).
  */
-static void chain(int hz, uint64_t n, uint64_t *final_max, bool *zero,
-		  unsigned int *rearms)
+static void chain(const struct hzrig_tree_model *t, int hz, uint64_t n,
+		  uint64_t *final_max, bool *zero, unsigned int *rearms)
 {
-	unsigned int depth = hzrig_wheel_depth(hz);
-	uint64_t cutoff = hzrig_wheel_lvl_start(depth);
-	uint64_t max = cutoff - hzrig_wheel_gran(depth - 1);
+	unsigned int depth = depth_of(t, hz);
+	uint64_t cutoff = lvl_start(t, depth);
+	uint64_t max = cutoff - gran(t, depth - 1);
 	uint64_t a = n, b = n, lo;
 
 	*final_max = 0;
@@ -213,12 +300,13 @@ static void chain(int hz, uint64_t n, uint64_t *final_max, bool *zero,
 }
 
 /* What every window starts from: the call, no timer yet. -EINVAL if bad. */
-static int window_start(int hz, int timeout_arg, bool killable,
-			struct hzrig_window *w)
+static int window_start(const struct hzrig_tree_model *t, int hz,
+			int timeout_arg, bool killable, struct hzrig_window *w)
 {
-	if (!hz_ok(hz) || !w)
+	if (!hz_ok(hz) || !w || !t)
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
+	w->tree = t;
 	w->hz = hz;
 	w->timeout_arg = timeout_arg;
 	w->killable = killable;
@@ -237,26 +325,33 @@ static void window_forever(struct hzrig_window *w)
 int hzrig_model_window(int hz, int timeout_arg, bool killable,
 		       struct hzrig_window *w)
 {
+	return hzrig_tree_window(hzrig_tree_default(), hz, timeout_arg,
+				 killable, w);
+}
+
+int hzrig_tree_window(const struct hzrig_tree_model *t, int hz,
+		      int timeout_arg, bool killable, struct hzrig_window *w)
+{
 	uint64_t n, last, tau;
 	bool zero;
 
-	if (window_start(hz, timeout_arg, killable, w))
+	if (window_start(t, hz, timeout_arg, killable, w))
 		return -EINVAL;
 	tau = w->tick_ns;
 	if (!killable && (timeout_arg <= 0 ||
-			  timeout_arg > HZRIG_USB_MAX_SYNC_TIMEOUT_MS))
-		w->effective_ms = HZRIG_USB_MAX_SYNC_TIMEOUT_MS;
+			  timeout_arg > t->sync_max_timeout_ms))
+		w->effective_ms = t->sync_max_timeout_ms;
 	if (w->effective_ms <= 0) {
 		/* MAX_SCHEDULE_TIMEOUT: schedule() with no timer at all. */
 		window_forever(w);
 		return 0;
 	}
 	w->jiffies = n = hzrig_msecs_to_jiffies(hz, w->effective_ms);
-	chain(hz, n, &last, &zero, &w->rearms);
-	w->level = level_of(hz, last);
-	w->granule = hzrig_wheel_gran(w->level);
-	w->lag_edge = !w->rearms && w->level < hzrig_wheel_depth(hz) - 1 &&
-		      n + 1 == hzrig_wheel_lvl_start(w->level + 1);
+	chain(t, hz, n, &last, &zero, &w->rearms);
+	w->level = level_of(t, hz, last);
+	w->granule = gran(t, w->level);
+	w->lag_edge = !w->rearms && w->level < depth_of(t, hz) - 1 &&
+		      n + 1 == lvl_start(t, w->level + 1);
 	w->lo_ns = (zero ? n - 1 : n) * tau;
 	w->hi_ns = (n + w->granule) * tau;
 	return 0;
@@ -270,14 +365,22 @@ bool hzrig_path_own_clock(unsigned int path)
 int hzrig_path_window(int hz, unsigned int path, int timeout_arg,
 		      bool killable, struct hzrig_window *w)
 {
+	return hzrig_tree_path_window(hzrig_tree_default(), hz, path,
+				      timeout_arg, killable, w);
+}
+
+int hzrig_tree_path_window(const struct hzrig_tree_model *t, int hz,
+			   unsigned int path, int timeout_arg, bool killable,
+			   struct hzrig_window *w)
+{
 	switch (path) {
 	case HZRIG_PATH_KERNEL:
 	case HZRIG_PATH_USBMON:
 		/* an in-tree driver's usb_*_msg(): usb_start_wait_urb() too */
-		return hzrig_model_window(hz, timeout_arg, killable, w);
+		return hzrig_tree_window(t, hz, timeout_arg, killable, w);
 	case HZRIG_PATH_USBFS:
 		/* devio.c: expire = timeout ? msecs_to_jiffies(timeout) : forever */
-		return hzrig_model_window(hz, timeout_arg, true, w);
+		return hzrig_tree_window(t, hz, timeout_arg, true, w);
 	case HZRIG_PATH_LIBUSB_SYNC:
 	case HZRIG_PATH_LIBUSB_ASYNC:
 		break;
@@ -285,7 +388,7 @@ int hzrig_path_window(int hz, unsigned int path, int timeout_arg,
 		return -EINVAL;
 	}
 	/* io.c calculate_timeout(): now + T on CLOCK_MONOTONIC; 0: none. */
-	if (window_start(hz, timeout_arg, killable, w))
+	if (window_start(t, hz, timeout_arg, killable, w))
 		return -EINVAL;
 	if (timeout_arg <= 0) {
 		window_forever(w);

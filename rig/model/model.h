@@ -1,18 +1,59 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The analytical model: how long a synchronous USB call that times out waits,
- * for a given HZ and timeout argument, as Linux 6.1 computes it. Every step
- * mirrors a piece of the kernel; docs/model.md walks through them with the
- * file:line references they rest on. Host-side only; depends on libc.
+ * for a given kernel tree, HZ and timeout argument. Every step mirrors a
+ * piece of the kernel; docs/model.md walks through them with the file:line
+ * references they rest on, in 6.1 and in 6.12. Host-side only; depends on
+ * libc.
  */
 #ifndef HZRIG_MODEL_H
 #define HZRIG_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/* include/linux/usb.h: the clamp of non-killable synchronous calls. */
+/* include/linux/usb.h: the clamp of non-killable synchronous calls (6.1). */
 #define HZRIG_USB_MAX_SYNC_TIMEOUT_MS	60000
+
+/*
+ * What the model takes from one kernel tree, each read off its source
+ * (docs/model.md): the clamp usb_start_wait_urb() applies
+ * (USB_MAX_SYNCHRONOUS_TIMEOUT, include/linux/usb.h) and the
+ * timer wheel's geometry (kernel/time/timer.c: LVL_BITS, LVL_CLK_SHIFT,
+ * LVL_DEPTH 9 above HZ=depth_hz_above, else 8). msecs_to_jiffies() and
+ * TICK_NSEC are computed from HZ as every tree so far defines them.
+ */
+struct hzrig_tree_model {
+	const char *name;		/* the release line: "6.1", "6.12" */
+	const char *source;		/* the tree it was read from */
+	int sync_max_timeout_ms;
+	unsigned int lvl_bits, lvl_clk_shift;
+	int depth_hz_above;
+};
+
+/*
+ * The line of uname release @release: "6.12.118-x" -> 6, 12. False unless it
+ * starts with "MAJOR.MINOR" followed by nothing, '.', '-' or '+'.
+ */
+bool hzrig_release_line(const char *release, unsigned long *maj,
+			unsigned long *min);
+
+/* The trees, oldest first; NULL past the last. */
+const struct hzrig_tree_model *hzrig_tree_model_at(size_t i);
+
+/* 6.1: the tree of a sample that names none (results before trees). */
+const struct hzrig_tree_model *hzrig_tree_default(void);
+
+/*
+ * The model a kernel with uname release @release ("6.12.118", "6.1.0-28")
+ * is judged by: its own line's if the model was derived from it (*@exact
+ * true), else the newest derived line older than it (a 6.6 kernel gets
+ * 6.1's model, a 6.14 one 6.12's; *@exact false). NULL for a release that
+ * does not start with "MAJOR.MINOR" or is older than every derived tree.
+ */
+const struct hzrig_tree_model *hzrig_tree_model_for(const char *release,
+						    bool *exact);
 
 /* The HZ range the model covers: HZ <= 1000 (msecs_to_jiffies' first two cases). */
 /*
@@ -31,6 +72,7 @@
 
 /* The window of one (hz, timeout_arg, killable): the wait lies in (lo, hi]. */
 struct hzrig_window {
+	const struct hzrig_tree_model *tree;	/* the model it came from */
 	int hz;
 	int timeout_arg;	/* the int passed to usb_*_msg() */
 	bool killable;		/* usb_bulk_msg_killable(): no clamp */
@@ -91,9 +133,12 @@ uint64_t hzrig_wheel_bucket_expiry(int hz, uint64_t expires, uint64_t clk,
 				   unsigned int *level);
 
 /*
- * The window of a call with @timeout_arg at @hz. 0 on success, -EINVAL for an
- * @hz outside HZRIG_MODEL_HZ_MIN..HZRIG_MODEL_HZ_MAX or a NULL @w.
+ * The window of a call with @timeout_arg at @hz on tree @t. 0 on success,
+ * -EINVAL for an @hz outside HZRIG_MODEL_HZ_MIN..HZRIG_MODEL_HZ_MAX or a
+ * NULL @t or @w. hzrig_model_window(): the same on hzrig_tree_default().
  */
+int hzrig_tree_window(const struct hzrig_tree_model *t, int hz,
+		      int timeout_arg, bool killable, struct hzrig_window *w);
 int hzrig_model_window(int hz, int timeout_arg, bool killable,
 		       struct hzrig_window *w);
 
@@ -115,6 +160,10 @@ int hzrig_model_window(int hz, int timeout_arg, bool killable,
  */
 int hzrig_path_window(int hz, unsigned int path, int timeout_arg,
 		      bool killable, struct hzrig_window *w);
+/* The same on tree @t (hzrig_path_window() is it on the default tree). */
+int hzrig_tree_path_window(const struct hzrig_tree_model *t, int hz,
+			   unsigned int path, int timeout_arg, bool killable,
+			   struct hzrig_window *w);
 
 /* True if @path times out on its own clock, not on jiffies (libusb). */
 bool hzrig_path_own_clock(unsigned int path);

@@ -14,6 +14,7 @@
 #include "lib/json.h"
 #include "history/db.h"
 #include "output/compare.h"
+#include "output/trees.h"
 #include "runs/runs.h"
 #include "lib/table.h"
 
@@ -30,7 +31,17 @@ static void compare_usage(FILE *f)
 	      "RUN_DIR defaults to " DEFAULT_RUN_DIR "; with --run the run comes\n"
 	      "from the history database (--db, default " HZRIG_DB_DEFAULT "),\n"
 	      "--db alone takes its newest run.\n"
-	      "Exit: 0 printed, 2 unreadable run or bad usage.\n", f);
+	      "       hzrig compare --trees [--format table|json] [--db FILE] [--run ID]\n"
+	      "With --trees: each variant of the run (default the newest in the\n"
+	      "database) beside the same variant built from another kernel tree\n"
+	      "(same HZ, plan, fragments and patches; the run's own first, else\n"
+	      "the newest in the history), case by case: each tree's model\n"
+	      "window and the measured figures, and what got worse from the\n"
+	      "older tree to the newer one (docs/history.md, \"Across kernel\n"
+	      "trees\"): a wider window, a later median or tail, fewer samples\n"
+	      "inside, another status.\n"
+	      "Exit: 0 printed, 1 (--trees) an upgrade regression, 2 unreadable\n"
+	      "run or bad usage.\n", f);
 }
 
 struct key_pos {
@@ -346,12 +357,235 @@ static int hzrig_compare_print(const struct hzrig_run *run, enum hzrig_format f,
 	return ret;
 }
 
+/* A case's figures on one tree, for the --trees table. */
+static void tree_row(struct hzrig_table *t, const char *key, const char *line,
+		     const struct hzrig_variant *v,
+		     const struct hzrig_case_stats *c,
+		     const struct hzrig_window *w)
+{
+	char n[16], st[64], win[48], med[24], p95[24], max[24], in[32];
+	const char *cells[10];
+
+	snprintf(n, sizeof(n), "%zu", c->n);
+	statuses(st, sizeof(st), c, ',');
+	if (w->forever)
+		snprintf(win, sizeof(win), "none (no timer)");
+	else
+		snprintf(win, sizeof(win), "(%.3f, %.3f]", w->lo_ns / 1e6,
+			 w->hi_ns / 1e6);
+	ms(med, sizeof(med), c->median_ns, 3);
+	ms(p95, sizeof(p95), c->p95_ns, 3);
+	ms(max, sizeof(max), c->max_ns, 3);
+	snprintf(in, sizeof(in), "%zu/%zu", c->inside, c->n);
+	cells[0] = key;
+	cells[1] = line;
+	cells[2] = v->name;
+	cells[3] = n;
+	cells[4] = st;
+	cells[5] = win;
+	cells[6] = med;
+	cells[7] = p95;
+	cells[8] = max;
+	cells[9] = in;
+	hzrig_table_row(t, cells);
+}
+
+static void tree_side(FILE *out, const char *what, const char *line,
+		      const struct hzrig_run *run, const struct hzrig_variant *v)
+{
+	fprintf(out, "  %s %s: %s of run %s, %s, %zu samples, %zu inside", what,
+		line, v->name, run->id, v->release, v->nsamples, v->ninside);
+	if (v->allowance_ns != HZRIG_ABSENT)
+		fprintf(out, ", allowance %.3f ms", v->allowance_ns / 1e6);
+	fputc('\n', out);
+}
+
+static int print_trees_table(const struct hzrig_trees *t, FILE *out)
+{
+	static const char *const head[] = {
+		"case", "tree", "variant", "n", "status", "window ms",
+		"median", "p95", "max", "inside",
+	};
+	size_t i, j, k;
+	int ret = 0;
+
+	if (!t->n) {
+		fprintf(out, "run %s: no variant has a counterpart built from another kernel tree in the history\n",
+			t->run_id);
+		return 0;
+	}
+	for (i = 0; i < t->n; i++) {
+		const struct hzrig_tree_pair *p = &t->p[i];
+		struct hzrig_table tab;
+
+		fprintf(out, "%sHZ=%d: %s beside %s\n", i ? "\n" : "", p->hz,
+			p->from_line, p->to_line);
+		tree_side(out, "from", p->from_line, &p->from_run, p->from);
+		tree_side(out, "to  ", p->to_line, &p->to_run, p->to);
+		hzrig_table_init(&tab, "lllrllrrrr");
+		hzrig_table_row(&tab, head);
+		for (j = 0; j < p->nc; j++) {
+			const struct hzrig_tree_case *c = &p->c[j];
+
+			tree_row(&tab, c->to->key, p->from_line, p->from,
+				 c->from, &c->wfrom);
+			tree_row(&tab, "", p->to_line, p->to, c->to, &c->wto);
+		}
+		ret |= hzrig_table_print(&tab, out, "");
+		hzrig_table_free(&tab);
+		fprintf(out, "  %zu cases on both trees; the model's window is the same on both in %zu",
+			p->nc, p->same_windows);
+		if (p->only_from || p->only_to)
+			fprintf(out, "; %zu only on %s, %zu only on %s",
+				p->only_from, p->from_line, p->only_to,
+				p->to_line);
+		fprintf(out, "\n  upgrade %s -> %s at HZ=%d: %zu regression%s\n",
+			p->from_line, p->to_line, p->hz, p->regressions,
+			p->regressions == 1 ? "" : "s");
+		for (k = 0; k < p->nc; k++) {
+			char names[64];
+
+			if (!p->c[k].upg)
+				continue;
+			hzrig_upg_names(p->c[k].upg, names, sizeof(names));
+			fprintf(out, "    REGRESSION %s [%s]: %s\n", p->c[k].to->key,
+				names, p->c[k].detail);
+		}
+	}
+	if (t->unpaired)
+		fprintf(out, "\n%zu variant%s of run %s with no other tree in the history\n",
+			t->unpaired, t->unpaired == 1 ? "" : "s", t->run_id);
+	return ret;
+}
+
+static struct json_object *jwindow(const struct hzrig_window *w)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (w->forever) {
+		hzrig_json_put(o, "lo_ms", NULL);
+		hzrig_json_put(o, "hi_ms", NULL);
+	} else {
+		hzrig_json_put(o, "lo_ms", hzrig_json_ms((int64_t)w->lo_ns));
+		hzrig_json_put(o, "hi_ms", hzrig_json_ms((int64_t)w->hi_ns));
+	}
+	hzrig_json_put(o, "model", hzrig_json_str(w->tree->name));
+	return o;
+}
+
+static struct json_object *jside(const struct hzrig_tree_pair *p, bool to,
+				 const struct hzrig_case_stats *c,
+				 const struct hzrig_window *w)
+{
+	const struct hzrig_variant *v = to ? p->to : p->from;
+	struct json_object *o = json_object_new_object();
+
+	hzrig_json_put(o, "tree", hzrig_json_str(to ? p->to_line : p->from_line));
+	hzrig_json_put(o, "run_id", hzrig_json_str(to ? p->to_run.id : p->from_run.id));
+	hzrig_json_put(o, "variant", hzrig_json_str(v->name));
+	hzrig_json_put(o, "release", hzrig_json_str(v->release));
+	hzrig_json_put(o, "window", jwindow(w));
+	hzrig_json_put(o, "n", hzrig_json_int((int64_t)c->n));
+	hzrig_json_put(o, "majority_status", hzrig_json_int(c->majority_status));
+	hzrig_json_put(o, "median_ms", hzrig_json_ms(c->median_ns));
+	hzrig_json_put(o, "p95_ms", hzrig_json_ms(c->p95_ns));
+	hzrig_json_put(o, "max_ms", hzrig_json_ms(c->max_ns));
+	hzrig_json_put(o, "inside", hzrig_json_int((int64_t)c->inside));
+	return o;
+}
+
+static int print_trees_json(const struct hzrig_trees *t, FILE *out)
+{
+	struct json_object *arr = json_object_new_array();
+	size_t i, j, k;
+
+	if (!arr)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		const struct hzrig_tree_pair *p = &t->p[i];
+
+		for (j = 0; j < p->nc; j++) {
+			const struct hzrig_tree_case *c = &p->c[j];
+			struct json_object *o = json_object_new_object();
+			struct json_object *up = json_object_new_array();
+
+			hzrig_json_put(o, "hz", hzrig_json_int(p->hz));
+			hzrig_json_put(o, "case_key", hzrig_json_str(c->to->key));
+			hzrig_json_put(o, "from", jside(p, false, c->from, &c->wfrom));
+			hzrig_json_put(o, "to", jside(p, true, c->to, &c->wto));
+			hzrig_json_put(o, "same_window", json_object_new_boolean(c->same_window));
+			for (k = 0; k < 5; k++) {
+				char name[16];
+
+				if (!(c->upg & (1u << k)))
+					continue;
+				hzrig_upg_names(1u << k, name, sizeof(name));
+				json_object_array_add(up, hzrig_json_str(name));
+			}
+			hzrig_json_put(o, "regressions", up);
+			hzrig_json_put(o, "detail", c->detail[0] ?
+				       hzrig_json_str(c->detail) : NULL);
+			json_object_array_add(arr, o);
+		}
+	}
+	hzrig_json_print(arr, out);
+	json_object_put(arr);
+	return 0;
+}
+
+static int compare_trees(const char *db_path, const char *run_id,
+			 enum hzrig_format fmt)
+{
+	char newest[HZRIG_RUN_ID_MAX];
+	struct hzrig_trees t;
+	size_t i, nreg = 0;
+	sqlite3 *db;
+	int ret;
+
+	if (fmt == HZRIG_FMT_CSV) {
+		fprintf(stderr, "hzrig compare: --trees prints a table or json, not csv\n");
+		return 2;
+	}
+	if (!db_path)
+		db_path = HZRIG_DB_DEFAULT;
+	db = hzrig_db_open(db_path, HZRIG_DB_READ, stderr);
+	if (!db)
+		return 2;
+	if (!run_id) {
+		ret = hzrig_db_newest_run(db, NULL, newest, sizeof(newest));
+		if (ret <= 0) {
+			fprintf(stderr, "hzrig compare: %s: %s\n", db_path,
+				ret ? sqlite3_errmsg(db) : "no runs");
+			sqlite3_close(db);
+			return 2;
+		}
+		run_id = newest;
+	}
+	ret = hzrig_trees_load(db, run_id, &t, stderr);
+	sqlite3_close(db);
+	if (ret) {
+		hzrig_trees_free(&t);
+		return 2;
+	}
+	ret = fmt == HZRIG_FMT_JSON ? print_trees_json(&t, stdout) :
+	      print_trees_table(&t, stdout);
+	for (i = 0; i < t.n; i++)
+		nreg += t.p[i].regressions;
+	hzrig_trees_free(&t);
+	if (ret) {
+		fprintf(stderr, "hzrig compare: out of memory\n");
+		return 2;
+	}
+	return nreg ? 1 : 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "trees", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -359,6 +593,7 @@ int cmd_compare(int argc, char **argv)
 	const char *db_path = NULL, *run_id = NULL, *dir = DEFAULT_RUN_DIR;
 	struct hzrig_run run;
 	char newest[HZRIG_RUN_ID_MAX];
+	bool trees = false;
 	int opt, ret;
 
 	optind = 1;
@@ -373,6 +608,7 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'd': db_path = optarg; break;
 		case 'r': run_id = optarg; break;
+		case 't': trees = true; break;
 		case 'h': compare_usage(stdout); return 0;
 		default: compare_usage(stderr); return 2;
 		}
@@ -381,6 +617,13 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "hzrig compare: give one RUN_DIR, or --db/--run, not both\n");
 		compare_usage(stderr);
 		return 2;
+	}
+	if (trees) {
+		if (optind < argc) {
+			fprintf(stderr, "hzrig compare: --trees reads the history (--db), not a RUN_DIR\n");
+			return 2;
+		}
+		return compare_trees(db_path, run_id, fmt);
 	}
 	if (optind < argc)
 		dir = argv[optind];

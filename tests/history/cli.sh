@@ -211,6 +211,69 @@ run "$HZRIG" dashboard --db "$DB" --out "$T/cd"
 check "dashboard of runs without reports: none scanned, said so" \
 	"[ $rc -eq 0 ] && grep -q 'id=\"findings-none-scanned\"' '$T/cd/index.html'"
 
+# --- across kernel trees ----------------------------------------------------
+# $Q's hz-250 as if built from 6.12 (a later run, hz-250-6.12, release
+# 6.12.118), beside $Q's own hz-250 (6.1.192): same HZ, plan, fragments and
+# patches. hz-1000 there has no other tree.
+TDB=$T/trees.db
+# mk_612 DIR JQFILTER: the 6.12 run, its samples passed through JQFILTER
+mk_612() {
+	mkdir -p "$1/hz-250-6.12" "$1/hz-1000"
+	cp -r "$Q/hz-1000/." "$1/hz-1000/"
+	jq '.variant = "hz-250-6.12" | .release = "'"${3:-6.12.118}"'"' "$Q/hz-250/run.json" > "$1/hz-250-6.12/run.json"
+	jq '.variant = "hz-250-6.12"' "$Q/hz-250/build.json" > "$1/hz-250-6.12/build.json"
+	jq -c 'if .variant == "hz-250" then .variant = "hz-250-6.12" | '"$2"' else . end' \
+		"$Q/samples.jsonl" > "$1/samples.jsonl"
+}
+mk_612 "$T/tr/20261205T080000Z" '.'
+run "$HZRIG" ingest --db "$TDB" "$Q" "$T/tr/20261205T080000Z"
+run "$HZRIG" compare --trees --db "$TDB"
+check "compare --trees: hz-250 (6.1) beside hz-250-6.12 (6.12), every case, exit 0" \
+	"[ $rc -eq 0 ] && grep -q '^HZ=250: 6.1 beside 6.12' '$T/out' &&
+	 grep -qE '^  from 6.1: hz-250 of run 20261203T102031Z, 6.1.192' '$T/out' &&
+	 grep -qE '^  to   6.12: hz-250-6.12 of run 20261205T080000Z, 6.12.118' '$T/out' &&
+	 grep -q '66 cases on both trees; the model.s window is the same on both in 66' '$T/out' &&
+	 grep -q 'upgrade 6.1 -> 6.12 at HZ=250: 0 regressions' '$T/out'"
+check "compare --trees: a row per tree for each case, the variant with no other tree counted" \
+	"grep -A1 -E '^bulk-in nak ms T=100 ' '$T/out' | sed -n 2p | grep -qE '^ +6.12 +hz-250-6.12 ' &&
+	 grep -q '1 variant of run 20261205T080000Z with no other tree' '$T/out' && ! grep -q '^HZ=1000' '$T/out'"
+run "$HZRIG" compare --trees --db "$TDB" --run 20261203T102031Z --format json
+check "compare --trees from the older run finds the same pair (json: 66 rows, from 6.1 to 6.12)" \
+	"[ $rc -eq 0 ] && [ \$(jq length '$T/out') -eq 66 ] &&
+	 [ \"\$(jq -r '[.[] | .from.tree + \">\" + .to.tree] | unique | join(\" \")' '$T/out')\" = '6.1>6.12' ] &&
+	 [ \"\$(jq '[.[] | select(.same_window)] | length' '$T/out')\" = 66 ]"
+check "compare --trees json: each side's window from its own tree's model" \
+	"[ \"\$(jq -c '[.[] | select(.case_key == \"bulk-in nak ms T=100\")][0] | [.from.window, .to.window]' '$T/out')\" = '[{\"lo_ms\":100,\"hi_ms\":104,\"model\":\"6.1\"},{\"lo_ms\":100,\"hi_ms\":104,\"model\":\"6.12\"}]' ]"
+# The upgrade makes timed-out bulk-in T=100 calls 4x longer.
+mk_612 "$T/tr/20261205T090000Z" 'if .status == -110 and .transfer == "bulk-in" and .behaviour == "nak" and .mode == "ms" and .timeout_ms == 100 then .elapsed_ns *= 4 | .verdict = "late" else . end'
+run "$HZRIG" ingest --db "$TDB" "$T/tr/20261205T090000Z"
+run "$HZRIG" compare --trees --db "$TDB"
+check "a later tree that waits 4x longer: exit 1, the case flagged as a regression of the upgrade" \
+	"[ $rc -eq 1 ] && grep -q 'upgrade 6.1 -> 6.12 at HZ=250: 1 regression$' '$T/out' &&
+	 grep -qE '^    REGRESSION bulk-in nak ms T=100 \[median,inside\]: median ' '$T/out'"
+run "$HZRIG" dashboard --db "$TDB" --out "$T/td"
+check "dashboard: the Kernel trees section, a dot per case, the regression marked" \
+	"[ $rc -eq 0 ] && grep -q '<section id=\"trees\">' '$T/td/index.html' &&
+	 [ \$(grep -c '<circle class=\"tc\"' '$T/td/index.html') -eq 66 ] &&
+	 [ \$(grep -c '<tr class=\"reg\">' '$T/td/index.html') -eq 1 ] &&
+	 grep -q '1 regression of the upgrade' '$T/td/index.html'"
+run "$HZRIG" dashboard --db "$DB" --out "$T/td1"
+check "dashboard of a history with one tree: the section says so" \
+	"[ $rc -eq 0 ] && grep -q 'id=\"trees-none\"' '$T/td1/index.html'"
+# A kernel line no model covers.
+mk_612 "$T/tr/20261205T100000Z" '.' 5.10.0
+run "$HZRIG" ingest --db "$TDB" "$T/tr/20261205T100000Z"
+run "$HZRIG" compare --trees --db "$TDB"
+check "a release older than every modelled tree: exit 2, named" \
+	"[ $rc -eq 2 ] && grep -q \"no model for release '5.10.0'\" '$T/err'"
+run "$HZRIG" compare --trees "$Q"
+check "compare --trees with a RUN_DIR: exit 2, said why" "[ $rc -eq 2 ] && grep -q 'reads the history' '$T/err'"
+run "$HZRIG" compare --trees --db "$TDB" --format csv
+check "compare --trees --format csv: exit 2" "[ $rc -eq 2 ] && grep -q 'not csv' '$T/err'"
+run "$HZRIG" compare --trees --db "$DB" --run 20261203T094306Z
+check "compare --trees on a run with one tree only: exit 0, said so" \
+	"[ $rc -eq 0 ] && grep -q 'no variant has a counterpart built from another kernel tree' '$T/out'"
+
 # --- report still reads what collect writes --------------------------------
 run "$HZRIG" report "$Q"
 check "hzrig report on a fixture run: not unreadable" "[ $rc -ne 2 ] && grep -q '^report: 2 variants' '$T/out'"

@@ -824,6 +824,119 @@ static void test_legacy_consequences(void **state)
 	assert_int_equal(w.effective_ms, 60000);
 }
 
+
+/*
+ * The trees the model was derived from, and which one a release is judged
+ * by: its own line's, else the newest older line's; nothing before 6.1.
+ */
+static void test_tree_lookup(void **state)
+{
+	static const struct {
+		const char *release, *tree;
+		bool exact;
+	} cases[] = {
+		{ "6.1.192", "6.1", true },
+		{ "6.1.0-28-amd64", "6.1", true },
+		{ "6.12.118", "6.12", true },
+		{ "6.12.118+", "6.12", true },
+		{ "6.6.63", "6.1", false },	/* between: the older model */
+		{ "6.11", "6.1", false },
+		{ "6.14.2-rc1", "6.12", false },
+		{ "7.0.1", "6.12", false },
+		{ "5.10.0", NULL, false },	/* before every derived tree */
+		{ "6.0.19", NULL, false },
+		{ "6", NULL, false },
+		{ "6.x", NULL, false },
+		{ "6.12abc", NULL, false },
+		{ "", NULL, false },
+	};
+	const struct hzrig_tree_model *t;
+	unsigned long maj, min;
+	size_t i;
+	bool exact;
+
+	(void)state;
+	assert_string_equal(hzrig_tree_model_at(0)->name, "6.1");
+	assert_string_equal(hzrig_tree_model_at(1)->name, "6.12");
+	assert_null(hzrig_tree_model_at(2));
+	assert_ptr_equal(hzrig_tree_default(), hzrig_tree_model_at(0));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		exact = !cases[i].exact;
+		t = hzrig_tree_model_for(cases[i].release, &exact);
+		if (!cases[i].tree) {
+			assert_null(t);
+			continue;
+		}
+		assert_non_null(t);
+		assert_string_equal(t->name, cases[i].tree);
+		assert_int_equal(exact, cases[i].exact);
+	}
+	assert_null(hzrig_tree_model_for(NULL, NULL));
+	assert_true(hzrig_release_line("6.12.118", &maj, &min));
+	assert_int_equal(maj, 6);
+	assert_int_equal(min, 12);
+}
+
+/*
+ * 6.1.192 and 6.12.118 read the same (docs/model.md, "6.1 and 6.12"): every
+ * window agrees on both trees, for every HZ, path and kind of call, over
+ * the whole clamp range and past it.
+ */
+static void test_trees_agree(void **state)
+{
+	static const int hzs[] = { 100, 250, 300, 1000 };
+	const struct hzrig_tree_model *a = hzrig_tree_model_at(0);
+	const struct hzrig_tree_model *b = hzrig_tree_model_at(1);
+	struct hzrig_window wa, wb;
+	unsigned int path;
+	size_t h;
+	int t, k;
+
+	(void)state;
+	for (h = 0; h < sizeof(hzs) / sizeof(hzs[0]); h++)
+		for (path = 0; path <= HZRIG_PATH_USBMON; path++)
+			for (k = 0; k < 2; k++)
+				for (t = -1; t <= 70000; t += t < 2000 ? 1 : 97) {
+					assert_int_equal(hzrig_tree_path_window(a, hzs[h], path, t, k, &wa), 0);
+					assert_int_equal(hzrig_tree_path_window(b, hzs[h], path, t, k, &wb), 0);
+					assert_ptr_equal(wa.tree, a);
+					assert_ptr_equal(wb.tree, b);
+					assert_int_equal(wa.lo_ns, wb.lo_ns);
+					assert_int_equal(wa.hi_ns, wb.hi_ns);
+					assert_int_equal(wa.level, wb.level);
+					assert_int_equal(wa.effective_ms, wb.effective_ms);
+				}
+}
+
+/*
+ * A tree whose constants differ gets its own windows: the clamp and the
+ * wheel's geometry are read from the tree, not assumed.
+ */
+static void test_tree_constants_used(void **state)
+{
+	struct hzrig_tree_model t = *hzrig_tree_model_at(1);
+	struct hzrig_window w;
+
+	(void)state;
+	t.sync_max_timeout_ms = 30000;
+	assert_int_equal(hzrig_tree_window(&t, 250, 0, false, &w), 0);
+	assert_int_equal(w.effective_ms, 30000);
+	assert_int_equal(hzrig_tree_window(&t, 250, 45000, false, &w), 0);
+	assert_int_equal(w.effective_ms, 30000);
+	assert_int_equal(hzrig_tree_window(&t, 250, 45000, true, &w), 0);
+	assert_int_equal(w.effective_ms, 45000);
+	/* 4 bits a level: level 1 starts at 15 jiffies, not 63 */
+	t = *hzrig_tree_model_at(1);
+	t.lvl_bits = 4;
+	assert_int_equal(hzrig_tree_window(&t, 1000, 14, false, &w), 0);
+	assert_int_equal(w.level, 0);
+	assert_int_equal(hzrig_tree_window(&t, 1000, 15, false, &w), 0);
+	assert_int_equal(w.level, 1);
+	assert_int_equal(w.hi_ns, (15 + 8) * MS);
+	assert_int_equal(hzrig_tree_model_at(1)->lvl_bits, 6);
+	assert_int_equal(hzrig_tree_window(NULL, 250, 100, false, &w), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -845,6 +958,9 @@ int main(void)
 		cmocka_unit_test(test_verdict_stall),
 		cmocka_unit_test(test_verdict_sample),
 		cmocka_unit_test(test_path_windows),
+		cmocka_unit_test(test_tree_lookup),
+		cmocka_unit_test(test_trees_agree),
+		cmocka_unit_test(test_tree_constants_used),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -302,7 +302,7 @@ static void test_parse_meta_errors(void **state)
 				    META("") NOISE END(0) NOISE, &c), 3);
 	assert_contains(err_text(), "t.jsonl:2: meta: a second meta record (first on line 1)");
 	assert_contains(err_text(), "t.jsonl:5: noise: record after the end record (line 4)");
-	assert_contains(err_text(), "t.jsonl:1: meta: field \"usb_max_sync_timeout_ms\": 30000, but the model assumes 60000");
+	assert_contains(err_text(), "t.jsonl:1: meta: field \"usb_max_sync_timeout_ms\": 30000, but the model of 6.1 has 60000");
 	hzrig_capture_free(&c);
 	err_free();
 

@@ -8,6 +8,7 @@
  *   sections_timing.c   observed vs requested, error per HZ, legacy modes
  *   sections_history.c  every case across runs, regressions, runs, samples
  *                       the model does not explain
+ *   sections_trees.c    one HZ on two kernel trees
  */
 #ifndef HZRIG_DASH_H
 #define HZRIG_DASH_H
@@ -197,6 +198,8 @@ void dash_section_history(struct dash *d, const struct hist *h);
 void dash_section_regressions(struct dash *d);
 
 void dash_section_runs(struct dash *d);
+/* One HZ on two kernel trees (sections_trees.c, output/trees.h). */
+void dash_section_trees(struct dash *d);
 /* The kernel reports of the history and of this run (sections_findings.c). */
 void dash_section_findings(struct dash *d);
 

@@ -14,8 +14,9 @@
  *
  * The stable ids (and classes) the browser test and readers rely on:
  *   #summary #observed-vs-requested #other-behaviours #error-per-hz
- *   #legacy-jiffies #history #regressions #runs #unexplained
+ *   #legacy-jiffies #trees #history #regressions #runs #unexplained
  *   circle.pt (a sample), circle.pt.out (a sample not inside its window),
+ *   circle.tc (a case on two kernel trees), tr.reg in #trees,
  *   tr.sample in #unexplained, circle.reg-mark, circle.base-mark.
  */
 #define _GNU_SOURCE
@@ -169,6 +170,8 @@ static const char css[] =
 	"td.kern{max-width:230px}\n"
 	".small{font-size:11.5px}\n"
 	"td.reg{background:#fdecea}\n"
+	"tr.reg td{background:#fdecea}\n"
+	"details>summary{cursor:pointer;color:var(--muted);margin:6px 0}\n"
 	".bad{color:var(--bad);font-weight:600}\n"
 	".good{color:var(--good)}\n"
 	".muted{color:var(--muted)}\n"
@@ -274,6 +277,7 @@ static void header(struct dash *d, int64_t nreg)
 	dash_out(d, "<nav><a href=\"#observed-vs-requested\">Observed vs requested</a>"
 	    "<a href=\"#error-per-hz\">Error per HZ</a>"
 	    "<a href=\"#legacy-jiffies\">Legacy jiffies</a>"
+	    "<a href=\"#trees\">Kernel trees</a>"
 	    "<a href=\"#history\">History</a>"
 	    "<a href=\"#regressions\">Regressions (%" PRId64 ")</a>"
 	    "<a href=\"#runs\">Runs &amp; noise</a>"
@@ -352,6 +356,7 @@ static void full_page(struct dash *d, const struct hist *h)
 	dash_section_paths(d);
 	dash_section_error(d);
 	dash_section_legacy(d);
+	dash_section_trees(d);
 	dash_section_history(d, h);
 	dash_section_regressions(d);
 	dash_section_findings(d);

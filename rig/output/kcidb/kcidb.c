@@ -27,6 +27,7 @@
 #include <openssl/evp.h>
 
 #include "lib/json.h"
+#include "model/model.h"
 #include "output/kcidb/kcidb.h"
 #include "runs/runs.h"
 #include "output/kcidb/export.h"
@@ -35,6 +36,7 @@
 struct checkout {
 	const char *patches;	/* space-separated names; "" for none */
 	const char *tree;	/* tree_describe; "" when not recorded */
+	char line[16];		/* the kernel line its guests ran: "6.12" */
 	const char *tree_from;	/* the variant that gave it */
 	bool known;		/* some variant of it has a build.json */
 	size_t first;		/* its first variant */
@@ -389,8 +391,26 @@ static void nth_word(const char *s, size_t i, char *buf, size_t len)
 	}
 }
 
+/* "6.12" from a release "6.12.118"; "" if it has no MAJOR.MINOR. */
+static void release_line(char *buf, size_t len, const char *release)
+{
+	unsigned long maj, min;
+
+	if (hzrig_release_line(release, &maj, &min))
+		snprintf(buf, len, "%lu.%lu", maj, min);
+	else if (len)
+		buf[0] = '\0';
+}
+
+/*
+ * One checkout per kernel source: the tree a variant was built from and
+ * its patches. Variants without build.json count as the unpatched tree of
+ * their kernel line; a run of several lines (6.1 and 6.12) names the line
+ * in each checkout's id.
+ */
 static void group_checkouts(struct ctx *c)
 {
+	bool lines = false;
 	size_t i, j;
 
 	c->co = calloc(c->run.nv + 1, sizeof(*c->co));
@@ -404,9 +424,12 @@ static void group_checkouts(struct ctx *c)
 		const char *patches = v->patches ? v->patches : "";
 		const char *tree = v->build_json ? v->tree_describe : "";
 		struct checkout *co;
+		char line[16];
 
+		release_line(line, sizeof(line), v->release);
 		for (j = 0; j < c->nco; j++)
-			if (!strcmp(c->co[j].patches, patches))
+			if (!strcmp(c->co[j].patches, patches) &&
+			    !strcmp(c->co[j].line, line))
 				break;
 		co = &c->co[j];
 		if (j == c->nco) {
@@ -415,6 +438,8 @@ static void group_checkouts(struct ctx *c)
 			co->tree = tree;
 			co->tree_from = v->name;
 			co->first = i;
+			snprintf(co->line, sizeof(co->line), "%s", line);
+			lines |= j && strcmp(c->co[0].line, line);
 		} else if (tree[0] && co->tree[0] && strcmp(tree, co->tree)) {
 			kerr(c, c->x[i].build_path,
 			     "field \"tree_describe\": '%s', but %s was built from '%s' with the same patches",
@@ -430,8 +455,9 @@ static void group_checkouts(struct ctx *c)
 		struct checkout *co = &c->co[j];
 		size_t k, n;
 
-		n = snprintf(co->id, sizeof(co->id), "%s:%s", c->origin,
-			     c->run.id);
+		n = snprintf(co->id, sizeof(co->id), "%s:%s%s%s", c->origin,
+			     c->run.id, lines && co->line[0] ? "@" : "",
+			     lines ? co->line : "");
 		/* The series names a patched checkout: readable, stable. */
 		for (k = 0; k < count_words(co->patches); k++) {
 			char name[256];
@@ -554,6 +580,10 @@ static struct json_object *checkout_json(struct ctx *c, struct checkout *co)
 	/* A describe without blanks is git's; Debian's is "pkg version". */
 	if (co->tree[0] && !strpbrk(co->tree, " \t"))
 		json_object_object_add(o, "git_commit_name", hzrig_json_str(co->tree));
+	/* Debian's: the package names the tree (linux-source-6.12). */
+	if (!strncmp(co->tree, "linux-source-", 13) && strchr(co->tree, ' '))
+		json_object_object_add(o, "tree_name", json_object_new_string_len(
+				       co->tree, (int)(strchr(co->tree, ' ') - co->tree)));
 	have_hash = co->known && patchset_hash(c, co, hash);
 	if (have_hash)
 		json_object_object_add(o, "patchset_hash", hzrig_json_str(hash));
@@ -595,6 +625,8 @@ static struct json_object *checkout_json(struct ctx *c, struct checkout *co)
 
 	m = json_object_new_object();
 	json_object_object_add(m, "run_id", hzrig_json_str(c->run.id));
+	if (co->line[0])
+		json_object_object_add(m, "kernel_line", hzrig_json_str(co->line));
 	if (co->tree[0])
 		json_object_object_add(m, "tree_describe", hzrig_json_str(co->tree));
 	if (co->known) {
