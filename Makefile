@@ -12,7 +12,8 @@
 #   make robustness the driver's teardown on a KASAN + lockdep kernel;
 #                   make robustness-demo: the unsafe teardown, reported
 #
-# Variables: VARIANTS (default: hz-100 hz-250 hz-1000), PLAN (a name under
+# Variables: VARIANTS (default: hz-100 hz-250 hz-1000; "all": every plain
+# HZ variant, 100/250/300/1000 on 6.1 and on 6.12), PLAN (a name under
 # rig/plan/plans/; default quick: every transfer, behaviour and caller mode), ACCEL (auto|kvm|tcg), PARALLEL (serial|lanes: overrides the
 # plan's), KSRC (another kernel tree), JOBS.
 
@@ -192,7 +193,8 @@ checkpatch: ksrc
 
 clean:
 	rm -rf $(B)/rig $(B)/gadget $(B)/runner $(B)/tests
-	rm -rf $(foreach v,$(VARIANTS),$(B)/$(v))
+	@TOP=$(TOP) B=$(B) bash -c '. $(TOP)/rig/boot/variant.sh && \
+		for v in $$(variant_expand $(VARIANTS)); do echo "rm -rf $(B)/$$v"; rm -rf "$(B)/$$v"; done'
 
 distclean:
 	rm -rf $(B)

@@ -45,19 +45,16 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "bench: no variants given" >&2; exit 2; }
 [ ${#MODES[@]} -gt 0 ] || MODES=(serial lanes)
-for v in "$@"; do
-	[ -f "$TOP/kernel/variants/$v.variant" ] ||
-		{ echo "bench: no variant kernel/variants/$v.variant" >&2; exit 2; }
-done
+# shellcheck source=rig/boot/variant.sh
+. "$TOP/rig/boot/variant.sh"
+VLIST=$(variant_expand "$@") || { echo "bench: a variant list names an unknown variant (above)" >&2; exit 2; }
+# shellcheck disable=SC2086
+set -- $VLIST
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 log() { printf '[bench] %s\n' "$*"; }
 
-# variant_field VARIANT KEY, as in matrix.sh.
-variant_field() {
-	sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$TOP/kernel/variants/$1.variant"
-}
 
 declare -A COLD_S WARM_S
 for v in "$@"; do
@@ -65,16 +62,18 @@ for v in "$@"; do
 	[ "$COLD" = 1 ] || continue
 	# Patched variants are built from their own tree by matrix.sh; the
 	# cold figure is about the compiler, so the clean tree stands in.
+	tree=$(variant_tree "$v")
+	tree_ensure "$tree" || exit 1
 	o=$B/bench/$v/kernel
 	rm -rf "$o"
 	frags=()
 	for f in $(variant_field "$v" fragments); do
 		frags+=("$TOP/kernel/configs/$f.config")
 	done
-	"$TOP/rig/boot/kconfig.sh" "$KSRC" "$o" "${frags[@]}" > /dev/null || exit 1
+	"$TOP/rig/boot/kconfig.sh" "$tree" "$o" "${frags[@]}" > /dev/null || exit 1
 	log "$v: cold build (ccache off, $JOBS jobs), a few minutes"
 	t0=$(now)
-	CCACHE_DISABLE=1 make -C "$KSRC" O="$o" ARCH=x86_64 -j"$JOBS" \
+	CCACHE_DISABLE=1 make -C "$tree" O="$o" ARCH=x86_64 -j"$JOBS" \
 		bzImage modules > "$B/bench/$v/kernel.log" 2>&1 ||
 		{ tail -20 "$B/bench/$v/kernel.log" >&2; exit 1; }
 	COLD_S[$v]=$(secs "$t0" "$(now)")
@@ -91,7 +90,7 @@ for m in "${MODES[@]}"; do
 done
 
 for v in "$@"; do
-	tree=$KSRC
+	tree=$(variant_tree "$v")
 	[ -d "$B/$v/src" ] && tree=$B/$v/src
 	cc=gcc
 	command -v ccache > /dev/null && cc="ccache gcc"

@@ -44,6 +44,23 @@ done
 VLIST=$(variant_expand "$@") || { echo "matrix: a variant list names an unknown variant (above)" >&2; exit 2; }
 # shellcheck disable=SC2086
 set -- $VLIST
+
+# A variant with "against = W" (hz-250-6.12: hz-250) is compared with W
+# across trees (hzrig compare --trees): when the history has no run of W
+# with this plan, W joins this run, so the comparison has both sides.
+RESULTS=${OUT:-$TOP/results}
+DB=${HZRIG_DB:-$RESULTS/hzrig.db}
+for v in "$@"; do
+	[ -f "$TOP/kernel/variants/$v.variant" ] || continue
+	w=$(variant_field "$v" against)
+	[ -n "$w" ] || continue
+	case " $* " in *" $w "*) continue ;; esac
+	if [ ! -s "$DB" ] || [ -z "$(sqlite3 -batch -readonly "$DB" "SELECT 1 FROM variant_runs v JOIN runs r ON r.run_id = v.run_id
+		WHERE v.variant = '$w' AND r.plan = '$PLAN.plan' LIMIT 1" 2>/dev/null)" ]; then
+		echo "matrix: $v is held against $w, which the history has no $PLAN run of: $w joins this run"
+		set -- "$@" "$w"
+	fi
+done
 PLAN_FILE=$TOP/rig/plan/plans/$PLAN.plan
 [ -f "$PLAN_FILE" ] || { echo "matrix: no plan $PLAN_FILE" >&2; exit 2; }
 case "$ACCEL" in auto|kvm|tcg) ;; *) echo "matrix: --accel must be auto, kvm or tcg" >&2; exit 2 ;; esac
@@ -288,7 +305,6 @@ if [ "$ACCEL" = auto ]; then
 fi
 
 HZRIG_VERSION=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
-RESULTS=${OUT:-$TOP/results}
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
 RUN_DIR=$RESULTS/runs/$RUN_ID
 mkdir -p "$RUN_DIR"
@@ -310,7 +326,6 @@ rc=$?
 # the dashboard is redrawn. HZRIG_DB moves the database.
 echo
 "$HZRIG" compare "$RESULTS/latest" || rc=1
-DB=${HZRIG_DB:-$RESULTS/hzrig.db}
 if "$HZRIG" ingest --db "$DB" "$RUN_DIR"; then
 	checked=()
 	for v in "$@"; do

@@ -478,18 +478,17 @@ bool hzrig_clocksource_refused(const char *cs)
 	return !strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies");
 }
 
-/* Checks that need the whole capture: meta's HZ, counts, the end record. */
-static void check_capture(struct hzrig_capture *c)
+/*
+ * The kernel the meta record describes: its tree's model (each sample is
+ * judged by the model of the tree that ran it; a release the model has no
+ * tree for is judged by the oldest one, said so here and in run.json,
+ * "model": exact false), that tree's clamp, and HZ as measured.
+ */
+static void check_kernel(struct hzrig_capture *c)
 {
 	const struct hzrig_meta *m = &c->meta;
 	int64_t want = (int64_t)m->hz * 1000;
-	size_t i, k = 0;
 
-	/*
-	 * Each sample is judged by the model of the tree that ran it; a
-	 * release the model has no tree for is judged by the oldest one,
-	 * said so here and in run.json ("model": exact false).
-	 */
 	c->tree = hzrig_tree_model_for(m->release, &c->tree_exact);
 	if (!c->tree) {
 		c->tree = hzrig_tree_default();
@@ -498,7 +497,7 @@ static void check_capture(struct hzrig_capture *c)
 			m->release, c->tree->name, c->tree->name);
 	}
 	if (m->usb_max_sync_timeout_ms >= 0 &&
-		 m->usb_max_sync_timeout_ms != c->tree->sync_max_timeout_ms)
+	    m->usb_max_sync_timeout_ms != c->tree->sync_max_timeout_ms)
 		cap_msg(c, m->line, true,
 			"meta: field \"usb_max_sync_timeout_ms\": %" PRId64
 			", but the model of %s has %d (a changed tree?)",
@@ -510,6 +509,15 @@ static void check_capture(struct hzrig_capture *c)
 			"meta: field \"jiffy_rate_mhz\": %" PRId64
 			" jiffies/ks measured, more than 2%% off HZ=%d",
 			m->jiffy_rate_mhz, m->hz);
+}
+
+/* Checks that need the whole capture: meta's kernel, counts, the end record. */
+static void check_capture(struct hzrig_capture *c)
+{
+	const struct hzrig_meta *m = &c->meta;
+	size_t i, k = 0;
+
+	check_kernel(c);
 	/* A probe past the last case: only the end record knows the count. */
 	if (c->end.present) {
 		for (i = 0; i < c->nprobes; i++) {

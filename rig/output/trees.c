@@ -394,7 +394,8 @@ int hzrig_trees_load(sqlite3 *db, const char *run_id, struct hzrig_trees *t,
 		}
 		free(pt);
 	}
-	qsort(t->p, t->n, sizeof(*t->p), cmp_pair);
+	if (t->n)
+		qsort(t->p, t->n, sizeof(*t->p), cmp_pair);
 	ret = 0;
 out:
 	hzrig_run_free(&run);

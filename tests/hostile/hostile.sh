@@ -307,6 +307,18 @@ JOBS=zero run $HZRIG check-tree "$T/tree"
 check "check-tree with JOBS=zero: exit 2, names JOBS" \
 	"[ $rc -eq 2 ] && grep -q 'JOBS=' '$T/err'"
 
+# --- kernel trees -------------------------------------------------------------
+for t in 5.4 6 6.x "6.12;rm" ""; do
+	run $HZRIG model --hz 250 --tree "$t" 100
+	check "model --tree '$t': exit 2, names the tree" \
+		"[ $rc -eq 2 ] && grep -qF -- \"--tree: '$t' is no kernel line\" '$T/err' && sanitizer_quiet"
+done
+run $HZRIG model --hz 300 --tree 6.14.2 1677
+check "model --tree 6.14.2: 6.12's model, said so" \
+	"[ $rc -eq 0 ] && grep -q 'HZ=300 on 6.12 (model read from linux-source-6.12 6.12.118, the newest older tree)' '$T/out' && grep -qE '^ +1677 .*\\(1680.000, 1893.333\\]' '$T/out'"
+run $HZRIG compare --trees --db "$T/no-such.db"
+check "compare --trees without a database: exit 2" "[ $rc -eq 2 ] && sanitizer_quiet"
+
 # --- usage errors exit 2 in every command ------------------------------------
 for c in boot accel collect report model plan compare ingest history baseline check-regressions dashboard findings check-tree; do
 	run $HZRIG $c --no-such-flag

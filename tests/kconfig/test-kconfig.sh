@@ -26,18 +26,32 @@ check "hz-250 .config has dummy_hcd and gadgetfs built in" "grep -qx 'CONFIG_USB
 "$TOP/rig/boot/kconfig.sh" "$KSRC" "$O/drivers" "$C/base.config" "$C/usb.config" "$C/clock.config" "$C/hz-250.config" "$C/real-drivers.config" 2> "$O.err"
 check "real-drivers fragment survives" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
 check "real-drivers: ipheth and orinoco_usb as modules" "grep -qx 'CONFIG_USB_IPHETH=m' '$O/drivers/.config' && grep -qx 'CONFIG_ORINOCO_USB=m' '$O/drivers/.config'"
-# Every variant's fragments survive, on the tree they name (the debug
-# variant's KASAN and lockdep options among them).
+# Every variant's fragments survive, on the tree it names (the debug
+# variant's KASAN and lockdep options among them; the 6.12 variants on
+# linux-source-6.12, extracted the first time).
+B=$TOP/build
+# shellcheck source=rig/boot/variant.sh
+. "$TOP/rig/boot/variant.sh"
 for vf in "$TOP"/kernel/variants/*.variant; do
 	v=$(basename "$vf" .variant)
 	frags=()
-	for f in $(sed -n 's/^fragments[[:space:]]*=[[:space:]]*//p' "$vf"); do
+	for f in $(variant_field "$v" fragments); do
 		frags+=("$C/$f.config")
 	done
-	"$TOP/rig/boot/kconfig.sh" "$KSRC" "$O/$v" "${frags[@]}" 2> "$O.err"
-	check "variant $v: every option survives" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
+	tree=$(variant_tree "$v")
+	if ! tree_ensure "$tree" > /dev/null 2> "$O.err"; then
+		check "variant $v: its tree $(basename "$tree") is there" false
+		sed 's/^/#   /' "$O.err"
+		continue
+	fi
+	"$TOP/rig/boot/kconfig.sh" "$tree" "$O/$v" "${frags[@]}" 2> "$O.err"
+	check "variant $v: every option survives on $(basename "$tree")" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
 	[ -s "$O.err" ] && sed 's/^/#   /' "$O.err"
 done
+check "hz-300 .config has CONFIG_HZ=300 (the generic msecs_to_jiffies())" \
+	"grep -qx 'CONFIG_HZ=300' '$O/hz-300/.config'"
+check "hz-250-6.12 .config was made from the 6.12 tree" \
+	"grep -q '^# Linux/x86_64 6.12' '$O/hz-250-6.12/.config'"
 check "hz-250-debug .config has KASAN and lockdep" "grep -qx 'CONFIG_KASAN=y' '$O/hz-250-debug/.config' && grep -qx 'CONFIG_PROVE_LOCKING=y' '$O/hz-250-debug/.config'"
 
 echo "kconfig: $pass passed, $failn failed"

@@ -1085,6 +1085,58 @@ static void test_patches(void **state)
 	json_object_put(schema);
 }
 
+
+/*
+ * Two kernel trees in one run (hz-1000 built from linux-source-6.12): a
+ * checkout per tree, each id naming its line, the Debian package as the
+ * tree's name (where build.json recorded it), each build on its own tree's
+ * checkout.
+ */
+static void test_trees(void **state)
+{
+	struct json_object *schema = load_schema(), *doc, *co, *b;
+	struct tmprun *r = *state;
+	bool seen[2] = { false, false };
+	size_t i;
+
+	edit(r, "hz-1000/run.json", "\"release\": \"6.1.192\"",
+	     "\"release\": \"6.12.118\"");
+	edit(r, "hz-1000/build.json", "linux-source-6.1 6.1.192-3",
+	     "linux-source-6.12 6.12.118-1~deb12u1");
+	doc = export_ok(r->dir, NULL, NULL, true);
+	assert_int_equal(schema_errors(schema, doc, true), 0);
+	check_structure(doc, "hzrig");
+	assert_int_equal(json_object_array_length(arr(doc, "checkouts")), 2);
+	for (i = 0; i < 2; i++) {
+		const char *id;
+		bool six12;
+
+		co = json_object_array_get_idx(arr(doc, "checkouts"), i);
+		id = sget(co, "id");
+		six12 = !strcmp(id, "hzrig:" FIXTURE_ID "@6.12");
+		if (!six12)
+			assert_string_equal(id, "hzrig:" FIXTURE_ID "@6.1");
+		seen[six12] = true;
+		/* hz-100 has no build.json: its tree is not recorded */
+		if (six12)
+			assert_string_equal(sget(co, "tree_name"), "linux-source-6.12");
+		else
+			assert_null(oget(co, "tree_name"));
+		assert_string_equal(sget(oget(co, "misc"), "kernel_line"),
+				    six12 ? "6.12" : "6.1");
+	}
+	assert_true(seen[0] && seen[1]);
+	for (i = 0; i < 2; i++) {
+		b = json_object_array_get_idx(arr(doc, "builds"), i);
+		assert_string_equal(sget(b, "checkout_id"),
+				    strstr(sget(b, "id"), "hz-1000") ?
+				    "hzrig:" FIXTURE_ID "@6.12" :
+				    "hzrig:" FIXTURE_ID "@6.1");
+	}
+	json_object_put(doc);
+	json_object_put(schema);
+}
+
 /* The command: options refused, output written whole or not at all. */
 static void test_command(void **state)
 {
@@ -1165,6 +1217,7 @@ int main(void)
 		RUN_TEST(test_refused),
 		RUN_TEST(test_case_key_parts),
 		RUN_TEST(test_patches),
+		RUN_TEST(test_trees),
 		RUN_TEST(test_command),
 	};
 
