@@ -117,6 +117,9 @@ static void header(const struct hzrig_variant *v, FILE *out)
 		v->boot_status[0] ? v->boot_status : "unknown",
 		v->ktap_ok == HZRIG_ABSENT ? 0 : v->ktap_ok,
 		v->ktap_not_ok == HZRIG_ABSENT ? 0 : v->ktap_not_ok);
+	if (v->model_tree[0])
+		fprintf(out, "  judged by the model of %s%s\n", v->model_tree,
+			v->model_exact ? "" : " (the nearest older tree the model was derived from)");
 	if (v->overshoot_p50_ns != HZRIG_ABSENT)
 		fprintf(out, "  noise floor: sleep overshoot p50 %.3f / p99 %.3f ms, answered ctrl-in p50 %.3f / p99 %.3f ms; allowance %s%.3f ms\n",
 			v->overshoot_p50_ns / 1e6, v->overshoot_p99_ns / 1e6,

@@ -527,6 +527,15 @@ static void load_guest(struct loader *l, struct hzrig_variant *v,
 			       json_type_boolean, "true or false", &t) > 0)
 			v->truncated = json_object_get_boolean(t);
 	}
+	/* the tree whose model judged the samples; absent before trees */
+	x = get_obj(l, o, "model");
+	if (x) {
+		get_str(l, x, "model.", "tree", OPTIONAL, v->model_tree,
+			sizeof(v->model_tree));
+		if (get_member(l, x, "model.", "exact", OPTIONAL,
+			       json_type_boolean, "true or false", &t) > 0)
+			v->model_exact = json_object_get_boolean(t);
+	}
 }
 
 static void load_noise(struct loader *l, struct hzrig_variant *v,

@@ -137,6 +137,8 @@ struct hzrig_variant {
 	int64_t probe_min_ns, probe_max_ns;	/* their allowances */
 	int64_t ktap_ok, ktap_not_ok;
 	bool truncated;			/* capture.truncated */
+	char model_tree[16];		/* model.tree ("6.12"), or "" */
+	bool model_exact;		/* model.exact: derived from that line */
 	char *run_json;			/* the file's text */
 	/* build.json, when the run has one. */
 	char *build_json;		/* NULL: no build.json */

@@ -45,6 +45,8 @@ check "guest finished (boot status ok)" "[ \"\$(jq -r .boot_status '$RUN' 2>/dev
 check "the guest ran 6.12" "jq -e '.release | startswith(\"6.12.\")' '$RUN' > /dev/null"
 check "judged by 6.12's model, derived from that tree" \
 	"[ \"\$(jq -c '[.model.tree, .model.exact]' '$RUN')\" = '[\"6.12\",true]' ]"
+check "hzrig report says which model judged" \
+	"\"$HZRIG\" report '$R' 2>/dev/null | grep -qx '  judged by the model of 6.12'"
 check "build.json names the tree" \
 	"[ \"\$(jq -r '.tree + \" \" + (.tree_version | split(\".\")[0:2] | join(\".\"))' '$R/$V2/build.json')\" = 'linux-source-6.12 6.12' ]"
 check "no KTAP failure" "! grep -q '^not ok' '$TOP/build/$V2/run/console.log'"
