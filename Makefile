@@ -83,11 +83,15 @@ fuzz:
 check-fuzz:
 	@$(TOP)/tests/fuzz/run.sh $(FUZZ_CHECK_SECONDS)
 
-# What needs the kernel tree: the config survival check and checkpatch.
+# What needs the kernel trees: the config survival check (every variant on
+# its own tree), checkpatch, and the checker against the reviewed sites of
+# 6.1 (KSRC; skipped for a tree with no golden file) and of 6.12.
 check-kernel: ksrc
 	@$(MAKE) --no-print-directory -C tests kconfig
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
 	@$(TOP)/tests/checker/check-golden.py $(HZRIG) $(KSRC) || [ $$? -eq 77 ]
+	@$(MAKE) --no-print-directory ksrc KSRC=$(B)/src/linux-source-6.12
+	@$(TOP)/tests/checker/check-golden.py $(HZRIG) $(B)/src/linux-source-6.12
 
 check-e2e: tools ksrc
 	@$(MAKE) --no-print-directory -C tests e2e VARIANT=$(CHECK_VARIANT)

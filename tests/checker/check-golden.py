@@ -111,12 +111,15 @@ def main():
         fixed = os.path.join(HERE, '..', '..', 'kernel', 'patches',
                              '0004-usb-ipheth-orinoco_usb-timeouts-in-'
                              'milliseconds.patch')
+        text = ''
         if os.path.exists(fixed):
             with open(fixed) as fh:
                 text = fh.read()
-            body = text[text.index('--- a/'):]
-            files = [ln[6:] for ln in body.splitlines()
-                     if ln.startswith('--- a/')]
+        body = text[text.index('--- a/'):] if text else ''
+        files = [ln[6:] for ln in body.splitlines() if ln.startswith('--- a/')]
+        # only on a tree that has its files (6.12 has no orinoco_usb)
+        if files and all(os.path.exists(os.path.join(ksrc, f))
+                         for f in files):
             one = os.path.join(tmp, 'one.patch')
             r = subprocess.run([hzrig, 'check-tree', '--patch', one, ksrc,
                                 *files], capture_output=True, text=True)
