@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,19 @@ bool hzrig_release_line(const char *s, unsigned long *maj, unsigned long *min)
 		return false;
 	*min = strtoul(end + 1, &end, 10);
 	return !*end || *end == '.' || *end == '-' || *end == '+';
+}
+
+bool hzrig_release_line_name(const char *release, char *buf, size_t len)
+{
+	unsigned long maj, min;
+
+	if (!hzrig_release_line(release, &maj, &min)) {
+		if (len)
+			buf[0] = '\0';
+		return false;
+	}
+	snprintf(buf, len, "%lu.%lu", maj, min);
+	return true;
 }
 
 const struct hzrig_tree_model *hzrig_tree_model_for(const char *release,

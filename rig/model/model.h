@@ -13,9 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* include/linux/usb.h: the clamp of non-killable synchronous calls (6.1). */
-#define HZRIG_USB_MAX_SYNC_TIMEOUT_MS	60000
-
 /*
  * What the model takes from one kernel tree, each read off its source
  * (docs/model.md): the clamp usb_start_wait_urb() applies
@@ -38,6 +35,9 @@ struct hzrig_tree_model {
  */
 bool hzrig_release_line(const char *release, unsigned long *maj,
 			unsigned long *min);
+
+/* The same as text, "6.12", into @buf; false (and "") if it has none. */
+bool hzrig_release_line_name(const char *release, char *buf, size_t len);
 
 /* The trees, oldest first; NULL past the last. */
 const struct hzrig_tree_model *hzrig_tree_model_at(size_t i);

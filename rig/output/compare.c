@@ -514,14 +514,9 @@ static int print_trees_json(const struct hzrig_trees *t, FILE *out)
 			hzrig_json_put(o, "from", jside(p, false, c->from, &c->wfrom));
 			hzrig_json_put(o, "to", jside(p, true, c->to, &c->wto));
 			hzrig_json_put(o, "same_window", json_object_new_boolean(c->same_window));
-			for (k = 0; k < 5; k++) {
-				char name[16];
-
-				if (!(c->upg & (1u << k)))
-					continue;
-				hzrig_upg_names(1u << k, name, sizeof(name));
-				json_object_array_add(up, hzrig_json_str(name));
-			}
+			for (k = 0; k < HZRIG_UPG_KINDS; k++)
+				if (c->upg & (1u << k))
+					json_object_array_add(up, hzrig_json_str(hzrig_upg_name((unsigned int)k)));
 			hzrig_json_put(o, "regressions", up);
 			hzrig_json_put(o, "detail", c->detail[0] ?
 				       hzrig_json_str(c->detail) : NULL);
@@ -531,6 +526,33 @@ static int print_trees_json(const struct hzrig_trees *t, FILE *out)
 	hzrig_json_print(arr, out);
 	json_object_put(arr);
 	return 0;
+}
+
+/*
+ * The history at @db_path (default HZRIG_DB_DEFAULT), read-only, and the run
+ * to compare: *@run_id, or the newest one (copied into @newest). NULL, said
+ * on stderr, when there is no database or no run.
+ */
+static sqlite3 *open_history(const char *db_path, const char **run_id,
+			     char newest[HZRIG_RUN_ID_MAX])
+{
+	sqlite3 *db;
+	int ret;
+
+	if (!db_path)
+		db_path = HZRIG_DB_DEFAULT;
+	db = hzrig_db_open(db_path, HZRIG_DB_READ, stderr);
+	if (!db || *run_id)
+		return db;
+	ret = hzrig_db_newest_run(db, NULL, newest, HZRIG_RUN_ID_MAX);
+	if (ret <= 0) {
+		fprintf(stderr, "hzrig compare: %s: %s\n", db_path,
+			ret ? sqlite3_errmsg(db) : "no runs");
+		sqlite3_close(db);
+		return NULL;
+	}
+	*run_id = newest;
+	return db;
 }
 
 static int compare_trees(const char *db_path, const char *run_id,
@@ -546,21 +568,9 @@ static int compare_trees(const char *db_path, const char *run_id,
 		fprintf(stderr, "hzrig compare: --trees prints a table or json, not csv\n");
 		return 2;
 	}
-	if (!db_path)
-		db_path = HZRIG_DB_DEFAULT;
-	db = hzrig_db_open(db_path, HZRIG_DB_READ, stderr);
+	db = open_history(db_path, &run_id, newest);
 	if (!db)
 		return 2;
-	if (!run_id) {
-		ret = hzrig_db_newest_run(db, NULL, newest, sizeof(newest));
-		if (ret <= 0) {
-			fprintf(stderr, "hzrig compare: %s: %s\n", db_path,
-				ret ? sqlite3_errmsg(db) : "no runs");
-			sqlite3_close(db);
-			return 2;
-		}
-		run_id = newest;
-	}
 	ret = hzrig_trees_load(db, run_id, &t, stderr);
 	sqlite3_close(db);
 	if (ret) {
@@ -629,24 +639,10 @@ int cmd_compare(int argc, char **argv)
 		dir = argv[optind];
 
 	if (db_path || run_id) {
-		sqlite3 *db;
-
-		if (!db_path)
-			db_path = HZRIG_DB_DEFAULT;
-		db = hzrig_db_open(db_path, HZRIG_DB_READ, stderr);
+		sqlite3 *db = open_history(db_path, &run_id, newest);
 
 		if (!db)
 			return 2;
-		if (!run_id) {
-			ret = hzrig_db_newest_run(db, NULL, newest, sizeof(newest));
-			if (ret <= 0) {
-				fprintf(stderr, "hzrig compare: %s: %s\n",
-					db_path, ret ? sqlite3_errmsg(db) : "no runs");
-				sqlite3_close(db);
-				return 2;
-			}
-			run_id = newest;
-		}
 		ret = hzrig_db_load_run(db, run_id, &run, stderr);
 		sqlite3_close(db);
 		if (ret) {

@@ -13,9 +13,14 @@
 #include "plan/plan.h"
 #include "lib/util.h"
 
-static const char *const upg_names[] = {
+static const char *const upg_names[HZRIG_UPG_KINDS] = {
 	"window", "median", "tail", "inside", "status",
 };
+
+const char *hzrig_upg_name(unsigned int i)
+{
+	return i < HZRIG_UPG_KINDS ? upg_names[i] : NULL;
+}
 
 void hzrig_upg_names(unsigned int upg, char *buf, size_t len)
 {
@@ -23,7 +28,7 @@ void hzrig_upg_names(unsigned int upg, char *buf, size_t len)
 
 	if (len)
 		buf[0] = '\0';
-	for (i = 0; i < sizeof(upg_names) / sizeof(upg_names[0]); i++) {
+	for (i = 0; i < HZRIG_UPG_KINDS; i++) {
 		int r;
 
 		if (!(upg & (1u << i)) || n >= len)
@@ -129,18 +134,7 @@ int hzrig_tree_case_judge(const struct hzrig_case_stats *from,
 	return 0;
 }
 
-/* The MAJOR.MINOR of @release into @buf; false if it has none. */
-static bool line_of(const char *release, char *buf, size_t len)
-{
-	unsigned long maj, min;
-
-	if (!hzrig_release_line(release, &maj, &min))
-		return false;
-	snprintf(buf, len, "%lu.%lu", maj, min);
-	return true;
-}
-
-/* Is line @a older than line @b? Both came from line_of(). */
+/* Is line @a older than line @b? Both from hzrig_release_line_name(). */
 static bool line_older(const char *a, const char *b)
 {
 	unsigned long am, an, bm, bn;
@@ -196,7 +190,7 @@ static int find_partners(sqlite3 *db, const char *run_id,
 		char line[16];
 		struct partner *np;
 
-		if (!line_of(col(st, 2), line, sizeof(line)) ||
+		if (!hzrig_release_line_name(col(st, 2), line, sizeof(line)) ||
 		    !strcmp(line, vline))
 			continue;
 		for (i = 0; i < n; i++)
@@ -368,7 +362,7 @@ int hzrig_trees_load(sqlite3 *db, const char *run_id, struct hzrig_trees *t,
 		size_t np = 0;
 		char line[16];
 
-		if (!line_of(v->release, line, sizeof(line))) {
+		if (!hzrig_release_line_name(v->release, line, sizeof(line))) {
 			t->unpaired++;
 			continue;
 		}

@@ -29,6 +29,10 @@ enum {
 	HZRIG_UPG_INSIDE = 1 << 3,	/* inside share down (hzrig_regress) */
 	HZRIG_UPG_STATUS = 1 << 4,	/* another majority status */
 };
+#define HZRIG_UPG_KINDS	5
+
+/* The name of kind bit @i ("window" for 0); NULL past the last. */
+const char *hzrig_upg_name(unsigned int i);
 
 struct hzrig_tree_case {
 	const struct hzrig_case_stats *from, *to;

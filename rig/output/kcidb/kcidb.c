@@ -391,17 +391,6 @@ static void nth_word(const char *s, size_t i, char *buf, size_t len)
 	}
 }
 
-/* "6.12" from a release "6.12.118"; "" if it has no MAJOR.MINOR. */
-static void release_line(char *buf, size_t len, const char *release)
-{
-	unsigned long maj, min;
-
-	if (hzrig_release_line(release, &maj, &min))
-		snprintf(buf, len, "%lu.%lu", maj, min);
-	else if (len)
-		buf[0] = '\0';
-}
-
 /*
  * One checkout per kernel source: the tree a variant was built from and
  * its patches. Variants without build.json count as the unpatched tree of
@@ -426,7 +415,7 @@ static void group_checkouts(struct ctx *c)
 		struct checkout *co;
 		char line[16];
 
-		release_line(line, sizeof(line), v->release);
+		hzrig_release_line_name(v->release, line, sizeof(line));
 		for (j = 0; j < c->nco; j++)
 			if (!strcmp(c->co[j].patches, patches) &&
 			    !strcmp(c->co[j].line, line))
