@@ -34,7 +34,7 @@ static void figures(struct dash *d, const struct hzrig_case_stats *c)
 /* Median on the older tree (x) against the newer (y), log-log. */
 static void scatter(struct dash *d, const struct hzrig_tree_pair *p)
 {
-	double lo = INFINITY, hi = 0, xl, xh, a, b;
+	double lo = INFINITY, hi = 0, xl, xh;
 	char title[160];
 	struct plot pl;
 	size_t i;
@@ -67,11 +67,10 @@ static void scatter(struct dash *d, const struct hzrig_tree_pair *p)
 		 p->regressions ? " bad" : "", p->nc, p->regressions,
 		 p->regressions == 1 ? "" : "s");
 	dash_clip_open(d, &pl);
-	a = xl;
-	b = xh;
+	/* both axes share the domain: the diagonal runs corner to corner */
 	dash_out(d, "<line class=\"diag\" x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\"/>\n",
-		 XY(dash_px(&pl, a)), XY(dash_py(&pl, a)),
-		 XY(dash_px(&pl, b)), XY(dash_py(&pl, b)));
+		 XY(dash_px(&pl, xl)), XY(dash_py(&pl, xl)),
+		 XY(dash_px(&pl, xh)), XY(dash_py(&pl, xh)));
 	for (i = 0; i < p->nc; i++) {
 		const struct hzrig_tree_case *c = &p->c[i];
 
