@@ -24,6 +24,12 @@ cp "$(dirname "$runner")/hzrig-ioctl-fuzz" "$root/bin/hzrig-ioctl-fuzz"
 cp "$here/robustness.sh" "$root/bin/hzrig-robustness"
 cp "$module" "$root/lib/modules/hzrig_host.ko"
 for p in "$@"; do cp "$p" "$root/plans/"; done
+# HZRIG_BUILD_JSON: what was built (matrix.sh's build record), one line;
+# the guest prints it in-band for a lab's log (hzrig.samples=console).
+if [ -n "${HZRIG_BUILD_JSON:-}" ]; then
+	mkdir -p "$root/etc/hzrig"
+	jq -c . "$HZRIG_BUILD_JSON" > "$root/etc/hzrig/build.json"
+fi
 # Variants with in-tree drivers (docs/checker.md): HZRIG_KMODS is their
 # modules_install tree (modprobe finds them and their dependencies), and
 # the device files of gadget/devices/ go to /etc/hzrig/devices. A device

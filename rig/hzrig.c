@@ -21,6 +21,7 @@
 #include "collect/collect.h"
 #include "collect/scan.h"
 #include "history/history.h"
+#include "lava/lava.h"
 #include "model/model.h"
 #include "output/compare.h"
 #include "output/dashboard/dashboard.h"
@@ -42,7 +43,8 @@ static const struct hzrig_cmd commands[] = {
 	{ "model", cmd_model, "print the model's window for timeouts at one HZ" },
 	{ "plan", cmd_plan, "check plans and print their cases, samples and waits" },
 	{ "compare", cmd_compare, "one run's cases side by side across its variants" },
-	{ "ingest", cmd_ingest, "record run directories in the history database" },
+	{ "lava", cmd_lava, "write LAVA jobs for variants, or the device dictionary of this QEMU" },
+	{ "ingest", cmd_ingest, "record run directories (or LAVA jobs' logs) in the history database" },
 	{ "history", cmd_history, "list recorded runs, or one case across runs" },
 	{ "baseline", cmd_baseline, "set, show or clear the baseline run of variants" },
 	{ "check-regressions", cmd_check_regressions, "hold a run against its baselines; exit 1 on a regression" },

@@ -3,12 +3,14 @@
  * hzrig-runner: the guest side of a measurement. Runs every case of a plan
  * through the host driver's ioctl, prints KTAP on stdout (the console) and
  * writes metadata, noise figures and samples as JSON lines to a second serial
- * port, where the host can collect them apart from the console noise.
+ * port, where the host can collect them apart from the console noise (or,
+ * with --inband, tagged on the console itself: a lab's one serial line).
  *
  * The userspace paths (usbfs, libusb-1.0) are in userpath.c; the kernel's
  * view of each URB comes from usbmon (usbmon.c). Linked against Debian's
  * shared libusb-1.0: mkinitramfs.sh copies what ldd names into the guest.
  */
+#define _GNU_SOURCE	/* fopencookie(): the --inband stream */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -53,6 +55,7 @@ struct runner {
 	const char *dev_path;
 	const char *plan_path;
 	const char *out_path;
+	bool inband;		/* --inband: JSON lines tagged on stdout */
 	const char *variant;
 	const char *accel;
 	int parallel;		/* --parallel, -1: as the plan says */
@@ -118,10 +121,79 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * --inband: the JSON lines go to stdout, the console, as tagged lines
+ * "hzrig-jsonl SEQ JSON" (SEQ from 1), then "hzrig-jsonl-end COUNT": for a
+ * lab that reads one serial console (LAVA, docs/lava.md). The host checks
+ * the sequence and the count, so a lost or cut line is an error there,
+ * never a silently shorter run. They are kept in memory and printed when
+ * the stream closes, after the plan: LAVA's monitor searches only the last
+ * 4000 characters of what it has read for the next KTAP result, and
+ * samples printed between results pushed some out of that window (6 of
+ * 200 results unrecorded in a quick plan). The console then carries only
+ * KTAP while calls are timed, too. A guest that dies mid-plan leaves its
+ * KTAP and crash lines but no samples.
+ */
+struct inband {
+	char *buf;
+	size_t len, cap;
+};
+
+static ssize_t inband_write(void *cookie, const char *buf, size_t n)
+{
+	struct inband *ib = cookie;
+
+	while (ib->len + n > ib->cap) {
+		size_t cap = ib->cap ? ib->cap * 2 : 1 << 16;
+		char *b = realloc(ib->buf, cap);
+
+		if (!b)
+			return -1;
+		ib->buf = b;
+		ib->cap = cap;
+	}
+	memcpy(ib->buf + ib->len, buf, n);
+	ib->len += n;
+	return (ssize_t)n;
+}
+
+static int inband_close(void *cookie)
+{
+	struct inband *ib = cookie;
+	unsigned long seq = 0;
+	size_t at = 0;
+
+	while (at < ib->len) {
+		char *nl = memchr(ib->buf + at, '\n', ib->len - at);
+		size_t n = nl ? (size_t)(nl - (ib->buf + at)) : ib->len - at;
+
+		printf("hzrig-jsonl %lu %.*s\n", ++seq, (int)n, ib->buf + at);
+		at += n + 1;
+	}
+	printf("hzrig-jsonl-end %lu\n", seq);
+	fflush(stdout);
+	free(ib->buf);
+	free(ib);
+	return 0;
+}
+
 static int open_out(struct runner *r)
 {
+	static const cookie_io_functions_t inband_io = {
+		.write = inband_write, .close = inband_close,
+	};
 	struct termios tio;
-	int fd = open(r->out_path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	struct inband *ib;
+	int fd;
+
+	if (r->inband) {
+		ib = calloc(1, sizeof(*ib));
+		r->out = ib ? fopencookie(ib, "w", inband_io) : NULL;
+		if (!r->out)
+			free(ib);
+		return r->out ? 0 : -1;
+	}
+	fd = open(r->out_path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0) {
 		fprintf(stderr, "hzrig-runner: %s: %s\n", r->out_path,
@@ -777,11 +849,14 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 
 static void usage(FILE *f)
 {
-	fputs("usage: hzrig-runner --plan FILE [--dev /dev/hzrig0] [--out /dev/ttyS1]\n"
+	fputs("usage: hzrig-runner --plan FILE [--dev /dev/hzrig0]\n"
+	      "                    [--out /dev/ttyS1 | --inband]\n"
 	      "                    [--variant NAME] [--accel NAME]\n"
 	      "                    [--parallel serial|lanes] [--drivers]\n"
 	      "Runs a measurement plan through the hzrig_host driver; KTAP on\n"
-	      "stdout, JSON lines on --out. --parallel overrides the plan's\n"
+	      "stdout, JSON lines on --out, or with --inband on stdout too, as\n"
+	      "'hzrig-jsonl SEQ JSON' lines ending in 'hzrig-jsonl-end COUNT'\n"
+	      "(one serial console: LAVA). --parallel overrides the plan's\n"
 	      "'parallel =' (docs/plans.md). --drivers: no hzrig device; the\n"
 	      "plan's path=usbmon cases time in-tree drivers (docs/checker.md);\n"
 	      "HZ comes from hzrig_host's jiffy_rate_mhz (loaded, unbound).\n", f);
@@ -797,6 +872,7 @@ static int parse_args(struct runner *r, int argc, char **argv)
 		{ "accel", required_argument, NULL, 'a' },
 		{ "parallel", required_argument, NULL, 'P' },
 		{ "drivers", no_argument, NULL, 'D' },
+		{ "inband", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -818,6 +894,7 @@ static int parse_args(struct runner *r, int argc, char **argv)
 			}
 			break;
 		case 'D': r->drivers = true; break;
+		case 'I': r->inband = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -853,8 +930,8 @@ int main(int argc, char **argv)
 	plan_name = plan_name ? plan_name + 1 : r.plan_path;
 	printf("1..%zu\n", plan.ncases + 4);
 	if (open_out(&r) || (!r.drivers && open_dev(&r))) {
-		printf("Bail out! cannot open %s or %s\n", r.out_path,
-		       r.dev_path);
+		printf("Bail out! cannot open %s or %s\n",
+		       r.inband ? "the in-band stream" : r.out_path, r.dev_path);
 		return 1;
 	}
 	if (r.drivers) {

@@ -54,18 +54,6 @@ static const char *const boot_status_name[] = {
 	[BOOT_HUNG] = "hung", [BOOT_ERROR] = "error",
 };
 
-struct qemu_conf {
-	char binary[128];
-	char args[512];
-	char cpu_tcg[64];
-	char cpu_kvm[64];
-	char append[512];
-	char append_tcg[256];
-	unsigned int boot_budget_s;
-	unsigned int slack_percent;
-	unsigned int smoke_timeout_s;
-};
-
 struct guest {
 	const char *variant;
 	const char *kernel;
@@ -80,11 +68,9 @@ struct guest {
 
 struct guest_result {
 	enum boot_status status;
-	int guest_rc;
 	double wall_s;
 	double first_sample_s;	/* console time of the first KTAP result */
-	char crash[256];	/* first crash line seen */
-	char last[256];		/* last non-empty console line */
+	struct hzrig_console_end con;	/* done rc, first crash line, last line */
 };
 
 static double mono_s(void)
@@ -137,7 +123,7 @@ static int conf_uint(unsigned int *dst, const char *key, const char *val,
 	return 0;
 }
 
-static int hzrig_qemu_conf_load(const char *path, struct qemu_conf *c)
+int hzrig_qemu_conf_load(const char *path, struct hzrig_qemu_conf *c)
 {
 	char buf[1024];
 	int line = 0, ret = 0;
@@ -205,7 +191,7 @@ static int hzrig_qemu_conf_load(const char *path, struct qemu_conf *c)
  * PIT"), drops it and ends on refined-jiffies. Measuring the rate here and
  * passing it as tsc_early_khz= makes the guest skip that calibration.
  */
-static unsigned long host_tsc_khz(void)
+unsigned long hzrig_host_tsc_khz(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	struct timespec a, b;
@@ -225,8 +211,9 @@ static unsigned long host_tsc_khz(void)
 #endif
 }
 
-/* Expand %HOST_TSC_KHZ% in @in into @out. */
-static void expand_append(char *out, size_t len, const char *in)
+/* Expand %HOST_TSC_KHZ% in @in into @out, with @tsc_khz. */
+void hzrig_expand_append(char *out, size_t len, const char *in,
+			 unsigned long tsc_khz)
 {
 	static const char tok[] = "%HOST_TSC_KHZ%";
 	const char *p = strstr(in, tok);
@@ -235,7 +222,7 @@ static void expand_append(char *out, size_t len, const char *in)
 		snprintf(out, len, "%s", in);
 		return;
 	}
-	snprintf(out, len, "%.*s%lu%s", (int)(p - in), in, host_tsc_khz(),
+	snprintf(out, len, "%.*s%lu%s", (int)(p - in), in, tsc_khz,
 		 p + strlen(tok));
 }
 
@@ -258,37 +245,64 @@ static const char *const crash_patterns[] = {
 	"WARNING:", "INFO: task", "Unable to handle kernel",
 };
 
-static void scan_line(const struct guest *g, struct guest_result *r,
-		      const char *line, double t0)
+/*
+ * One console line, as every reader of a guest's console takes it (hzrig
+ * boot live, hzrig ingest --lava from a lab's log): the first crash line,
+ * the last line, the guest's own "done" line. True for a KTAP result.
+ */
+bool hzrig_console_note(struct hzrig_console_end *e, const char *line)
 {
 	const char *p;
 	size_t i;
 
 	for (i = 0; i < sizeof(crash_patterns) / sizeof(*crash_patterns); i++) {
-		if (!r->crash[0] && strstr(line, crash_patterns[i])) {
+		if (!e->crash[0] && strstr(line, crash_patterns[i])) {
 			/* Truncation is fine: the log has the rest. */
-			size_t n = strnlen(line, sizeof(r->crash) - 1);
+			size_t n = strnlen(line, sizeof(e->crash) - 1);
 
-			memcpy(r->crash, line, n);
-			r->crash[n] = '\0';
-			if (!g->quiet)
-				printf("[%s] CRASH: %s\n", g->variant, line);
+			memcpy(e->crash, line, n);
+			e->crash[n] = '\0';
 		}
 	}
 	if (*line) {
-		size_t n = strnlen(line, sizeof(r->last) - 1);
+		size_t n = strnlen(line, sizeof(e->last) - 1);
 
-		memcpy(r->last, line, n);
-		r->last[n] = '\0';
+		memcpy(e->last, line, n);
+		e->last[n] = '\0';
 	}
 	p = strstr(line, "hzrig: guest done rc=");
 	if (p)
-		r->guest_rc = atoi(p + strlen("hzrig: guest done rc="));
-	if (r->first_sample_s < 0 && (!strncmp(line, "ok ", 3) ||
-				      !strncmp(line, "not ok ", 7)))
+		e->guest_rc = atoi(p + strlen("hzrig: guest done rc="));
+	return !strncmp(line, "ok ", 3) || !strncmp(line, "not ok ", 7);
+}
+
+/*
+ * How the guest ended by its console alone: crashed on a crash line or
+ * without its "done" line (then @e->crash says why), failed on rc != 0.
+ */
+const char *hzrig_console_status(struct hzrig_console_end *e)
+{
+	if (e->crash[0] || e->guest_rc < 0) {
+		if (!e->crash[0])
+			snprintf(e->crash, sizeof(e->crash),
+				 "guest stopped before it was done, last line: %.180s",
+				 e->last);
+		return "crashed";
+	}
+	return e->guest_rc ? "failed" : "ok";
+}
+
+static void scan_line(const struct guest *g, struct guest_result *r,
+		      const char *line, double t0)
+{
+	bool had_crash = r->con.crash[0];
+
+	if (hzrig_console_note(&r->con, line) && r->first_sample_s < 0)
 		r->first_sample_s = mono_s() - t0;
 	if (g->quiet)
 		return;
+	if (!had_crash && r->con.crash[0])
+		printf("[%s] CRASH: %s\n", g->variant, line);
 	/* Progress: our own lines, KTAP results and case headers. */
 	if (strstr(line, "hzrig: ") || !strncmp(line, "ok ", 3) ||
 	    !strncmp(line, "not ok ", 7) || !strncmp(line, "# case ", 7) ||
@@ -359,7 +373,7 @@ struct qemu_cmd {
 	char *argv[MAX_ARGS];
 };
 
-static int qemu_argv(const struct qemu_conf *c, const struct guest *g,
+static int qemu_argv(const struct hzrig_qemu_conf *c, const struct guest *g,
 		     struct qemu_cmd *q)
 {
 	bool kvm = !strcmp(g->accel, "kvm");
@@ -367,8 +381,9 @@ static int qemu_argv(const struct qemu_conf *c, const struct guest *g,
 	int argc = 0;
 
 	snprintf(q->args, sizeof(q->args), "%s", c->args);
-	expand_append(q->tcg_append, sizeof(q->tcg_append),
-		      kvm ? "" : c->append_tcg);
+	hzrig_expand_append(q->tcg_append, sizeof(q->tcg_append),
+			    kvm ? "" : c->append_tcg,
+			    kvm ? 0 : hzrig_host_tsc_khz());
 	snprintf(q->append, sizeof(q->append), "%s %s %s", c->append,
 		 q->tcg_append, g->extra_append);
 	snprintf(q->serial1, sizeof(q->serial1), "file:%s", g->samples_path);
@@ -398,27 +413,23 @@ static int qemu_argv(const struct qemu_conf *c, const struct guest *g,
 /* How the guest ended, once QEMU exited with @wstatus. */
 static void judge_exit(struct guest_result *r, int wstatus)
 {
+	const char *st;
+
 	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
 		/* QEMU itself failed: a bad option, a missing file, KVM. */
 		r->status = BOOT_ERROR;
-		snprintf(r->crash, sizeof(r->crash), "QEMU exit status %d: %.200s",
+		snprintf(r->con.crash, sizeof(r->con.crash),
+			 "QEMU exit status %d: %.200s",
 			 WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
-			 r->last);
+			 r->con.last);
 		return;
 	}
-	if (r->crash[0] || r->guest_rc < 0)
-		r->status = BOOT_CRASHED;
-	else if (r->guest_rc)
-		r->status = BOOT_FAILED;
-	else
-		r->status = BOOT_OK;
-	if (r->status == BOOT_CRASHED && !r->crash[0])
-		snprintf(r->crash, sizeof(r->crash),
-			 "guest stopped before it was done, last line: %.180s",
-			 r->last);
+	st = hzrig_console_status(&r->con);
+	r->status = !strcmp(st, "ok") ? BOOT_OK :
+		    !strcmp(st, "failed") ? BOOT_FAILED : BOOT_CRASHED;
 }
 
-static int run_guest(const struct qemu_conf *c, const struct guest *g,
+static int run_guest(const struct hzrig_qemu_conf *c, const struct guest *g,
 		     struct guest_result *r)
 {
 	char lbuf[4096];
@@ -430,7 +441,7 @@ static int run_guest(const struct qemu_conf *c, const struct guest *g,
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
-	r->guest_rc = -1;
+	r->con.guest_rc = -1;
 	r->first_sample_s = -1;
 	r->status = BOOT_ERROR;
 	if (qemu_argv(c, g, &q))
@@ -485,7 +496,7 @@ static int run_guest(const struct qemu_conf *c, const struct guest *g,
 }
 
 /* KVM is used only when a smoke boot with it reaches /init. */
-static const char *pick_accel(const struct qemu_conf *c, const char *kernel,
+static const char *pick_accel(const struct hzrig_qemu_conf *c, const char *kernel,
 			      const char *initrd, const char *scratch)
 {
 	struct guest_result r;
@@ -507,7 +518,8 @@ static const char *pick_accel(const struct qemu_conf *c, const char *kernel,
 	return "kvm";
 }
 
-static unsigned int budget_s(const struct qemu_conf *c, const char *plan)
+unsigned int hzrig_boot_budget_s(const struct hzrig_qemu_conf *c,
+				 const char *plan)
 {
 	struct hzrig_plan p;
 	char err[256];
@@ -539,9 +551,9 @@ static int write_status(const char *path, const struct guest *g,
 	fprintf(f, "{\"variant\":\"%s\",\"status\":\"%s\",\"guest_rc\":%d,"
 		"\"accel\":\"%s\",\"timeout_s\":%u,\"wall_s\":%.3f,"
 		"\"first_result_s\":%.3f,\"crash\":\"",
-		g->variant, boot_status_name[r->status], r->guest_rc, g->accel,
+		g->variant, boot_status_name[r->status], r->con.guest_rc, g->accel,
 		g->timeout_s, r->wall_s, r->first_sample_s);
-	for (s = r->crash; *s; s++) {
+	for (s = r->con.crash; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
@@ -635,7 +647,7 @@ int cmd_boot(int argc, char **argv)
 	const char *status = NULL, *scratch = "/tmp", *append = "";
 	bool accel_only = !strcmp(argv[0], "accel");
 	struct guest_result r;
-	struct qemu_conf c;
+	struct hzrig_qemu_conf c;
 	const char *pname;
 	int opt;
 
@@ -683,7 +695,7 @@ int cmd_boot(int argc, char **argv)
 	if (!strcmp(g.accel, "auto"))
 		g.accel = pick_accel(&c, g.kernel, g.initrd, scratch);
 	if (!g.timeout_s)
-		g.timeout_s = budget_s(&c, plan);
+		g.timeout_s = hzrig_boot_budget_s(&c, plan);
 	if (!g.timeout_s)
 		return BOOT_EXIT_USAGE;
 	pname = plan ? strrchr(plan, '/') : NULL;
@@ -699,7 +711,7 @@ int cmd_boot(int argc, char **argv)
 	if (!g.quiet)
 		printf("[%s] guest %s after %.1f s%s%s\n", g.variant,
 		       boot_status_name[r.status], r.wall_s,
-		       r.crash[0] ? ": " : "", r.crash);
+		       r.con.crash[0] ? ": " : "", r.con.crash);
 	if (status && write_status(status, &g, &r))
 		return 4;
 	return boot_status_exit[r.status];

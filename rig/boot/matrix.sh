@@ -198,7 +198,12 @@ stage_initramfs() {
 			return 1
 		}
 	fi
-	HZRIG_KMODS=$kmods "$TOP/initramfs/mkinitramfs.sh" "$B/$v/initramfs.cpio" /bin/busybox \
+	# The build record goes into the initramfs too: a guest whose samples
+	# go in-band (a LAVA job, docs/lava.md) prints it for the host.
+	write_build_json "$v" > "$B/$v/build.json.tmp" &&
+		mv "$B/$v/build.json.tmp" "$B/$v/build.json" || return 1
+	HZRIG_BUILD_JSON=$B/$v/build.json HZRIG_KMODS=$kmods \
+		"$TOP/initramfs/mkinitramfs.sh" "$B/$v/initramfs.cpio" /bin/busybox \
 		"$B/trees/$TKEY/gadget/hzrig-gadget" "$B/trees/$TKEY/runner/hzrig-runner" \
 		"$B/$v/module/hzrig_host.ko" "$TOP"/rig/plan/plans/*.plan
 }
@@ -223,7 +228,7 @@ stage_collect() {
 	# The guest's own words stay with the run; the next boot of this
 	# variant overwrites build/$v/run.
 	cp "$d/console.log" "$d/ttyS1.jsonl" "$d/status.json" "$RUN_DIR/$v/" 2>/dev/null
-	write_build_json "$v" > "$RUN_DIR/$v/build.json.tmp" &&
+	cp "$B/$v/build.json" "$RUN_DIR/$v/build.json.tmp" &&
 		mv "$RUN_DIR/$v/build.json.tmp" "$RUN_DIR/$v/build.json"
 }
 
@@ -271,6 +276,7 @@ write_build_json() {
 		  module_build_s: ($module_build_s | tonumber? // null)}'
 }
 
+HZRIG_VERSION=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
 declare -A FAILED
 NFAILED=0
 fail() { FAILED[$1]="$2"; NFAILED=$((NFAILED + 1)); log "$1" "FAILED at $2"; }
@@ -304,7 +310,6 @@ if [ "$ACCEL" = auto ]; then
 	done
 fi
 
-HZRIG_VERSION=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
 RUN_DIR=$RESULTS/runs/$RUN_ID
 mkdir -p "$RUN_DIR"

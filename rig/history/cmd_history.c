@@ -21,6 +21,7 @@
 #include "lib/json.h"
 #include "history/db.h"
 #include "history/history.h"
+#include "lava/lava.h"
 #include "runs/runs.h"
 #include "lib/table.h"
 #include "lib/util.h"
@@ -132,6 +133,15 @@ static struct json_object *jstr_opt(const char *s)
 static void ingest_usage(FILE *f)
 {
 	fputs("usage: hzrig ingest [--db FILE] [--replace] RUN_DIR...\n"
+	      "       hzrig ingest [--db FILE] --lava [--results DIR] JOB_LOG...\n"
+	      "--lava: the logs of LAVA jobs made by `hzrig lava jobs` (a file,\n"
+	      "or a directory holding output.yaml: lava-run's stderr, or\n"
+	      "`lavacli jobs logs --raw ID`), one variant each, become one run\n"
+	      "directory DIR/runs/ID (default DIR: results; ID: when the first\n"
+	      "job started), collected as a local run is, then recorded. A log\n"
+	      "that lost or cut a sample line, lacks the guest's end count or\n"
+	      "build record, or whose LAVA results differ from its KTAP is an\n"
+	      "error naming it, and nothing is written (docs/lava.md).\n"
 	      "Records each run directory (samples.jsonl, <variant>/run.json,\n"
 	      "<variant>/build.json) in the history database (default\n"
 	      HZRIG_DB_DEFAULT ", created when missing), one transaction per\n"
@@ -149,11 +159,15 @@ int cmd_ingest(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "replace", no_argument, NULL, 'r' },
+		{ "lava", no_argument, NULL, 'l' },
+		{ "results", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *db_path = HZRIG_DB_DEFAULT;
-	bool replace = false, differs = false, failed = false;
+	const char *db_path = HZRIG_DB_DEFAULT, *results = "results";
+	bool replace = false, differs = false, failed = false, lava = false;
+	char lava_run[4096];
+	char *lava_argv[1] = { lava_run };
 	sqlite3 *db = NULL;
 	int opt, i;
 
@@ -162,6 +176,8 @@ int cmd_ingest(int argc, char **argv)
 		switch (opt) {
 		case 'd': db_path = optarg; break;
 		case 'r': replace = true; break;
+		case 'l': lava = true; break;
+		case 'R': results = optarg; break;
 		case 'h': ingest_usage(stdout); return 0;
 		default: ingest_usage(stderr); return 2;
 		}
@@ -170,6 +186,18 @@ int cmd_ingest(int argc, char **argv)
 		fprintf(stderr, "hzrig ingest: no RUN_DIR\n");
 		ingest_usage(stderr);
 		return 2;
+	}
+	/* LAVA jobs' logs: first made into one run directory, then as any */
+	if (lava) {
+		if (hzrig_lava_run(results, argv + optind, argc - optind,
+				   lava_run, sizeof(lava_run), stderr)) {
+			fprintf(stderr, "hzrig ingest --lava: nothing written\n");
+			return 2;
+		}
+		printf("hzrig ingest --lava: run directory %s\n", lava_run);
+		argv = lava_argv;
+		argc = 1;
+		optind = 0;
 	}
 	for (i = optind; i < argc; i++) {
 		struct hzrig_run run;

@@ -26,7 +26,7 @@ STAGES = {
     'plan': 1, 'model': 1,
     'boot': 2, 'checker': 2,
     'collect': 3,
-    'runs': 4,
+    'runs': 4, 'lava': 4,  # lava: a lab's logs into captures (collect)
     'history': 5,
     'output': 6,
     '': 7,          # rig/hzrig.c: the dispatcher, on top

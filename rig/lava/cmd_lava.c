@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig lava jobs: one LAVA job definition (YAML) per variant, to run the
+ * variant's guest on a lab's qemu device with the rig's own QEMU settings;
+ * hzrig lava device: the device dictionary of a local QEMU, rendered as the
+ * qemu device type would render it for those jobs, for lava-run.
+ *
+ * A job deploys the variant's kernel and initramfs (tmpfs), boots them
+ * (method qemu) and follows the console with a monitor: each KTAP result
+ * is a LAVA test case, the guest's "done" line ends the test. The samples
+ * travel in-band (hzrig.samples=console) and come back with
+ * `hzrig ingest --lava` (docs/lava.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lava/lava.h"
+#include "lib/util.h"
+
+/* What the qemu template sets on its own: left out of "extra". */
+static const char *const template_owns[] = { "-nodefaults", "-display", "-m" };
+
+static bool owned(const char *opt)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(template_owns) / sizeof(*template_owns); i++)
+		if (!strcmp(opt, template_owns[i]))
+			return true;
+	return false;
+}
+
+static int add_extra(struct hzrig_lava_qemu *q, const char *a, const char *b,
+		     FILE *err)
+{
+	if (q->nextra >= (int)(sizeof(q->extra) / sizeof(q->extra[0])) ||
+	    snprintf(q->extra[q->nextra], sizeof(q->extra[0]), "%s%s%s", a,
+		     b ? " " : "", b ? b : "") >= (int)sizeof(q->extra[0])) {
+		fprintf(err, "hzrig lava: too many or too long QEMU options at '%s'\n",
+			a);
+		return -1;
+	}
+	q->nextra++;
+	return 0;
+}
+
+int hzrig_lava_qemu(const struct hzrig_qemu_conf *c, const char *accel,
+		    unsigned long tsc_khz, const char *extra_append,
+		    struct hzrig_lava_qemu *q, FILE *err)
+{
+	bool kvm = !strcmp(accel, "kvm");
+	char args[sizeof(c->args)], tcg[300], *tok[64], *save = NULL, *t;
+	int n = 0, i;
+
+	memset(q, 0, sizeof(*q));
+	q->binary = c->binary;
+	snprintf(q->memory, sizeof(q->memory), "512");
+	snprintf(args, sizeof(args), "%s", c->args);
+	for (t = strtok_r(args, " \t", &save); t && n < 64;
+	     t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	for (i = 0; i < n; i++) {
+		/* an option's value is the next word unless that is an option */
+		const char *val = i + 1 < n && tok[i + 1][0] != '-' ? tok[i + 1] : NULL;
+
+		if (!strcmp(tok[i], "-m") && val)
+			snprintf(q->memory, sizeof(q->memory), "%s", val);
+		else if (!owned(tok[i]) && add_extra(q, tok[i], val, err))
+			return -1;
+		i += val ? 1 : 0;
+	}
+	/* KVM: the template's own -cpu host -enable-kvm (no_kvm unset) */
+	if (!kvm && (add_extra(q, "-accel", "tcg", err) ||
+		     add_extra(q, "-cpu", c->cpu_tcg, err)))
+		return -1;
+	hzrig_expand_append(tcg, sizeof(tcg), kvm ? "" : c->append_tcg, tsc_khz);
+	if (snprintf(q->append, sizeof(q->append), "%s%s%s %s", c->append,
+		     *tcg ? " " : "", tcg, extra_append) >= (int)sizeof(q->append)) {
+		fprintf(err, "hzrig lava: the kernel command line is too long\n");
+		return -1;
+	}
+	return 0;
+}
+
+void hzrig_lava_case_id(const char *ktap_name, char *out, size_t len)
+{
+	/* LAVA: lower case, every run of non-word characters one '_' */
+	size_t o = 0;
+	bool sep = false;
+
+	for (; *ktap_name && o + 1 < len; ktap_name++) {
+		unsigned char ch = *ktap_name;
+
+		if (ch == '_' || (ch >= '0' && ch <= '9') ||
+		    (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
+			if (sep && o + 2 < len)
+				out[o++] = '_';
+			sep = false;
+			out[o++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+		} else {
+			sep = true;
+		}
+	}
+	if (sep && o + 1 < len)
+		out[o++] = '_';
+	out[o] = '\0';
+}
+
+/* A YAML single-quoted scalar. */
+static void yq(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+struct job_opts {
+	const char *plan;		/* path */
+	const char *plan_name;		/* its file name */
+	const char *out_dir;
+	const char *build_dir;
+	const char *artifacts;		/* URL prefix, or NULL: file:// */
+	const char *accel;
+	unsigned long tsc_khz;
+	unsigned int budget_s;
+	struct hzrig_qemu_conf conf;
+};
+
+/* The variant's "cmdline =" line, "" without one; -1 if no such variant. */
+static int variant_cmdline(const char *v, char *out, size_t len, FILE *err)
+{
+	char path[PATH_MAX], line[1024];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/kernel/variants/%s.variant", HZRIG_TOP, v);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(err, "hzrig lava jobs: no variant %s (%s: %s)\n", v, path,
+			strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line;
+
+		if (strncmp(p, "cmdline", 7))
+			continue;
+		p += 7;
+		p += strspn(p, " \t");
+		if (*p++ != '=')
+			continue;
+		p += strspn(p, " \t");
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(out, len, "%s", p);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int url_of(const struct job_opts *o, const char *v, const char *file,
+		  char *out, size_t len, FILE *err)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", o->build_dir, v, file);
+	if (!realpath(path, real)) {
+		fprintf(err, "hzrig lava jobs: %s: %s (build it first: make lava-jobs VARIANTS=%s builds and writes)\n",
+			path, strerror(errno), v);
+		return -1;
+	}
+	if (o->artifacts)
+		snprintf(out, len, "%s/%s/%s", o->artifacts, v, file);
+	else
+		snprintf(out, len, "file://%s", real);
+	return 0;
+}
+
+static void write_monitor(FILE *f)
+{
+	/*
+	 * A result line as a whole (pexpect matches on a stream: without the
+	 * line end a name could match half-read). "not ok" first.
+	 */
+	fputs("    monitors:\n"
+	      "    - name: " HZRIG_LAVA_SUITE "\n"
+	      "      start: 'KTAP version 1'\n"
+	      "      end: 'hzrig: guest done rc=-?[0-9]+'\n"
+	      "      pattern: '(?m)^(?P<result>not ok|ok) [0-9]+ (?P<test_case_id>[^\\s#]+)[^\\r\\n]*\\r*\\n'\n"
+	      "      fixupdict:\n"
+	      "        'ok': pass\n"
+	      "        'not ok': fail\n", f);
+}
+
+/* Long: the job is one YAML document written top to bottom. */
+static int write_job(const struct job_opts *o, const char *v, FILE *err)
+{
+	char kernel[PATH_MAX + 256], initrd[PATH_MAX + 256], extra[1100];
+	char path[PATH_MAX], tmp[PATH_MAX + 8], cmdline[1024];
+	struct hzrig_lava_qemu q;
+	unsigned int job_min;
+	FILE *f;
+	int i;
+
+	if (variant_cmdline(v, cmdline, sizeof(cmdline), err) ||
+	    url_of(o, v, "kernel/arch/x86/boot/bzImage", kernel, sizeof(kernel), err) ||
+	    url_of(o, v, "initramfs.cpio", initrd, sizeof(initrd), err))
+		return -1;
+	snprintf(extra, sizeof(extra),
+		 "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s hzrig.samples=console%s%s",
+		 v, o->accel, o->plan_name, *cmdline ? " " : "", cmdline);
+	if (hzrig_lava_qemu(&o->conf, o->accel, o->tsc_khz, extra, &q, err))
+		return -1;
+	if (strchr(q.append, '"')) {
+		fprintf(err, "hzrig lava jobs: %s: a '\"' in the kernel command line cannot go into image_arg\n",
+			v);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s.yaml", o->out_dir, v);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(err, "hzrig lava jobs: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	job_min = (o->budget_s + 59) / 60;
+	fprintf(f, "# hzrig: variant %s, plan %s (hzrig lava jobs; docs/lava.md).\n"
+		"# The guest prints its samples in-band; bring the log back with\n"
+		"# hzrig ingest --lava DIR (DIR/output.yaml: lavacli jobs logs --raw ID).\n",
+		v, o->plan_name);
+	fprintf(f, "device_type: qemu\njob_name: ");
+	{
+		char name[256];
+
+		snprintf(name, sizeof(name), "hzrig %s %s", v, o->plan_name);
+		yq(f, name);
+	}
+	fprintf(f, "\npriority: medium\nvisibility: public\n"
+		"timeouts:\n  job:\n    minutes: %u\n"
+		"  action:\n    minutes: 5\n"
+		"  connection:\n    minutes: 2\n", job_min + 10);
+	fputs("metadata:\n  hzrig.variant: ", f);
+	yq(f, v);
+	fputs("\n  hzrig.plan: ", f);
+	yq(f, o->plan_name);
+	/* the template's variables: the rig's QEMU settings */
+	fprintf(f, "\ncontext:\n  arch: x86_64\n  memory: %s\n", q.memory);
+	if (strcmp(o->accel, "kvm"))
+		fputs("  no_kvm: true\n", f);
+	fputs("  extra_options:\n", f);
+	for (i = 0; i < q.nextra; i++) {
+		fputs("  - ", f);
+		yq(f, q.extra[i]);
+		fputc('\n', f);
+	}
+	fputs("actions:\n- deploy:\n    timeout:\n      minutes: 5\n"
+	      "    to: tmpfs\n    images:\n      kernel:\n        image_arg: ", f);
+	{
+		char arg[1600];
+
+		snprintf(arg, sizeof(arg), "-kernel {kernel} -append \"%s\"", q.append);
+		yq(f, arg);
+	}
+	fputs("\n        url: ", f);
+	yq(f, kernel);
+	fputs("\n      initrd:\n        image_arg: '-initrd {initrd}'\n        url: ", f);
+	yq(f, initrd);
+	fputs("\n- boot:\n    timeout:\n      minutes: 2\n    method: qemu\n"
+	      "    media: tmpfs\n", f);
+	fprintf(f, "- test:\n    timeout:\n      minutes: %u\n", job_min);
+	write_monitor(f);
+	if (fclose(f) || rename(tmp, path)) {
+		fprintf(err, "hzrig lava jobs: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	printf("%s\n", path);
+	return 0;
+}
+
+/* Long: the rendered device is one YAML document written top to bottom. */
+static int write_device(const struct hzrig_qemu_conf *c, const char *accel,
+			const char *path, FILE *err)
+{
+	struct hzrig_lava_qemu q;
+	FILE *f = path ? fopen(path, "w") : stdout;
+	int i;
+
+	if (!f) {
+		fprintf(err, "hzrig lava device: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (hzrig_lava_qemu(c, accel, 0, "", &q, err)) {
+		if (path)
+			fclose(f);
+		return -1;
+	}
+	/*
+	 * What LAVA's qemu device type renders for arch x86_64, the jobs'
+	 * context (memory, no_kvm, extra_options) filled in: lava-run takes a
+	 * rendered device, so a local run sees the options a lab's would.
+	 */
+	fputs("# hzrig: a local QEMU as LAVA's qemu device type renders it for the\n"
+	      "# jobs of `hzrig lava jobs` (docs/lava.md); for lava-run --device.\n"
+	      "constants:\n"
+	      "  shutdown-message: 'The system is going down for reboot NOW'\n"
+	      "  kernel-start-message: 'Linux version [0-9]'\n"
+	      "  default-shell-prompt: 'lava-test: # '\n"
+	      "  spawn_maxread: '4092'\n"
+	      /* one attempt: a measurement is not retried until it passes */
+	      "  failure_retry: 1\n"
+	      "  boot_retry: 1\n"
+	      "  posix:\n    lava_test_sh_cmd: /bin/sh\n"
+	      "    lava_test_results_dir: /lava-%s\n"
+	      "    lava_test_shell_file: ~/.bashrc\n"
+	      "parameters:\n  pass:\n"
+	      "available_architectures:\n- x86_64\n"
+	      "actions:\n  deploy:\n    connections:\n      serial:\n"
+	      "    methods:\n      image:\n        parameters:\n          guest:\n"
+	      "            size: 512\n            interface: ide\n"
+	      "            driveid: lavatest\n"
+	      "  boot:\n    connections:\n      serial:\n    methods:\n"
+	      "      qemu:\n        parameters:\n          command: ", f);
+	yq(f, q.binary);
+	fputs("\n          options:\n", f);
+	if (!strcmp(accel, "kvm"))
+		fputs("          - -cpu host\n          - -enable-kvm\n", f);
+	fprintf(f, "          - -nographic\n"
+		"          - -net nic,model=virtio,macaddr=52:54:00:12:34:58 -net user\n"
+		"          - -m %s\n"
+		"          - -monitor none\n"
+		"          extra:\n", q.memory);
+	for (i = 0; i < q.nextra; i++) {
+		fputs("          - ", f);
+		yq(f, q.extra[i]);
+		fputc('\n', f);
+	}
+	fputs("timeouts:\n  actions:\n    boot-qemu-image:\n      minutes: 2\n"
+	      "    boot-image-retry:\n      minutes: 2\n"
+	      "  connections:\n    lava-test-shell:\n      seconds: 10\n", f);
+	if (path && fclose(f)) {
+		fprintf(err, "hzrig lava device: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void lava_usage(FILE *f)
+{
+	fputs("usage: hzrig lava jobs [--plan NAME|FILE] [--out DIR] [--build DIR]\n"
+	      "                       [--artifacts URL] [--accel tcg|kvm]\n"
+	      "                       [--tsc-khz N] [--qemu-config FILE] VARIANT...\n"
+	      "       hzrig lava device [--accel tcg|kvm] [--qemu-config FILE]\n"
+	      "                         [--out FILE]\n"
+	      "jobs: one LAVA job (DIR/VARIANT.yaml, default build/lava) per built\n"
+	      "variant (build/VARIANT: rig/boot/matrix.sh --build-only), for LAVA's\n"
+	      "qemu device type with the rig's QEMU settings; the plan (default\n"
+	      "quick) sets the test's timeout as hzrig boot's watchdog would.\n"
+	      "Images are file:// URLs of the build, or URL/VARIANT/<file> with\n"
+	      "--artifacts (upload build/VARIANT/kernel/arch/x86/boot/bzImage and\n"
+	      "build/VARIANT/initramfs.cpio there). Under TCG the guest is told\n"
+	      "the TSC rate (--tsc-khz, default this host's): a lab's TCG worker\n"
+	      "needs its own; a KVM worker none (--accel kvm).\n"
+	      "device: the device dictionary of this machine's QEMU for lava-run.\n"
+	      "Exit: 0 written, 2 bad usage or input (nothing half-written).\n", f);
+}
+
+static int plan_path(const char *arg, char *out, size_t len)
+{
+	if (strchr(arg, '/'))
+		return snprintf(out, len, "%s", arg) >= (int)len ? -1 : 0;
+	return snprintf(out, len, "%s/rig/plan/plans/%s%s", HZRIG_TOP, arg,
+			strstr(arg, ".plan") ? "" : ".plan") >= (int)len ? -1 : 0;
+}
+
+/* Long: option parsing for both subcommands, then one job per variant. */
+int cmd_lava(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "plan", required_argument, NULL, 'p' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "build", required_argument, NULL, 'b' },
+		{ "artifacts", required_argument, NULL, 'a' },
+		{ "accel", required_argument, NULL, 'A' },
+		{ "tsc-khz", required_argument, NULL, 't' },
+		{ "qemu-config", required_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *qconf = HZRIG_TOP "/rig/boot/qemu/x86_64.conf";
+	struct job_opts o = { .accel = "tcg" };
+	char plan[PATH_MAX], out_dir[PATH_MAX];
+	const char *sub, *plan_arg = "quick", *out = NULL;
+	long long khz = -1;
+	int opt, i, rc = 0;
+
+	if (argc < 2 || (strcmp(argv[1], "jobs") && strcmp(argv[1], "device"))) {
+		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+			lava_usage(stdout);
+			return 0;
+		}
+		fprintf(stderr, "hzrig lava: say jobs or device\n");
+		lava_usage(stderr);
+		return 2;
+	}
+	sub = argv[1];
+	optind = 2;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p': plan_arg = optarg; break;
+		case 'o': out = optarg; break;
+		case 'b': o.build_dir = optarg; break;
+		case 'a': o.artifacts = optarg; break;
+		case 'A': o.accel = optarg; break;
+		case 'q': qconf = optarg; break;
+		case 't':
+			if (hzrig_parse_ll(optarg, 1, 100000000, &khz)) {
+				fprintf(stderr, "hzrig lava: --tsc-khz: '%s' is not a rate in kHz\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h': lava_usage(stdout); return 0;
+		default: lava_usage(stderr); return 2;
+		}
+	}
+	if (strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm")) {
+		fprintf(stderr, "hzrig lava: --accel: '%s' is not tcg or kvm\n", o.accel);
+		return 2;
+	}
+	if (hzrig_qemu_conf_load(qconf, &o.conf))
+		return 2;
+	if (!strcmp(sub, "device")) {
+		if (optind != argc) {
+			fprintf(stderr, "hzrig lava device: unexpected argument '%s'\n",
+				argv[optind]);
+			return 2;
+		}
+		return write_device(&o.conf, o.accel, out, stderr) ? 2 : 0;
+	}
+	if (optind == argc) {
+		fprintf(stderr, "hzrig lava jobs: no variants\n");
+		return 2;
+	}
+	if (plan_path(plan_arg, plan, sizeof(plan)) || access(plan, R_OK)) {
+		fprintf(stderr, "hzrig lava jobs: --plan: no plan %s\n", plan);
+		return 2;
+	}
+	o.plan = plan;
+	o.plan_name = strrchr(plan, '/') + 1;
+	o.budget_s = hzrig_boot_budget_s(&o.conf, plan);
+	if (!o.budget_s)
+		return 2;
+	o.build_dir = o.build_dir ? o.build_dir : HZRIG_TOP "/build";
+	snprintf(out_dir, sizeof(out_dir), "%s", out ? out : HZRIG_TOP "/build/lava");
+	o.out_dir = out_dir;
+	if (mkdir(out_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "hzrig lava jobs: %s: %s\n", out_dir, strerror(errno));
+		return 2;
+	}
+	o.tsc_khz = khz > 0 ? (unsigned long)khz :
+		    strcmp(o.accel, "kvm") ? hzrig_host_tsc_khz() : 0;
+	for (i = optind; i < argc; i++)
+		if (write_job(&o, argv[i], stderr))
+			rc = 2;
+	return rc;
+}

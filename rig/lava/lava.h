@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * LAVA: the same guest handed to a lab instead of booted here
+ * (docs/lava.md). `hzrig lava jobs` writes one LAVA job per variant from
+ * the rig's own QEMU settings (rig/boot/qemu/<arch>.conf) and plan budget;
+ * `hzrig lava device` the device dictionary of a local QEMU for lava-run.
+ * The guest prints its samples in-band on its one console
+ * (hzrig.samples=console): `hzrig ingest --lava` reads a job's log back
+ * into the capture files a local boot leaves (console.log, ttyS1.jsonl,
+ * status.json, build.json), and collect takes it from there.
+ */
+#ifndef HZRIG_LAVA_H
+#define HZRIG_LAVA_H
+
+#include <stdio.h>
+
+#include "boot/boot.h"
+
+/* The in-band tags (initramfs/init, initramfs/runner/hzrig-runner.c). */
+#define HZRIG_LAVA_TAG_JSONL	"hzrig-jsonl "
+#define HZRIG_LAVA_TAG_END	"hzrig-jsonl-end "
+#define HZRIG_LAVA_TAG_BUILD	"hzrig-build "
+
+/* The LAVA test suite a job's KTAP results are filed under. */
+#define HZRIG_LAVA_SUITE	"hzrig"
+
+/*
+ * QEMU's options for LAVA's qemu device type, from the rig's settings:
+ * what the type's template sets itself is left out (-nodefaults would take
+ * the serial console -nographic gives LAVA; -display; -m is its "memory").
+ */
+struct hzrig_lava_qemu {
+	char memory[16];		/* MiB, for the template's -m */
+	char extra[16][128];		/* the rest, one option per item */
+	int nextra;
+	const char *binary;
+	char append[1400];		/* the kernel's command line */
+};
+
+int hzrig_lava_qemu(const struct hzrig_qemu_conf *c, const char *accel,
+		    unsigned long tsc_khz, const char *extra_append,
+		    struct hzrig_lava_qemu *q, FILE *err);
+
+/* A LAVA test case name from a KTAP test name, as LAVA's monitor makes it. */
+void hzrig_lava_case_id(const char *ktap_name, char *out, size_t len);
+
+/*
+ * Unpack one job's log (@log: a file, or a directory holding output.yaml)
+ * into @dir: console.log, ttyS1.jsonl, status.json, build.json. The
+ * variant's name goes to @variant. 0, or -1 with every problem said on
+ * @err (a missing or cut sample line, no end count, no build record, a
+ * KTAP result LAVA did not record); @dir is then left as it was.
+ */
+int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
+		      size_t vlen, char *started, size_t slen, FILE *err);
+
+/*
+ * The logs of LAVA jobs (one variant each) as one run directory,
+ * @results/runs/ID (ID: when the first started), collected as a local run
+ * is; its path in @run_dir. 0, or -1 with nothing left behind.
+ */
+int hzrig_lava_run(const char *results, char *const *logs, int n,
+		   char *run_dir, size_t len, FILE *err);
+
+/* `hzrig lava jobs|device` (rig/lava/cmd_lava.c). */
+int cmd_lava(int argc, char **argv);
+
+#endif /* HZRIG_LAVA_H */

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A LAVA job's log, back into the capture files of a local boot.
+ *
+ * The log is YAML, one record a line: {"dt": ..., "lvl": ..., "msg": ...}
+ * (lava-run writes it bare on stderr; the server's output.yaml, from
+ * `lavacli jobs logs --raw ID`, as the items of one list, "- {...}").
+ * Records of level "target" are the guest's console, a line each; level
+ * "results" carries the monitor's test cases and the job's own result.
+ * Every line is parsed with libyaml (the messages are YAML double-quoted
+ * strings, escapes and all).
+ *
+ * From the console: the tagged lines "hzrig-jsonl SEQ JSON" (numbered from
+ * 1, none missing), "hzrig-jsonl-end COUNT" (the count matches), one
+ * "hzrig-build JSON"; the rest is console.log. The KTAP results must each
+ * have their LAVA test case with the same result: a check that LAVA saw
+ * what the guest said.
+ */
+#define _GNU_SOURCE	/* strptime(), timegm() */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <yaml.h>
+
+#include "lava/lava.h"
+#include "lib/util.h"
+
+/* One log record: its level, time, and message or result fields. */
+struct rec {
+	char lvl[32];
+	char dt[40];
+	char *msg;		/* a string message, malloc'd; NULL if a mapping */
+	char definition[64], ccase[256], result[32];
+};
+
+static void rec_set(struct rec *r, const char *key, const char *val, int depth)
+{
+	if (depth == 1) {
+		if (!strcmp(key, "lvl"))
+			snprintf(r->lvl, sizeof(r->lvl), "%s", val);
+		else if (!strcmp(key, "dt"))
+			snprintf(r->dt, sizeof(r->dt), "%s", val);
+		else if (!strcmp(key, "msg") && !r->msg)
+			r->msg = strdup(val);
+	} else if (depth == 2) {
+		if (!strcmp(key, "definition"))
+			snprintf(r->definition, sizeof(r->definition), "%s", val);
+		else if (!strcmp(key, "case"))
+			snprintf(r->ccase, sizeof(r->ccase), "%s", val);
+		else if (!strcmp(key, "result"))
+			snprintf(r->result, sizeof(r->result), "%s", val);
+	}
+}
+
+/*
+ * Parse one line (a flow mapping, maybe as a list item). 0, or -1 when it
+ * is not a record. Keys and values at depth 1 (the record) and 2 (msg as
+ * a mapping); deeper levels are skipped.
+ */
+static int parse_rec(const char *line, size_t len, struct rec *r)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	char key[64] = "";
+	bool have_key = false, done = false;
+	int depth = 0, ret = -1, seq = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (!yaml_parser_initialize(&p))
+		return -1;
+	yaml_parser_set_input_string(&p, (const unsigned char *)line, len);
+	while (!done) {
+		if (!yaml_parser_parse(&p, &ev))
+			break;
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+			/* "- {...}": the list item; a list inside a record is skipped */
+			if (depth == 0 && !seq)
+				seq = 1;
+			else
+				depth++;
+			have_key = false;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+			if (depth > 0)
+				depth--;
+			break;
+		case YAML_MAPPING_START_EVENT:
+			depth++;
+			have_key = false;
+			break;
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			if (!depth)
+				ret = 0;
+			have_key = false;
+			break;
+		case YAML_SCALAR_EVENT:
+			if (!have_key) {
+				snprintf(key, sizeof(key), "%s", (char *)ev.data.scalar.value);
+				have_key = true;
+			} else {
+				rec_set(r, key, (char *)ev.data.scalar.value, depth);
+				have_key = false;
+			}
+			break;
+		case YAML_STREAM_END_EVENT:
+		case YAML_DOCUMENT_END_EVENT:
+			done = true;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	if (ret || !r->lvl[0]) {
+		free(r->msg);
+		r->msg = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* A test result by LAVA's case id. */
+struct result {
+	char id[200];
+	bool pass;
+};
+
+/* The unpacking's state: the files being written and what was seen. */
+struct unpack {
+	const char *log;
+	FILE *err;
+	FILE *console, *samples;
+	unsigned long seq;		/* last sample line number */
+	long end_count;			/* -1: no hzrig-jsonl-end yet */
+	char *build;			/* the build record's JSON */
+	struct hzrig_console_end con;
+	double t_first, t_result, t_last;	/* target lines' times, s */
+	/* KTAP results seen on the console, and LAVA's test cases */
+	struct result *ktap, *lava;
+	size_t nktap, ktap_cap, nlava, lava_cap;
+	char job_result[32], job_error[256];
+	int errors;
+	unsigned long lineno;
+};
+
+static void say(struct unpack *u, const char *fmt, const char *a, unsigned long n)
+{
+	if (u->errors++ < 10) {
+		fprintf(u->err, "%s:%lu: ", u->log, u->lineno);
+		fprintf(u->err, fmt, a, n);
+		fputc('\n', u->err);
+	}
+}
+
+/* "2026-12-05T16:01:02.123456" as seconds (UTC); -1 if not a time. */
+static double dt_s(const char *dt)
+{
+	struct tm tm = { 0 };
+	const char *p = strptime(dt, "%Y-%m-%dT%H:%M:%S", &tm);
+
+	if (!p)
+		return -1;
+	return (double)timegm(&tm) + (*p == '.' ? atof(p) : 0);
+}
+
+static int push(struct result **v, size_t *n, size_t *cap, const char *id,
+		bool pass)
+{
+	struct result *g = hzrig_grow(*v, *n, cap, 256, sizeof(**v));
+
+	if (!g)
+		return -1;
+	*v = g;
+	snprintf(g[*n].id, sizeof(g[*n].id), "%s", id);
+	g[(*n)++].pass = pass;
+	return 0;
+}
+
+static void ktap_line(struct unpack *u, const char *line)
+{
+	bool ok = !strncmp(line, "ok ", 3);
+	const char *p = line + (ok ? 3 : 7);
+	char name[256], id[256];
+
+	p += strspn(p, "0123456789");
+	if (*p != ' ')
+		return;
+	p++;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(p, " \t#"), p);
+	hzrig_lava_case_id(name, id, sizeof(id));
+	if (push(&u->ktap, &u->nktap, &u->ktap_cap, id, ok))
+		u->errors++;
+}
+
+/* Long: the tags, each with its checks, and the console's own lines. */
+static void target_line(struct unpack *u, const char *msg, double t)
+{
+	size_t tj = strlen(HZRIG_LAVA_TAG_JSONL), te = strlen(HZRIG_LAVA_TAG_END);
+	size_t tb = strlen(HZRIG_LAVA_TAG_BUILD);
+	char *end;
+
+	if (t >= 0) {
+		if (u->t_first < 0)
+			u->t_first = t;
+		u->t_last = t;
+	}
+	if (!strncmp(msg, HZRIG_LAVA_TAG_JSONL, tj)) {
+		unsigned long n = strtoul(msg + tj, &end, 10);
+
+		if (end == msg + tj || *end != ' ') {
+			say(u, "a sample line without its number: '%.60s'", msg, 0);
+			return;
+		}
+		if (u->end_count >= 0)
+			say(u, "sample line %s%lu after the end count", "", n);
+		else if (n != u->seq + 1)
+			say(u, n > u->seq + 1 ? "sample line%s %lu is missing: the log jumps past it" :
+			    "sample line%s %lu comes twice or out of order",
+			    "", u->seq + 1);
+		u->seq = n;
+		fprintf(u->samples, "%s\n", end + 1);
+		return;
+	}
+	if (!strncmp(msg, HZRIG_LAVA_TAG_END, te)) {
+		u->end_count = strtol(msg + te, &end, 10);
+		if (end == msg + te || u->end_count < 0) {
+			say(u, "a bad end count: '%.60s'", msg, 0);
+			u->end_count = 0;
+		} else if ((unsigned long)u->end_count != u->seq) {
+			say(u, "the guest counted %s%lu sample lines; the log has fewer or more",
+			    "", (unsigned long)u->end_count);
+		}
+		return;
+	}
+	if (!strncmp(msg, HZRIG_LAVA_TAG_BUILD, tb)) {
+		free(u->build);
+		u->build = strdup(msg + tb);
+		return;
+	}
+	fprintf(u->console, "%s\n", msg);
+	if (hzrig_console_note(&u->con, msg)) {
+		if (u->t_result < 0 && t >= 0)
+			u->t_result = t;
+		ktap_line(u, msg);
+	}
+}
+
+static void results_rec(struct unpack *u, const struct rec *r)
+{
+	if (!strcmp(r->definition, "lava") && !strcmp(r->ccase, "job")) {
+		snprintf(u->job_result, sizeof(u->job_result), "%s", r->result);
+		return;
+	}
+	if (strcmp(r->definition, HZRIG_LAVA_SUITE))
+		return;
+	if (push(&u->lava, &u->nlava, &u->lava_cap, r->ccase,
+		 !strcmp(r->result, "pass")))
+		u->errors++;
+}
+
+/* Every KTAP result on the console must be LAVA's too, with its result. */
+static void check_results(struct unpack *u)
+{
+	size_t i, j, from = 0;
+
+	if (!u->nlava) {
+		say(u, "LAVA recorded no test case of suite '%s' (the job's monitor did not run?)",
+		    HZRIG_LAVA_SUITE, 0);
+		return;
+	}
+	for (i = 0; i < u->nktap; i++) {
+		/* in order, so a repeated name pairs with its own */
+		for (j = from; j < u->nlava && strcmp(u->lava[j].id, u->ktap[i].id); j++)
+			;
+		if (j == u->nlava) {
+			say(u, "LAVA recorded no test case %s for KTAP result %lu",
+			    u->ktap[i].id, i + 1);
+			continue;
+		}
+		if (u->lava[j].pass != u->ktap[i].pass)
+			say(u, "LAVA's result for %s differs from the console's (KTAP result %lu)",
+			    u->ktap[i].id, i + 1);
+		from = j + 1;
+	}
+}
+
+
+/*
+ * LAVA's console logger (lava_dispatcher/shell.py, ShellLogger) writes
+ * every '"' of the console as '\"' before the YAML quoting: take out each
+ * backslash that stands right before a quote. Exact, since it only ever
+ * adds one there (the JSON's own \" arrives as \\" and leaves as \").
+ * It also drops \r and ESC, and the JSON lines have neither.
+ */
+static void unescape_quotes(char *m)
+{
+	char *w = m;
+
+	for (; *m; m++)
+		if (!(m[0] == '\\' && m[1] == '"'))
+			*w++ = *m;
+	*w = '\0';
+}
+
+/* One line of the log; blank lines are skipped, anything else is said. */
+static void log_line(struct unpack *u, char *line, size_t len)
+{
+	struct rec r;
+
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	if (!len)
+		return;
+	if (parse_rec(line, len, &r)) {
+		say(u, "not a LAVA log record: '%.60s'", line, 0);
+		return;
+	}
+	if (!strcmp(r.lvl, "target") && r.msg) {
+		char *m = r.msg;
+		size_t n = strlen(m);
+
+		/* the console's \r\n, and a \r LAVA kept */
+		while (n && (m[n - 1] == '\r' || m[n - 1] == '\n'))
+			m[--n] = '\0';
+		unescape_quotes(m);
+		target_line(u, m, dt_s(r.dt));
+	} else if (!strcmp(r.lvl, "results")) {
+		results_rec(u, &r);
+	} else if (!strcmp(r.lvl, "error") && r.msg && !u->job_error[0]) {
+		snprintf(u->job_error, sizeof(u->job_error), "%s", r.msg);
+	}
+	free(r.msg);
+}
+
+/* status.json as `hzrig boot --status` writes it, and where it ran. */
+static int write_status(struct unpack *u, const char *path,
+			const char *variant, const char *accel)
+{
+	struct json_object *o = json_object_new_object(), *l;
+	const char *st = hzrig_console_status(&u->con);
+	int ret;
+
+	json_object_object_add(o, "variant", json_object_new_string(variant));
+	json_object_object_add(o, "status", json_object_new_string(st));
+	json_object_object_add(o, "guest_rc", json_object_new_int(u->con.guest_rc));
+	if (*accel)
+		json_object_object_add(o, "accel", json_object_new_string(accel));
+	json_object_object_add(o, "wall_s", json_object_new_double(
+		u->t_first >= 0 ? u->t_last - u->t_first : 0));
+	json_object_object_add(o, "first_result_s", json_object_new_double(
+		u->t_result >= 0 ? u->t_result - u->t_first : -1));
+	json_object_object_add(o, "crash", json_object_new_string(u->con.crash));
+	l = json_object_new_object();
+	json_object_object_add(l, "log", json_object_new_string(u->log));
+	json_object_object_add(l, "job_result", json_object_new_string(
+		u->job_result[0] ? u->job_result : "unknown"));
+	json_object_object_add(l, "test_cases", json_object_new_int64((int64_t)u->nlava));
+	if (u->job_error[0])
+		json_object_object_add(l, "error", json_object_new_string(u->job_error));
+	json_object_object_add(o, "lava", l);
+	ret = json_object_to_file_ext(path, o, JSON_C_TO_STRING_PLAIN);
+	json_object_put(o);
+	return ret;
+}
+
+/* The build record: an object naming its variant. */
+static int take_build(struct unpack *u, const char *path, char *variant,
+		      size_t vlen)
+{
+	struct json_object *b = u->build ? json_tokener_parse(u->build) : NULL, *v;
+	int ret = -1;
+
+	if (!u->build)
+		say(u, "no build record (%sa hzrig-build line): was the initramfs made by matrix.sh?", "", 0);
+	else if (!b || !json_object_is_type(b, json_type_object) ||
+		 !json_object_object_get_ex(b, "variant", &v) ||
+		 !json_object_is_type(v, json_type_string))
+		say(u, "the build record is not a JSON object with a variant: '%.60s'", u->build, 0);
+	else if (json_object_to_file_ext(path, b, JSON_C_TO_STRING_PRETTY))
+		say(u, "%s: cannot write (errno %lu)", path, (unsigned long)errno);
+	else {
+		snprintf(variant, vlen, "%s", json_object_get_string(v));
+		ret = 0;
+	}
+	json_object_put(b);
+	return ret;
+}
+
+/* The guest's accelerator, from the capture's meta record (line 1). */
+static void meta_accel(const char *samples, char *accel, size_t len)
+{
+	char line[8192];
+	FILE *f = fopen(samples, "r");
+	struct json_object *o, *v;
+
+	accel[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		o = json_tokener_parse(line);
+		if (o && json_object_object_get_ex(o, "accel", &v) &&
+		    json_object_is_type(v, json_type_string))
+			snprintf(accel, len, "%s", json_object_get_string(v));
+		json_object_put(o);
+	}
+	fclose(f);
+}
+
+static void rm_tree(const char *dir)
+{
+	static const char *const files[] = {
+		"console.log", "ttyS1.jsonl", "status.json", "build.json",
+	};
+	char p[PATH_MAX + 32];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+static int open_parts(struct unpack *u, const char *tmp)
+{
+	char p[PATH_MAX + 32];
+
+	if (mkdir(tmp, 0755)) {
+		fprintf(u->err, "%s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s/console.log", tmp);
+	u->console = fopen(p, "w");
+	snprintf(p, sizeof(p), "%s/ttyS1.jsonl", tmp);
+	u->samples = fopen(p, "w");
+	if (!u->console || !u->samples) {
+		fprintf(u->err, "%s: %s\n", p, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* After the last line: what must have come, and the files left to write. */
+static void finish(struct unpack *u, const char *tmp, char *variant,
+		   size_t vlen)
+{
+	char p[PATH_MAX + 32], accel[64];
+
+	u->lineno = 0;
+	if (!u->seq)
+		say(u, "no in-band samples (hzrig-jsonl lines)%s: was the job made by hzrig lava jobs (hzrig.samples=console)?",
+		    u->job_error[0] ? ", and LAVA said an error" : "", 0);
+	else if (u->end_count < 0)
+		say(u, "the log ends after sample line %s%lu without the guest's end count (hzrig-jsonl-end): cut short",
+		    "", u->seq);
+	if (fclose(u->samples) | fclose(u->console))
+		say(u, "%s: cannot write the capture (errno %lu)", tmp, (unsigned long)errno);
+	u->samples = u->console = NULL;
+	snprintf(p, sizeof(p), "%s/build.json", tmp);
+	take_build(u, p, variant, vlen);
+	check_results(u);
+	if (u->errors)
+		return;
+	snprintf(p, sizeof(p), "%s/ttyS1.jsonl", tmp);
+	meta_accel(p, accel, sizeof(accel));
+	snprintf(p, sizeof(p), "%s/status.json", tmp);
+	if (write_status(u, p, variant, accel))
+		say(u, "%s: cannot write (errno %lu)", p, (unsigned long)errno);
+}
+
+static void started_id(double t, char *out, size_t len)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	if (t < 0 || !gmtime_r(&s, &tm) || !strftime(out, len, "%Y%m%dT%H%M%SZ", &tm))
+		snprintf(out, len, "unknown");
+}
+
+/* Long: open, read line by line, check, then move the files in at once. */
+int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
+		      size_t vlen, char *started, size_t slen, FILE *err)
+{
+	struct unpack u = { .err = err, .end_count = -1, .t_first = -1,
+			    .t_result = -1, .t_last = -1,
+			    .con = { .guest_rc = -1 } };
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 8], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", log,
+		 !stat(log, &st) && S_ISDIR(st.st_mode) ? "/output.yaml" : "");
+	u.log = path;
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(err, "%s: %s (a LAVA job's log: lava-run's stderr, or lavacli jobs logs --raw ID)\n",
+			path, strerror(errno));
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.part", dir);
+	if (open_parts(&u, tmp)) {
+		fclose(f);
+		if (u.console)
+			fclose(u.console);
+		if (u.samples)
+			fclose(u.samples);
+		rm_tree(tmp);
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		u.lineno++;
+		log_line(&u, line, (size_t)n);
+	}
+	free(line);
+	fclose(f);
+	finish(&u, tmp, variant, vlen);
+	free(u.build);
+	free(u.ktap);
+	free(u.lava);
+	if (u.errors > 10)
+		fprintf(err, "%s: %d problems in all\n", path, u.errors);
+	if (u.errors || rename(tmp, dir)) {
+		if (!u.errors)
+			fprintf(err, "%s: %s\n", dir, strerror(errno));
+		rm_tree(tmp);
+		return -1;
+	}
+	started_id(u.t_first, started, slen);
+	return 0;
+}
