@@ -9,6 +9,8 @@
 #                   their windows per HZ and the patch that fixes them
 #   make drivers    those drivers, unmodified, measured with usbmon at
 #                   HZ=100/250/1000, before and after the fix
+#   make lava-jobs  LAVA jobs of VARIANTS for a lab (docs/lava.md);
+#                   make lava-check: one under lava-run, matched with here
 #   make robustness the driver's teardown on a KASAN + lockdep kernel;
 #                   make robustness-demo: the unsafe teardown, reported
 #
@@ -61,6 +63,7 @@ check-unit: tools
 	@$(TOP)/tests/kcidb/validate.sh $(HZRIG)
 	@$(MAKE) --no-print-directory -C tests browser HZRIG=$(HZRIG)
 	@$(MAKE) --no-print-directory check-hostile
+	@$(TOP)/tests/lava/check.sh $(HZRIG_SAN)
 	@$(TOP)/tests/checker/check-corpus.py $(HZRIG_SAN)
 	@$(MAKE) --no-print-directory check-fuzz
 
@@ -95,6 +98,22 @@ check-kernel: ksrc
 
 check-e2e: tools ksrc
 	@$(MAKE) --no-print-directory -C tests e2e VARIANT=$(CHECK_VARIANT)
+
+# LAVA (docs/lava.md). lava-jobs: one job per variant in build/lava, for a
+# lab's qemu device type (LAVA_ARGS: more hzrig lava jobs options, e.g.
+# --artifacts URL --accel kvm). lava-check: one variant's quick plan under a
+# real dispatcher (Debian's lava-dispatcher, lava-run), ingested and held
+# against the same variant run here.
+LAVA_VARIANT ?= $(CHECK_VARIANT)
+lava-jobs: setup
+	@$(MAKE) --no-print-directory tools ksrc
+	$(TOP)/rig/boot/matrix.sh --build-only $(VARIANTS)
+	$(HZRIG) lava jobs --plan $(PLAN) $(LAVA_ARGS) $$(TOP=$(TOP) B=$(B) bash -c '. $(TOP)/rig/boot/variant.sh && variant_expand $(VARIANTS)')
+
+lava-check:
+	@$(TOP)/rig/boot/setup.sh --lava
+	@$(MAKE) --no-print-directory tools ksrc
+	$(TOP)/tests/lava/lava-check.sh $(LAVA_VARIANT)
 
 # Turnaround figures (cold/warm build, boot to first sample, guest time,
 # efficiency, noise floor), printed and appended to results/bench.jsonl.
@@ -203,4 +222,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-tree drivers check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench regression-demo robustness check-robustness robustness-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-tree drivers check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean

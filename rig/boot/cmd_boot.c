@@ -240,58 +240,6 @@ static int split_args(char *s, char **argv, int *argc)
 	return 0;
 }
 
-static const char *const crash_patterns[] = {
-	"Kernel panic", "BUG:", "Oops:", "general protection fault",
-	"WARNING:", "INFO: task", "Unable to handle kernel",
-};
-
-/*
- * One console line, as every reader of a guest's console takes it (hzrig
- * boot live, hzrig ingest --lava from a lab's log): the first crash line,
- * the last line, the guest's own "done" line. True for a KTAP result.
- */
-bool hzrig_console_note(struct hzrig_console_end *e, const char *line)
-{
-	const char *p;
-	size_t i;
-
-	for (i = 0; i < sizeof(crash_patterns) / sizeof(*crash_patterns); i++) {
-		if (!e->crash[0] && strstr(line, crash_patterns[i])) {
-			/* Truncation is fine: the log has the rest. */
-			size_t n = strnlen(line, sizeof(e->crash) - 1);
-
-			memcpy(e->crash, line, n);
-			e->crash[n] = '\0';
-		}
-	}
-	if (*line) {
-		size_t n = strnlen(line, sizeof(e->last) - 1);
-
-		memcpy(e->last, line, n);
-		e->last[n] = '\0';
-	}
-	p = strstr(line, "hzrig: guest done rc=");
-	if (p)
-		e->guest_rc = atoi(p + strlen("hzrig: guest done rc="));
-	return !strncmp(line, "ok ", 3) || !strncmp(line, "not ok ", 7);
-}
-
-/*
- * How the guest ended by its console alone: crashed on a crash line or
- * without its "done" line (then @e->crash says why), failed on rc != 0.
- */
-const char *hzrig_console_status(struct hzrig_console_end *e)
-{
-	if (e->crash[0] || e->guest_rc < 0) {
-		if (!e->crash[0])
-			snprintf(e->crash, sizeof(e->crash),
-				 "guest stopped before it was done, last line: %.180s",
-				 e->last);
-		return "crashed";
-	}
-	return e->guest_rc ? "failed" : "ok";
-}
-
 static void scan_line(const struct guest *g, struct guest_result *r,
 		      const char *line, double t0)
 {

@@ -2,7 +2,7 @@
 # setup.sh: make sure this machine has what hzrig needs. Run by `make` and
 # `make check` before anything else. As root, installs what is missing with
 # apt-get; otherwise prints the command to run and fails. With --check, also
-# what only the tests need.
+# what only the tests need; with --lava, that and a LAVA dispatcher.
 set -eu
 
 # Debian packages, each with what it is for (coccinelle: spatch, for
@@ -16,7 +16,7 @@ linux-source-6.1 linux-source-6.12
 qemu-system-x86
 busybox-static
 libusb-1.0-0-dev pkg-config
-libjson-c-dev
+libjson-c-dev libyaml-dev
 libcmocka-dev
 sqlite3 libsqlite3-dev jq
 coccinelle diffutils
@@ -25,12 +25,23 @@ coccinelle diffutils
 # `make check` also opens the dashboard in a real browser, validates the
 # KCIDB export against a JSON schema and fuzzes the input readers with
 # libFuzzer (clang's runtime libraries).
+# It also validates the LAVA jobs against LAVA's own schema (lava-common,
+# read by /usr/bin/python3: Debian's, whatever python3 is first on PATH).
 CHECK_PKGS="
 chromium chromium-driver curl
 python3-jsonschema
 clang libclang-rt-14-dev
+lava-common
 "
-[ "${1:-}" = --check ] && PKGS="$PKGS $CHECK_PKGS"
+# `make lava-check` runs a job under a real LAVA dispatcher (lava-run) and
+# lavacli is how jobs go to a lab (docs/lava.md).
+LAVA_PKGS="
+lava-dispatcher lavacli
+"
+case "${1:-}" in
+--check) PKGS="$PKGS $CHECK_PKGS" ;;
+--lava) PKGS="$PKGS $CHECK_PKGS $LAVA_PKGS" ;;
+esac
 
 missing=""
 for p in $PKGS; do

@@ -89,30 +89,6 @@ int hzrig_lava_qemu(const struct hzrig_qemu_conf *c, const char *accel,
 	return 0;
 }
 
-void hzrig_lava_case_id(const char *ktap_name, char *out, size_t len)
-{
-	/* LAVA: lower case, every run of non-word characters one '_' */
-	size_t o = 0;
-	bool sep = false;
-
-	for (; *ktap_name && o + 1 < len; ktap_name++) {
-		unsigned char ch = *ktap_name;
-
-		if (ch == '_' || (ch >= '0' && ch <= '9') ||
-		    (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
-			if (sep && o + 2 < len)
-				out[o++] = '_';
-			sep = false;
-			out[o++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-		} else {
-			sep = true;
-		}
-	}
-	if (sep && o + 1 < len)
-		out[o++] = '_';
-	out[o] = '\0';
-}
-
 /* A YAML single-quoted scalar. */
 static void yq(FILE *f, const char *s)
 {

@@ -33,6 +33,30 @@
 #include "lava/lava.h"
 #include "lib/util.h"
 
+void hzrig_lava_case_id(const char *ktap_name, char *out, size_t len)
+{
+	/* LAVA: lower case, every run of non-word characters one '_' */
+	size_t o = 0;
+	bool sep = false;
+
+	for (; *ktap_name && o + 1 < len; ktap_name++) {
+		unsigned char ch = *ktap_name;
+
+		if (ch == '_' || (ch >= '0' && ch <= '9') ||
+		    (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
+			if (sep && o + 2 < len)
+				out[o++] = '_';
+			sep = false;
+			out[o++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+		} else {
+			sep = true;
+		}
+	}
+	if (sep && o + 1 < len)
+		out[o++] = '_';
+	out[o] = '\0';
+}
+
 /* One log record: its level, time, and message or result fields. */
 struct rec {
 	char lvl[32];

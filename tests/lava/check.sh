@@ -1,0 +1,164 @@
+#!/bin/bash
+# tests/lava/check.sh HZRIG: the LAVA path without a dispatcher (make check;
+# make lava-check runs the real one). HZRIG is the hzrig to test (make check
+# passes the ASan + UBSan build).
+#   jobs     hzrig lava jobs / device from a stand-in build: what each job
+#            carries (kernel command line, QEMU options, monitor, timeouts),
+#            valid by LAVA's own schemas (lava-common), and bad input refused
+#   ingest   a real lava-run log (tests/data/lava/hz-250-quick.yaml.xz, the
+#            hz-250 quick plan under lava-dispatcher 2023.01) into a run
+#            directory: the same samples collect makes of the unpacked
+#            capture, as lava-run writes it and as the server's output.yaml
+#   hostile  the log cut, a sample line lost, doubled or renumbered, the end
+#            count wrong, no build record, a LAVA result missing or different
+#            from the KTAP, junk: each an error naming it, nothing written
+#   match    tests/lava/match.py on runs that match and that do not
+set -u
+
+HZRIG=$(readlink -f "${1:?usage: tests/lava/check.sh HZRIG}")
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { local what=$1; shift; if "$@"; then ok; else ko "$what"; fi; }
+
+# --- jobs -----------------------------------------------------------------
+for v in hz-250 hz-250-legacy; do
+	mkdir -p "$T/build/$v/kernel/arch/x86/boot"
+	echo kernel > "$T/build/$v/kernel/arch/x86/boot/bzImage"
+	echo initrd > "$T/build/$v/initramfs.cpio"
+done
+"$HZRIG" lava jobs --build "$T/build" --out "$T/jobs" --tsc-khz 2600000 hz-250 hz-250-legacy > "$T/jobs.out"
+check "lava jobs writes a job per variant" [ $? -eq 0 ] && [ -s "$T/jobs/hz-250.yaml" ] && [ -s "$T/jobs/hz-250-legacy.yaml" ]
+J=$T/jobs/hz-250.yaml
+check "the job boots with the rig's kernel command line, in-band samples" \
+	grep -q 'console=ttyS0 tsc=reliable panic=-1 oops=panic loglevel=5 tsc_early_khz=2600000 hzrig.variant=hz-250 hzrig.accel=tcg hzrig.plan=quick.plan hzrig.samples=console"' "$J"
+check "a variant's own cmdline goes into its job" grep -q 'hzrig.samples=console hzrig.module=sync_timeout_jiffies=1"' "$T/jobs/hz-250-legacy.yaml"
+check "the QEMU settings come from x86_64.conf" \
+	grep -qx '  memory: 256' "$J"
+for o in "'-no-reboot'" "'-machine pc'" "'-smp 1'" "'-accel tcg'" "'-cpu max'"; do
+	check "extra option $o" grep -qx "  - $o" "$J"
+done
+check "what the qemu template sets itself is left out" bash -c "! grep -q -- '-nodefaults\|-display\|-m 256' '$J'"
+check "TCG: no_kvm" grep -qx '  no_kvm: true' "$J"
+check "file:// images of the build" grep -q "url: 'file://$T/build/hz-250/initramfs.cpio'" "$J"
+check "the KTAP monitor" grep -q "start: 'KTAP version 1'" "$J"
+# the test's timeout is hzrig boot's watchdog for the plan, in minutes
+budget=$(awk '/^boot_budget_s/ {b = $3} /^slack_percent/ {s = $3} END {print b, s}' "$TOP/rig/boot/qemu/x86_64.conf")
+waits=$("$HZRIG" plan "$TOP/rig/plan/plans/quick.plan" | sed -n 's/.*, \([0-9.]*\) s of requested waits.*/\1/p' | head -1)
+if [ -n "$waits" ]; then
+	want=$(awk -v b="${budget% *}" -v s="${budget#* }" -v w="$waits" 'BEGIN { t = b + int(w * 1000 * (100 + s) / 100000); printf "%d", (t + 59) / 60 }')
+	check "the test's timeout is the plan's budget ($want min)" grep -A2 '^- test:' "$J" | grep -qx "      minutes: $want"
+else
+	ko "hzrig plan printed no summed waits"
+fi
+"$HZRIG" lava jobs --build "$T/build" --out "$T/kvm" --accel kvm --artifacts https://lab.example/hzrig hz-250 > /dev/null
+check "KVM: the template's own -cpu host, no TCG options" bash -c "! grep -q 'no_kvm\|-accel tcg\|tsc_early_khz' '$T/kvm/hz-250.yaml'"
+check "--artifacts URLs" grep -q "url: 'https://lab.example/hzrig/hz-250/kernel/arch/x86/boot/bzImage'" "$T/kvm/hz-250.yaml"
+"$HZRIG" lava device --out "$T/device.yaml"
+check "the device dictionary has the template's options and ours" \
+	grep -q -- '- -nographic' "$T/device.yaml"
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import lava_common.schemas' 2> /dev/null; then
+	check "jobs and device are valid by LAVA's schemas" \
+		"$TOP/tests/lava/validate.py" --device "$T/device.yaml" "$J" "$T/jobs/hz-250-legacy.yaml" "$T/kvm/hz-250.yaml" > /dev/null
+	sed 's/^priority: medium/priority: medium\nbogus: 1/' "$J" > "$T/bad-job.yaml"
+	check "the validation catches a key LAVA does not know" \
+		bash -c "! '$TOP/tests/lava/validate.py' '$T/bad-job.yaml' | grep -q valid\$"
+else
+	ko "lava-common is not installed (rig/boot/setup.sh --check installs it)"
+fi
+refuse() {
+	local what=$1 want=$2
+	shift 2
+	"$@" > "$T/out" 2> "$T/err"
+	local rc=$?
+	check "$what: exit 2 ($rc)" [ $rc -eq 2 ]
+	check "$what: says '$want'" grep -q -- "$want" "$T/err"
+}
+refuse "unknown variant" "no variant hz-nope" "$HZRIG" lava jobs --build "$T/build" --out "$T/j2" hz-nope
+refuse "variant not built" "hz-1000/kernel/arch/x86/boot/bzImage" "$HZRIG" lava jobs --build "$T/build" --out "$T/j2" hz-1000
+refuse "bad --accel" "is not tcg or kvm" "$HZRIG" lava jobs --accel xen hz-250
+refuse "bad --tsc-khz" "is not a rate in kHz" "$HZRIG" lava jobs --tsc-khz fast hz-250
+refuse "bad plan" "no plan" "$HZRIG" lava jobs --plan nope hz-250
+refuse "no subcommand" "say jobs or device" "$HZRIG" lava
+check "a refused variant leaves no job" [ ! -e "$T/j2/hz-nope.yaml" ]
+
+# --- ingest ---------------------------------------------------------------
+LOG=$T/log/output.yaml
+mkdir -p "$T/log"
+xz -dc "$TOP/tests/data/lava/hz-250-quick.yaml.xz" > "$LOG"
+"$HZRIG" ingest --db "$T/h.db" --lava --results "$T/res" "$T/log" > "$T/ingest.out" 2>&1
+check "ingest --lava of a real lava-run log" [ $? -eq 0 ]
+RUN=$(ls -d "$T"/res/runs/*/ 2> /dev/null | head -1)
+RUN=${RUN%/}
+check "the run is named when the job started" [ "$(basename "$RUN")" = 20261205T153841Z ]
+for f in run.json build.json console.log ttyS1.jsonl status.json; do
+	check "the variant directory has $f" [ -s "$RUN/hz-250/$f" ]
+done
+check "all 408 samples" [ "$(grep -c '"variant":"hz-250"' "$RUN/samples.jsonl")" = 408 ]
+check "every in-band line, in order (412 = the guest's count)" [ "$(wc -l < "$RUN/hz-250/ttyS1.jsonl")" = 412 ]
+check "the console keeps the guest's lines, not the tags" bash -c "grep -q '^hzrig: guest done rc=0' '$RUN/hz-250/console.log' && ! grep -q '^hzrig-jsonl' '$RUN/hz-250/console.log'"
+check "LAVA's quote escaping undone" bash -c "head -1 '$RUN/hz-250/ttyS1.jsonl' | jq -e '.type == \"meta\" and .variant == \"hz-250\"' > /dev/null"
+check "status: ok, from the console; LAVA's 200 test cases and job result" \
+	jq -e '.status == "ok" and .guest_rc == 0 and .lava.test_cases == 200 and .lava.job_result == "pass"' "$RUN/hz-250/status.json" > /dev/null
+check "build.json is the guest's build record" jq -e '.variant == "hz-250" and .tree == "linux-source-6.1"' "$RUN/hz-250/build.json" > /dev/null
+check "the history has it" [ "$(sqlite3 -batch "$T/h.db" "SELECT COUNT(*) FROM variant_runs WHERE run_id = '20261205T153841Z'")" = 1 ]
+"$HZRIG" collect --variant hz-250 --serial "$RUN/hz-250/ttyS1.jsonl" --console "$RUN/hz-250/console.log" \
+	--boot-status "$RUN/hz-250/status.json" --out "$T/direct" > /dev/null 2>&1
+check "the same samples as collect of the unpacked capture" cmp -s "$RUN/samples.jsonl" "$T/direct/samples.jsonl"
+check "report reads it" bash -c "'$HZRIG' report '$RUN' | grep -q 'KTAP 200 ok / 0 not ok'"
+sed 's/^/- /' "$LOG" > "$T/server.yaml"
+"$HZRIG" ingest --db "$T/h2.db" --lava --results "$T/res2" "$T/server.yaml" > /dev/null 2>&1
+check "the server's output.yaml ('- ' items) too" cmp -s "$RUN/samples.jsonl" "$(ls -d "$T"/res2/runs/*/)samples.jsonl"
+
+# --- hostile ----------------------------------------------------------------
+n=0
+bad_log() {
+	local what=$1 want=$2 res
+	n=$((n + 1))
+	res=$T/hostile-$n
+	"$HZRIG" ingest --db "$res/h.db" --lava --results "$res" "$T/bad.yaml" > "$T/out" 2> "$T/err"
+	local rc=$?
+	check "$what: exit 2 ($rc)" [ $rc -eq 2 ]
+	check "$what: says '$want'" grep -q -- "$want" "$T/err"
+	check "$what: nothing written" bash -c "[ ! -e '$res/h.db' ] && [ -z \"\$(ls -A '$res/runs' 2> /dev/null)\" ]"
+}
+head -n 1500 "$LOG" > "$T/bad.yaml"
+bad_log "a log cut in the samples" "without the guest's end count (hzrig-jsonl-end): cut short" 
+grep -v '"msg": "hzrig-jsonl 17 ' "$LOG" > "$T/bad.yaml"
+bad_log "a lost sample line" "sample line 17 is missing"
+awk '/"msg": "hzrig-jsonl 30 / {print} {print}' "$LOG" > "$T/bad.yaml"
+bad_log "a doubled sample line" "comes twice or out of order"
+sed 's/hzrig-jsonl-end 412/hzrig-jsonl-end 413/' "$LOG" > "$T/bad.yaml"
+bad_log "a wrong end count" "the guest counted 413 sample lines"
+grep -v '"msg": "hzrig-build ' "$LOG" > "$T/bad.yaml"
+bad_log "no build record" "no build record"
+grep -v '"case": "bulk_in_nak_ms_10ms", "definition": "hzrig"' "$LOG" > "$T/bad.yaml"
+bad_log "a KTAP result LAVA did not record" "LAVA recorded no test case bulk_in_nak_ms_10ms"
+sed '/"case": "ctrl_in_nak_ms_1ms", "definition": "hzrig"/s/"result": "pass"/"result": "fail"/' "$LOG" > "$T/bad.yaml"
+bad_log "a LAVA result other than the KTAP" "LAVA's result for ctrl_in_nak_ms_1ms differs"
+{ head -n 5 "$LOG"; echo 'this is not yaml: {['; tail -n +6 "$LOG"; } > "$T/bad.yaml"
+bad_log "junk in the log" "not a LAVA log record"
+grep -v '"msg": "hzrig-jsonl' "$LOG" > "$T/bad.yaml"
+bad_log "no in-band samples" "no in-band samples"
+refuse "no such log" "No such file or directory" "$HZRIG" ingest --db "$T/x.db" --lava --results "$T/x" "$T/nope"
+refuse "one variant twice" "variant hz-250 comes twice" "$HZRIG" ingest --db "$T/x.db" --lava --results "$T/x" "$T/log" "$T/server.yaml"
+refuse "a run already there" "already there" "$HZRIG" ingest --db "$T/h.db" --lava --results "$T/res" "$T/log"
+check "the run already there is untouched" cmp -s "$RUN/samples.jsonl" "$T/direct/samples.jsonl"
+
+# --- match ------------------------------------------------------------------
+"$TOP/tests/lava/match.py" "$RUN" "$T/res2/runs/20261205T153841Z" hz-250 > "$T/out" 2>&1
+check "match.py: a run matches itself" [ $? -eq 0 ]
+cp -r "$RUN" "$T/fewer"
+grep -v '"timeout_ms":63,' "$RUN/samples.jsonl" > "$T/fewer/samples.jsonl"
+"$TOP/tests/lava/match.py" "$RUN" "$T/fewer" hz-250 > "$T/out" 2>&1
+check "match.py: a missing case is a mismatch" bash -c "[ $? -eq 1 ] && grep -q 'MISMATCH: only in the local run' '$T/out'"
+cp -r "$RUN" "$T/late"
+jq -c 'if .timeout_ms == 100 and .path == "kernel" then .verdict = "late" else . end' "$RUN/samples.jsonl" > "$T/late/samples.jsonl"
+"$TOP/tests/lava/match.py" "$RUN" "$T/late" hz-250 > "$T/out" 2>&1
+check "match.py: many cases all late on one side are a mismatch" bash -c "[ $? -eq 1 ] && grep -q 'cases with different verdicts' '$T/out'"
+
+echo "lava: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
