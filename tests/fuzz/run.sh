@@ -9,7 +9,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 O=$TOP/build/fuzz
 SECS=${1:?usage: run.sh SECONDS [TARGET...]}
 shift
-TARGETS=${*:-fuzz_plan fuzz_capture fuzz_run fuzz_scan}
+TARGETS=${*:-fuzz_plan fuzz_capture fuzz_run fuzz_scan fuzz_lava}
 
 make --no-print-directory -C "$TOP/tests/fuzz" O="$O" >"$O.build.log" 2>&1 || {
 	cat "$O.build.log"
@@ -29,6 +29,17 @@ seed() {
 		cp "$TOP"/tests/data/captures/*.jsonl "$s/" ;;
 	fuzz_scan)
 		cp "$TOP"/tests/data/consoles/*.log "$TOP"/tests/data/captures/console.log "$s/" ;;
+	fuzz_lava)
+		# A real lava-run log cut down to a few lines of each kind that
+		# still unpacks: the build record, KTAP with LAVA's results for
+		# it, three sample lines and their count, the done line.
+		xz -dc "$TOP/tests/data/lava/hz-250-quick.yaml.xz" | awk '
+			/"msg": "hzrig-build / || /"msg": "KTAP version 1"/ ||
+			/"msg": "ok [12] / || /"case": "(jiffy_rate|clocksource)", "definition": "hzrig"/ ||
+			/"msg": "hzrig-jsonl [123] / || /"msg": "hzrig: guest done/ ||
+			/"case": "job", "definition": "lava"/ { print }
+			' | sed 's/hzrig-jsonl-end 412/hzrig-jsonl-end 3/' > "$s/small.yaml"
+		printf '%s\n' '{"dt": "2026-12-05T15:39:26.916714", "lvl": "target", "msg": "hzrig-jsonl-end 3"}' >> "$s/small.yaml" ;;
 	fuzz_run)
 		# First byte: 0 samples.jsonl, 1 run.json, 2 build.json.
 		# The first 20 lines: small inputs keep the runs per second up.

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: a LAVA job's log read back (rig/lava/log.c,
+ * `hzrig ingest --lava`). Any input is a log a lab hands back; the reader
+ * must never crash, leak or overflow, and it either unpacks the whole
+ * capture (console.log, ttyS1.jsonl, status.json, build.json, a variant
+ * name) or leaves nothing behind: no directory, no ".part".
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lava/lava.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void rm(const char *dir)
+{
+	static const char *const files[] = {
+		"console.log", "ttyS1.jsonl", "status.json", "build.json",
+	};
+	char p[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char log[128], dir[128], part[160], variant[64], started[32], p[256];
+	static const char *const files[] = {
+		"console.log", "ttyS1.jsonl", "status.json", "build.json",
+	};
+	struct stat st;
+	FILE *f, *err = fopen("/dev/null", "w");
+	size_t i;
+	int ret;
+
+	snprintf(log, sizeof(log), "/tmp/hzrig-fuzz-lava-%d.yaml", (int)getpid());
+	snprintf(dir, sizeof(dir), "/tmp/hzrig-fuzz-lava-%d", (int)getpid());
+	snprintf(part, sizeof(part), "%s.part", dir);
+	rm(dir);
+	f = fopen(log, "w");
+	if (!f || !err || fwrite(data, 1, size, f) != size)
+		abort();
+	fclose(f);
+	ret = hzrig_lava_unpack(log, dir, variant, sizeof(variant), started,
+				sizeof(started), err);
+	fclose(err);
+	if (!stat(part, &st))
+		abort();	/* never left half-written */
+	if (ret) {
+		if (!stat(dir, &st))
+			abort();
+	} else {
+		for (i = 0; i < sizeof(files) / sizeof(*files); i++) {
+			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+			if (stat(p, &st))
+				abort();
+		}
+		if (!variant[0] || !memchr(variant, 0, sizeof(variant)) ||
+		    !memchr(started, 0, sizeof(started)))
+			abort();
+	}
+	rm(dir);
+	unlink(log);
+	return 0;
+}
