@@ -8,6 +8,7 @@
 #ifndef HZRIG_HOST_H
 #define HZRIG_HOST_H
 
+#include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/fs.h>
@@ -16,9 +17,11 @@
 #include <linux/irqflags.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -145,6 +148,14 @@ enum hzrig_lane_id {
 	HZRIG_LANE_COUNT
 };
 
+/*
+ * The lanes, then the slots a fanned-out case's other repetitions run in
+ * (hzrig_case.fanout): each its own buffer and spans, so the planner keeps
+ * their starts apart as it does the lanes'. One fanned-out case at a time
+ * (fanout_mutex).
+ */
+#define HZRIG_SLOT_COUNT	(HZRIG_LANE_COUNT + HZRIG_MAX_FANOUT - 1)
+
 enum hzrig_span_id {
 	HZRIG_SPAN_BUSY,		/* arming: disturbs the others */
 	HZRIG_SPAN_START,		/* critical: the call's start */
@@ -185,7 +196,8 @@ struct hzrig_dev {
 	 */
 	struct mutex		ep0_mutex;
 	spinlock_t		span_lock;	/* the lanes' spans */
-	struct hzrig_lane	lane[HZRIG_LANE_COUNT];
+	struct hzrig_lane	lane[HZRIG_SLOT_COUNT];
+	struct mutex		fanout_mutex;	/* the slots after the lanes */
 	u8			bulk_in_ep;	/* endpoint numbers */
 	u8			bulk_out_ep;
 	u8			int_in_ep;

@@ -88,7 +88,7 @@ static ktime_t hzrig_span_conflict(struct hzrig_dev *dev,
 	int i, k;
 
 	lockdep_assert_held(&dev->span_lock);
-	for (i = 0; i < HZRIG_LANE_COUNT; i++) {
+	for (i = 0; i < HZRIG_SLOT_COUNT; i++) {
 		struct hzrig_lane *l = &dev->lane[i];
 
 		if (l == self)

@@ -81,7 +81,7 @@ static void hzrig_delete(struct kref *kref)
 	usb_put_dev(dev->udev);
 	kfree(dev->hb_buf);
 	hzrig_rwsem_free(dev);
-	for (i = 0; i < HZRIG_LANE_COUNT; i++)
+	for (i = 0; i < HZRIG_SLOT_COUNT; i++)
 		kfree(dev->lane[i].buf);
 	kfree(dev);
 }
@@ -194,8 +194,12 @@ static int hzrig_check_case(struct hzrig_dev *dev, const struct hzrig_case *c)
 	if (c->sample_size < HZRIG_SAMPLE_SIZE_V1 ||
 	    c->sample_size > HZRIG_SAMPLE_SIZE_MAX)
 		return hzrig_invalid(dev, "sample_size", c->sample_size);
-	if (c->reserved)
-		return hzrig_invalid(dev, "reserved", c->reserved);
+	if (c->fanout > HZRIG_MAX_FANOUT)
+		return hzrig_invalid(dev, "fanout", c->fanout);
+	if (c->fanout > 1 && (hzrig_is_ctrl(c->transfer) ||
+			      c->behaviour != HZRIG_BEH_NAK))
+		return hzrig_invalid(dev, "fanout of a call not a bulk or interrupt NAK",
+				     c->fanout);
 	if (c->transfer >= HZRIG_XFER_COUNT)
 		return hzrig_invalid(dev, "transfer", c->transfer);
 	if (c->behaviour >= HZRIG_BEH_COUNT)
@@ -666,6 +670,118 @@ static int hzrig_put_sample(const struct hzrig_case *c, u32 i,
 	return 0;
 }
 
+/* One thread's share of a fanned-out case: repetitions first, first + step... */
+struct hzrig_shard {
+	struct hzrig_dev	*dev;
+	struct hzrig_lane	*slot;
+	const struct hzrig_case	*c;
+	struct hzrig_sample	*s;		/* c->reps of them */
+	bool			*timed;		/* c->reps of them */
+	u32			first, step;
+	atomic_t		*stop;		/* one share failed: all stop */
+	int			ret;
+	struct completion	done;
+};
+
+static void hzrig_shard_run(struct hzrig_shard *sh)
+{
+	u32 i;
+
+	for (i = sh->first; i < sh->c->reps; i += sh->step) {
+		if (atomic_read(sh->stop))
+			break;
+		if (fatal_signal_pending(current)) {
+			sh->ret = -EINTR;
+		} else {
+			sh->ret = hzrig_run_one(sh->dev, sh->slot, sh->c,
+						&sh->s[i], &sh->timed[i]);
+		}
+		if (sh->ret) {
+			atomic_set(sh->stop, 1);
+			break;
+		}
+	}
+}
+
+static int hzrig_shard_thread(void *data)
+{
+	struct hzrig_shard *sh = data;
+
+	hzrig_shard_run(sh);
+	complete(&sh->done);
+	return 0;
+}
+
+/*
+ * A NAK case with c->fanout repetitions in flight at once: the ioctl's
+ * thread runs one share in @lane, kernel threads the others in the slots
+ * after the lanes. Each repetition is made exactly as alone (arm, planned
+ * start, one timed call); the planner keeps their starts apart. The
+ * samples go to the caller in repetition order once all are done.
+ */
+static int hzrig_run_fanout(struct hzrig_dev *dev, struct hzrig_lane *lane,
+			    const struct hzrig_case *c, u32 *filled)
+{
+	struct hzrig_shard sh[HZRIG_MAX_FANOUT];
+	u32 n = min(c->fanout, c->reps), i, k;
+	atomic_t stop = ATOMIC_INIT(0);
+	struct hzrig_sample *s;
+	bool *timed;
+	int ret = 0;
+
+	s = kvcalloc(c->reps, sizeof(*s), GFP_KERNEL);
+	timed = kcalloc(c->reps, sizeof(*timed), GFP_KERNEL);
+	if (!s || !timed) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (mutex_lock_killable(&dev->fanout_mutex)) {
+		ret = -EINTR;
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		sh[k] = (struct hzrig_shard){
+			.dev = dev, .c = c, .s = s, .timed = timed,
+			.first = k, .step = n, .stop = &stop,
+			.slot = k ? &dev->lane[HZRIG_LANE_COUNT + k - 1] : lane,
+		};
+		init_completion(&sh[k].done);
+	}
+	for (k = 1; k < n; k++) {
+		struct task_struct *t;
+
+		t = kthread_create(hzrig_shard_thread, &sh[k], "hzrig-rep%u", k);
+		if (IS_ERR(t)) {
+			sh[k].ret = PTR_ERR(t);
+			atomic_set(&stop, 1);
+			complete(&sh[k].done);
+			continue;
+		}
+		/* as the runner's lane threads: the call's end gets the CPU */
+		sched_set_fifo_low(t);
+		wake_up_process(t);
+	}
+	hzrig_shard_run(&sh[0]);
+	for (k = 1; k < n; k++)
+		wait_for_completion(&sh[k].done);
+	mutex_unlock(&dev->fanout_mutex);
+	for (k = 0; k < n && !ret; k++)
+		ret = sh[k].ret;
+	for (i = 0; i < c->reps && timed[i]; i++) {
+		int put = hzrig_put_sample(c, i, &s[i]);
+
+		if (put) {
+			ret = put;
+			break;
+		}
+	}
+	*filled = i;
+out:
+	kvfree(s);
+	kfree(timed);
+	return ret;
+}
+
 static long hzrig_ioctl_run_case(struct hzrig_dev *dev, void __user *argp)
 {
 	struct hzrig_lane *lane;
@@ -691,6 +807,10 @@ static long hzrig_ioctl_run_case(struct hzrig_dev *dev, void __user *argp)
 		return -EINTR;
 
 	ret = hzrig_reset_lane(dev, lane);
+	if (!ret && c.fanout > 1) {
+		ret = hzrig_run_fanout(dev, lane, &c, &filled);
+		c.reps = 0;	/* done */
+	}
 	for (i = 0; !ret && i < c.reps; i++) {
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
@@ -847,12 +967,14 @@ static int hzrig_probe(struct usb_interface *intf,
 		kref_put(&dev->kref, hzrig_delete);
 		return -ENOMEM;
 	}
-	for (i = 0; i < HZRIG_LANE_COUNT; i++) {
+	mutex_init(&dev->fanout_mutex);
+	for (i = 0; i < HZRIG_SLOT_COUNT; i++) {
 		struct hzrig_lane *lane = &dev->lane[i];
 
 		mutex_init(&lane->mutex);
-		lane->targets = hzrig_lane_targets[i];
-		/* a buffer per lane: transfers on several lanes at once */
+		if (i < HZRIG_LANE_COUNT)
+			lane->targets = hzrig_lane_targets[i];
+		/* a buffer per slot: transfers on several at once */
 		lane->buf = kmalloc(HZRIG_BUF_SIZE, GFP_KERNEL);
 		if (!lane->buf) {
 			kref_put(&dev->kref, hzrig_delete);

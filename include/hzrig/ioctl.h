@@ -65,6 +65,7 @@ enum hzrig_mode {
 
 #define HZRIG_MAX_REPS		1000
 #define HZRIG_MAX_TIMEOUT_MS	120000
+#define HZRIG_MAX_FANOUT	4
 #define HZRIG_MAX_LENGTH	4096	/* bulk; control: HZRIG_MAX_CTRL_XFER (wire.h) */
 
 /* struct hzrig_case.flags */
@@ -111,7 +112,15 @@ struct hzrig_case {
 	__u64	samples;	/* user pointer to reps struct hzrig_sample */
 	/* appended in ABI 1.1 */
 	__u32	filled;		/* out: samples written, even when the case fails */
-	__u32	reserved;	/* 0 */
+	/*
+	 * ABI 1.2 (was reserved, 0): up to this many repetitions in flight at
+	 * once (0 or 1: one; at most HZRIG_MAX_FANOUT), for a NAK on a bulk
+	 * or interrupt endpoint only (a control call holds ep0, an answer
+	 * the endpoint): each waits out its own timeout beside the others.
+	 * The caller's array is filled in repetition order; filled counts
+	 * them up to the first that was not made.
+	 */
+	__u32	fanout;
 };
 
 /*

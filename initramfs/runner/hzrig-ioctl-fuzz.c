@@ -115,7 +115,7 @@ static void case_fields(struct hzrig_case *c, struct hzrig_sample *s,
 				 4097 + rnd(); break;
 	case 10: c->samples = (uintptr_t)bad_ptr; break;
 	case 11: c->samples = rnd() % 2 ? 0 : 0xffffffffffff0000ULL; break;
-	case 12: c->reserved = rnd() | 1; break;
+	case 12: c->fanout = HZRIG_MAX_FANOUT + 1 + rnd() % 1000; break;
 	default:
 		c->behaviour = HZRIG_BEH_SHORT;
 		c->short_length = c->length + rnd() % 4;	/* >= length */

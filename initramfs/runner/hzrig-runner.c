@@ -401,7 +401,8 @@ static int ensure_path(struct runner *r, uint32_t path)
  * before an error (struct hzrig_case.filled).
  */
 static int run_case(struct runner *r, const struct hzrig_plan_case *pc,
-		    struct hzrig_sample *s, int64_t *urb_ns, uint32_t *filled)
+		    struct hzrig_sample *s, int64_t *urb_ns, uint32_t *filled,
+		    uint32_t fanout)
 {
 	struct hzrig_case c = {
 		.version = HZRIG_ABI_VERSION,
@@ -417,6 +418,7 @@ static int run_case(struct runner *r, const struct hzrig_plan_case *pc,
 		.flags = pc->flags,
 		.sample_size = sizeof(*s),
 		.samples = (uintptr_t)s,
+		.fanout = fanout,
 	};
 	uint32_t k;
 	int ret;
@@ -491,7 +493,7 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 		nrtt = drivers_last_rtt(rtt);
 		ret = nrtt ? 0 : -ENODEV;
 	} else {
-		ret = run_case(r, &rtt_case, s, urb_ns, &filled);
+		ret = run_case(r, &rtt_case, s, urb_ns, &filled, 1);
 		for (i = 0; !ret && i < RTT_REPS; i++)
 			if (s[i].status == 0)
 				rtt[nrtt++] = s[i].elapsed_ns;
@@ -499,6 +501,8 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 	over_p99 = pct(over, NOISE_SLEEPS, 99);
 	rtt_p99 = pct(rtt, nrtt, 99);
 
+	/* lanes: long cases may be writing theirs meanwhile */
+	pthread_mutex_lock(&r->lock);
 	fprintf(r->out,
 		"{\"type\":\"noise\",\"sleep_us\":%d,\"n\":%d,"
 		"\"overshoot_p50_ns\":%" PRId64 ",\"overshoot_p99_ns\":%" PRId64
@@ -520,6 +524,7 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 		       ret ? ", ioctl: " : "", ret ? strerror(-ret) : "");
 		fflush(stdout);
 	}
+	pthread_mutex_unlock(&r->lock);
 	r->noise_at = now_ns();
 }
 
@@ -595,8 +600,12 @@ static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
 }
 
 /*
- * Progress of a plan, per lane (one lane holds everything when serial):
- * requested waits and repetitions in all and done, for the ETA.
+ * Progress of a plan, per stream: 0 the cases one after the other (all of
+ * them when serial), with lanes also one per endpoint for its long cases
+ * (long_case()): requested waits (a fanned-out case's divided by its
+ * fanout) and repetitions in all and done, for the ETA. With lanes, busy
+ * and want say which endpoint's lane a case holds or its background
+ * thread waits for (under mu, signalled on cv).
  */
 struct plan_run {
 	struct runner *r;
@@ -606,6 +615,9 @@ struct plan_run {
 	size_t nsamples;
 	uint64_t total_ms[HZRIG_LANE_COUNT], done_ms[HZRIG_LANE_COUNT];
 	uint64_t total_reps[HZRIG_LANE_COUNT], done_reps[HZRIG_LANE_COUNT];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool busy[HZRIG_LANE_COUNT], want[HZRIG_LANE_COUNT];
 };
 
 struct lane_thread {
@@ -615,16 +627,45 @@ struct lane_thread {
 	bool started;
 };
 
-/* Lanes run kernel cases only; userspace cases follow, one by one. */
-static bool lane_case(const struct plan_run *pr, const struct hzrig_plan_case *pc)
+/* Each repetition of a case waits this long at least: a long case. */
+#define LONG_CASE_MS	1000
+
+/*
+ * With lanes, a case runs in the background, beside the others, when it is
+ * a kernel-path NAK on a bulk or interrupt endpoint whose repetitions each
+ * wait LONG_CASE_MS or more at this HZ: HZRIG_MAX_FANOUT of them in flight
+ * at once (the driver's fanout). Its timer lands on level 1 of the wheel or
+ * higher at every HZ, so its window is 8 ticks wide or more. A control
+ * call stays in the one-at-a-time stream: it holds ep0, which every arming
+ * needs.
+ */
+static bool long_case(const struct plan_run *pr,
+		      const struct hzrig_plan_case *pc)
 {
-	return pr->lanes && pc->path == HZRIG_PATH_KERNEL;
+	const struct hzrig_plan one = {
+		.cases = (struct hzrig_plan_case *)pc, .ncases = 1,
+	};
+
+	return pr->lanes && pc->path == HZRIG_PATH_KERNEL &&
+	       pc->behaviour == HZRIG_BEH_NAK &&
+	       hzrig_transfer_lane(pc->transfer) != HZRIG_LANE_EP0 &&
+	       hzrig_plan_wait_ms(&one, pr->r->info.hz) >=
+	       (uint64_t)LONG_CASE_MS * pc->reps;
 }
 
+static uint32_t case_fanout(const struct plan_run *pr,
+			    const struct hzrig_plan_case *pc)
+{
+	if (!long_case(pr, pc))
+		return 1;
+	return pc->reps < HZRIG_MAX_FANOUT ? pc->reps : HZRIG_MAX_FANOUT;
+}
+
+/* The case's stream: its endpoint's lane for a long case, else 0. */
 static unsigned int case_lane(const struct plan_run *pr,
 			      const struct hzrig_plan_case *pc)
 {
-	return lane_case(pr, pc) ? hzrig_transfer_lane(pc->transfer) : 0;
+	return long_case(pr, pc) ? hzrig_transfer_lane(pc->transfer) : 0;
 }
 
 /*
@@ -657,6 +698,7 @@ static void run_plan_case(struct plan_run *pr, size_t i)
 		.cases = (struct hzrig_plan_case *)pc, .ncases = 1,
 	};
 	unsigned int lane = case_lane(pr, pc);
+	uint32_t fanout = case_fanout(pr, pc);
 	const char *tn = hzrig_transfer_name(pc->transfer);
 	const char *bn = hzrig_behaviour_name(pc->behaviour);
 	const char *mn = hzrig_mode_name(pc->mode);
@@ -669,7 +711,8 @@ static void run_plan_case(struct plan_run *pr, size_t i)
 	char driver_pn[64];
 	const char *sep = *pn ? "_" : "";
 	uint32_t filled = 0;
-	bool in_lane = lane_case(pr, pc);
+	bool in_lane = lane != 0;
+	char fan[24] = "";
 	uint32_t k, bad = 0;
 	int ret;
 
@@ -678,16 +721,18 @@ static void run_plan_case(struct plan_run *pr, size_t i)
 		snprintf(driver_pn, sizeof(driver_pn), "%s_%s", pn, pc->driver);
 		pn = driver_pn;
 	}
+	if (fanout > 1)
+		snprintf(fan, sizeof(fan), ", %u at once", fanout);
 	pthread_mutex_lock(&r->lock);
-	printf("# case %zu/%zu %s%s%s%s%s%s %s %s T=%u ms x%u, ETA %" PRIu64
+	printf("# case %zu/%zu %s%s%s%s%s%s %s %s T=%u ms x%u%s, ETA %" PRIu64
 	       " s\n", i + 1, pr->plan->ncases, in_lane ? "[" : "",
 	       in_lane ? hzrig_lane_name(lane) : "", in_lane ? "] " : "",
-	       pn, *pn ? " " : "", tn, bn, mn, pc->timeout_ms, pc->reps,
+	       pn, *pn ? " " : "", tn, bn, mn, pc->timeout_ms, pc->reps, fan,
 	       plan_eta_ms(pr) / 1000);
 	fflush(stdout);
 	pthread_mutex_unlock(&r->lock);
 
-	ret = s && urb_ns ? run_case(r, pc, s, urb_ns, &filled) : -ENOMEM;
+	ret = s && urb_ns ? run_case(r, pc, s, urb_ns, &filled, fanout) : -ENOMEM;
 
 	pthread_mutex_lock(&r->lock);
 	/* what the driver kept of a case that failed half-way, too */
@@ -707,50 +752,116 @@ static void run_plan_case(struct plan_run *pr, size_t i)
 		     pn, sep, tn, bn, mn, pc->timeout_ms, pc->reps - bad,
 		     pc->reps, want);
 	pr->nsamples += filled;
-	pr->done_ms[lane] += hzrig_plan_wait_ms(&one, r->info.hz);
+	pr->done_ms[lane] += hzrig_plan_wait_ms(&one, r->info.hz) / fanout;
 	pr->done_reps[lane] += pc->reps;
 	pthread_mutex_unlock(&r->lock);
 	free(urb_ns);
 	free(s);
 }
 
-/* A lane's cases, in plan order. */
+/* Hold endpoint lane @l for a case (pr->mu held): until released. */
+static void lane_claim(struct plan_run *pr, unsigned int l)
+{
+	pr->busy[l] = true;
+}
+
+static void lane_release(struct plan_run *pr, unsigned int l)
+{
+	pthread_mutex_lock(&pr->mu);
+	pr->busy[l] = false;
+	pthread_cond_broadcast(&pr->cv);
+	pthread_mutex_unlock(&pr->mu);
+}
+
+/* An endpoint's long cases, in plan order, each once its lane is free. */
 static void *lane_main(void *arg)
 {
 	struct lane_thread *lt = arg;
-	const struct hzrig_plan *plan = lt->pr->plan;
+	struct plan_run *pr = lt->pr;
+	const struct hzrig_plan *plan = pr->plan;
 	size_t i;
 
-	for (i = 0; i < plan->ncases; i++)
-		if (lane_case(lt->pr, &plan->cases[i]) &&
-		    hzrig_transfer_lane(plan->cases[i].transfer) == lt->lane)
-			run_plan_case(lt->pr, i);
+	for (i = 0; i < plan->ncases; i++) {
+		if (case_lane(pr, &plan->cases[i]) != lt->lane)
+			continue;
+		pthread_mutex_lock(&pr->mu);
+		pr->want[lt->lane] = true;
+		while (pr->busy[lt->lane])
+			pthread_cond_wait(&pr->cv, &pr->mu);
+		pr->want[lt->lane] = false;
+		lane_claim(pr, lt->lane);
+		pthread_mutex_unlock(&pr->mu);
+		run_plan_case(pr, i);
+		lane_release(pr, lt->lane);
+	}
 	return NULL;
 }
 
 /*
- * parallel = lanes: a thread per lane runs its kernel-path cases; the
- * userspace cases follow, one by one, once every lane is done.
+ * The next kernel case of the one-at-a-time stream, in plan order, whose
+ * endpoint's lane no long case holds or waits for (pr->mu held, waited on
+ * while every case left is held up); -1 when none is left, else its index,
+ * its lane in *@l.
+ */
+static ssize_t next_short(struct plan_run *pr, const bool *done,
+			  unsigned int *l)
+{
+	const struct hzrig_plan *plan = pr->plan;
+	bool left;
+	size_t i;
+
+	for (;;) {
+		left = false;
+		for (i = 0; i < plan->ncases; i++) {
+			const struct hzrig_plan_case *pc = &plan->cases[i];
+
+			if (done[i] || pc->path != HZRIG_PATH_KERNEL ||
+			    long_case(pr, pc))
+				continue;
+			left = true;
+			*l = hzrig_transfer_lane(pc->transfer);
+			if (!pr->busy[*l] && !pr->want[*l])
+				return (ssize_t)i;
+		}
+		if (!left)
+			return -1;
+		pthread_cond_wait(&pr->cv, &pr->mu);
+	}
+}
+
+/*
+ * parallel = lanes: the long cases (long_case()) run in the background, a
+ * thread per endpoint, their repetitions fanned out; everything else runs
+ * one case at a time meanwhile, as serially (noise probes between), skipping
+ * ahead past cases whose endpoint a long case holds. The driver's planner
+ * keeps every call's start and predictable end apart from the others'.
+ * Userspace cases follow, one by one, once all are done.
  */
 static void run_lanes(struct runner *r, struct plan_run *pr)
 {
 	const struct hzrig_plan *plan = pr->plan;
 	struct sched_param sp = { .sched_priority = LANE_RT_PRIO };
-	struct lane_thread lt[HZRIG_LANE_COUNT];
+	struct lane_thread lt[HZRIG_LANE_COUNT] = { 0 };
+	bool *done = calloc(plan->ncases, sizeof(*done));
 	pthread_attr_t rt;
-	unsigned int l;
+	unsigned int l = 0;
 	bool rt_ok;
+	ssize_t n;
 	size_t i;
 
+	if (!done) {
+		printf("# lanes: out of memory: one case after the other\n");
+		pr->lanes = false;
+		for (i = 0; i < plan->ncases; i++)
+			run_plan_case(pr, i);
+		return;
+	}
 	pthread_attr_init(&rt);
 	rt_ok = !pthread_attr_setinheritsched(&rt, PTHREAD_EXPLICIT_SCHED) &&
 		!pthread_attr_setschedpolicy(&rt, SCHED_FIFO) &&
 		!pthread_attr_setschedparam(&rt, &sp);
-	/*
-	 * The driver runs cases on different lanes at once; a lane whose
-	 * thread cannot start runs here, after the others.
-	 */
-	for (l = 0; l < HZRIG_LANE_COUNT; l++) {
+	/* a lane whose thread cannot start runs its long cases at the end */
+	for (l = 1; l < HZRIG_LANE_COUNT; l++) {
 		int err = EINVAL;
 
 		lt[l] = (struct lane_thread){ .pr = pr, .lane = l };
@@ -769,15 +880,31 @@ static void run_lanes(struct runner *r, struct plan_run *pr)
 		lt[l].started = !err;
 	}
 	pthread_attr_destroy(&rt);
-	for (l = 0; l < HZRIG_LANE_COUNT; l++) {
+	for (;;) {
+		pthread_mutex_lock(&pr->mu);
+		n = next_short(pr, done, &l);
+		if (n >= 0)
+			lane_claim(pr, l);
+		pthread_mutex_unlock(&pr->mu);
+		if (n < 0)
+			break;
+		if (n && now_ns() - r->noise_at >=
+		    (int64_t)NOISE_EVERY_S * 1000000000)
+			measure_noise(r, (size_t)n, false);
+		run_plan_case(pr, (size_t)n);
+		done[n] = true;
+		lane_release(pr, l);
+	}
+	for (l = 1; l < HZRIG_LANE_COUNT; l++) {
 		if (lt[l].started)
 			pthread_join(lt[l].thread, NULL);
 		else if (pr->total_reps[l])
 			lane_main(&lt[l]);
 	}
+	free(done);
 	r->lanes_active = false;
 	for (i = 0; i < plan->ncases; i++)
-		if (!lane_case(pr, &plan->cases[i]))
+		if (plan->cases[i].path != HZRIG_PATH_KERNEL)
 			run_plan_case(pr, i);
 }
 
@@ -788,6 +915,7 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 	struct plan_run pr = {
 		.r = r, .plan = plan,
 		.lanes = parallel == HZRIG_PARALLEL_LANES,
+		.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
 	};
 	uint64_t total_ms = hzrig_plan_wait_ms(plan, r->info.hz);
 	int64_t wall_ms;
@@ -801,11 +929,13 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 		};
 
 		l = case_lane(&pr, pc);
-		pr.total_ms[l] += hzrig_plan_wait_ms(&one, r->info.hz);
+		pr.total_ms[l] += hzrig_plan_wait_ms(&one, r->info.hz) /
+				  case_fanout(&pr, pc);
 		pr.total_reps[l] += pc->reps;
 	}
 	printf("# running %zu cases %s\n", plan->ncases,
-	       pr.lanes ? "on one thread per lane (parallel = lanes)" :
+	       pr.lanes ? "one after the other, with the long ones beside them, "
+	       "fanned out (parallel = lanes)" :
 	       "one after the other (parallel = serial)");
 	fflush(stdout);
 	pr.t0 = now_ns();
