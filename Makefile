@@ -3,7 +3,8 @@
 #   make            set-up, then the HZ matrix (build, boot, collect) and report
 #   make check      set-up, then unit tests and one end-to-end guest boot
 #   make fuzz       libFuzzer on every untrusted-input reader (FUZZ_SECONDS each)
-#   make bench      turnaround figures; make regression-demo: the
+#   make bench      turnaround figures, efficiency and late tail of the
+#                   full plan serial vs. lanes; make regression-demo: the
 #                   pre-2.6.12 patch held against the clean kernel
 #   make check-tree the HZ-based USB timeouts of KSRC (Coccinelle), with
 #                   their windows per HZ and the patch that fixes them
@@ -116,13 +117,16 @@ lava-check:
 	$(TOP)/tests/lava/lava-check.sh $(LAVA_VARIANT)
 
 # Turnaround figures (cold/warm build, boot to first sample, guest time,
-# efficiency, noise floor), printed and appended to results/bench.jsonl.
-# BENCH_COLD=0 skips the cold builds (minutes per variant).
-BENCH_PLAN ?= quick
+# efficiency and late tail serial vs. lanes, noise floor), printed and
+# appended to results/bench.jsonl: the full plan on one variant, each way
+# (about an hour). BENCH_PLAN=quick for a quick look; BENCH_COLD=0 skips
+# the cold build (minutes); BENCH_VARIANTS, the variants.
+BENCH_PLAN ?= full
 BENCH_COLD ?= 1
+BENCH_VARIANTS ?= hz-250
 bench: setup
 	@$(MAKE) --no-print-directory tools ksrc
-	$(TOP)/rig/boot/bench.sh --plan $(BENCH_PLAN) $(if $(filter 0,$(BENCH_COLD)),--no-cold) $(VARIANTS)
+	$(TOP)/rig/boot/bench.sh --plan $(BENCH_PLAN) $(if $(filter 0,$(BENCH_COLD)),--no-cold) $(BENCH_VARIANTS)
 
 # The regression demo: hz-250 and the patched hz-250-legacy (timeouts taken
 # as jiffies again, kernel/patches/0001-*) in one run, the latter held
