@@ -1,0 +1,49 @@
+#!/bin/bash
+# lanes.sh VARIANT: rig/plan/plans/lanes.plan on VARIANT (parallel = lanes).
+# Asserts: the 1 s NAKs on bulk and interrupt endpoints ran in the
+# background with 4 repetitions in flight at once (the driver's fanout:
+# their four starts lie within one timeout), the 1 s control NAK did not
+# (its repetitions one after the other), every case's samples came back in
+# repetition order, the KTAP results are all ok and at most one sample is
+# outside its window.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+V=${1:?usage: lanes.sh VARIANT}
+OUT=$TOP/build/tests/e2e-lanes
+pass=0 failn=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+ko() { echo "not ok - $1"; failn=$((failn + 1)); }
+check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+HZRIG_DB=$OUT/hzrig.db "$TOP/rig/boot/matrix.sh" --plan lanes --out "$OUT" "$V"
+echo "matrix exit status: $?"
+R=$OUT/latest
+S=$R/samples.jsonl
+C=$R/$V/console.log
+hz=$(jq -r .hz "$R/$V/run.json" 2>/dev/null || echo 0)
+
+check "guest finished (boot status ok)" "[ \"\$(jq -r .boot_status '$R/$V/run.json' 2>/dev/null)\" = ok ]"
+check "no KTAP failure" "[ -s '$C' ] && ! grep -q '^not ok' '$C'"
+for t in bulk-in bulk-out int-in; do
+	check "$t 1 s NAK ran in the background, 4 at once" \
+		"grep -q '\[$t\] $t nak ms T=1000 ms x4, 4 at once' '$C'"
+	# jiffies of the four starts: within one timeout (hz jiffies) of each other
+	spread=$(jq -s "[.[] | select(.transfer == \"$t\" and .timeout_ms == 1000) | .start_jiffies] | max - min" "$S")
+	check "$t 1 s NAK: the four calls overlapped (starts within $spread of $hz jiffies)" "[ '$spread' -lt '$hz' ]"
+done
+check "the control 1 s NAK one after the other" \
+	"grep -q '# case [0-9]*/[0-9]* ctrl-in nak ms T=1000 ms x2, ETA' '$C'"
+spread=$(jq -s '[.[] | select(.transfer == "ctrl-in" and .timeout_ms == 1000) | .start_jiffies] | max - min' "$S")
+check "the control 1 s NAK: its calls did not overlap ($spread >= $hz jiffies)" "[ '$spread' -ge '$hz' ]"
+check "every case's samples in repetition order" \
+	"jq -se 'group_by(.case) | all(map(.rep) == ([range(length)]))' '$S' > /dev/null"
+n=$(jq -s length "$S")
+out=$(jq -s '[.[] | select(.verdict != "inside")] | length' "$S")
+echo "# $V: $out of $n samples outside their windows"
+check "at most one sample outside its window" "[ '$n' -ge 40 ] && [ '$out' -le 1 ]"
+check "the run says lanes" "[ \"\$(jq -r .efficiency.parallel '$R/$V/run.json')\" = lanes ]"
+
+echo "lanes: $pass passed, $failn failed"
+[ "$failn" -eq 0 ]
