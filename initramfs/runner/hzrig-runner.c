@@ -843,6 +843,7 @@ static void run_lanes(struct runner *r, struct plan_run *pr)
 	struct sched_param sp = { .sched_priority = LANE_RT_PRIO };
 	struct lane_thread lt[HZRIG_LANE_COUNT] = { 0 };
 	bool *done = calloc(plan->ncases, sizeof(*done));
+	size_t probed_at = 0;	/* the last probe's at_case */
 	pthread_attr_t rt;
 	unsigned int l = 0;
 	bool rt_ok;
@@ -888,9 +889,16 @@ static void run_lanes(struct runner *r, struct plan_run *pr)
 		pthread_mutex_unlock(&pr->mu);
 		if (n < 0)
 			break;
-		if (n && now_ns() - r->noise_at >=
-		    (int64_t)NOISE_EVERY_S * 1000000000)
+		/*
+		 * A probe names the case it comes before, and collect wants
+		 * them in plan order: the stream skips ahead and comes back,
+		 * so it probes only before a case past the last probe's.
+		 */
+		if ((size_t)n > probed_at && now_ns() - r->noise_at >=
+		    (int64_t)NOISE_EVERY_S * 1000000000) {
 			measure_noise(r, (size_t)n, false);
+			probed_at = (size_t)n;
+		}
 		run_plan_case(pr, (size_t)n);
 		done[n] = true;
 		lane_release(pr, l);
