@@ -147,7 +147,8 @@ for v in "$@"; do
 		'{at: $at, hzrig_version: $version, host: $host, cpus: $cpus,
 		  variant: $v, hz: .hz, plan: $plan, accel: .accel,
 		  cold_build_s: $cold, warm_build_s: $warm,
-		  boot_to_first_sample_s: .boot.first_result_s,
+		  boot_to_first_result_s: .boot.first_result_s,
+		  boot_to_first_sample_s: (.boot.first_case_s // null),
 		  guest_s: .boot.wall_s,
 		  waits_ms: .efficiency.waits_ms, wall_ms: .efficiency.wall_ms,
 		  efficiency: .efficiency.ratio,
@@ -160,7 +161,7 @@ for v in "$@"; do
 		  late_p99_ns: $late, late_n: $late_n}' "$run") || continue
 	echo "$line" >> "$OUT"
 	jq -r '[.variant, (.cold_build_s // "-"), (.warm_build_s // "-"),
-		.boot_to_first_sample_s, .guest_s,
+		(.boot_to_first_sample_s // "-"), .guest_s,
 		((.efficiency // 0) * 100 | floor / 100),
 		((.overshoot_p99_ns // 0) / 1e4 | round / 100),
 		((.rtt_p99_ns // 0) / 1e4 | round / 100),

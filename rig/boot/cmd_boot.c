@@ -70,6 +70,7 @@ struct guest_result {
 	enum boot_status status;
 	double wall_s;
 	double first_sample_s;	/* console time of the first KTAP result */
+	double first_case_s;	/* of "# running N cases": the plan begins */
 	struct hzrig_console_end con;	/* done rc, first crash line, last line */
 };
 
@@ -247,6 +248,8 @@ static void scan_line(const struct guest *g, struct guest_result *r,
 
 	if (hzrig_console_note(&r->con, line) && r->first_sample_s < 0)
 		r->first_sample_s = mono_s() - t0;
+	if (r->first_case_s < 0 && !strncmp(line, "# running ", 10))
+		r->first_case_s = mono_s() - t0;
 	if (g->quiet)
 		return;
 	if (!had_crash && r->con.crash[0])
@@ -391,6 +394,7 @@ static int run_guest(const struct hzrig_qemu_conf *c, const struct guest *g,
 	memset(r, 0, sizeof(*r));
 	r->con.guest_rc = -1;
 	r->first_sample_s = -1;
+	r->first_case_s = -1;
 	r->status = BOOT_ERROR;
 	if (qemu_argv(c, g, &q))
 		return -1;
@@ -498,9 +502,9 @@ static int write_status(const char *path, const struct guest *g,
 	}
 	fprintf(f, "{\"variant\":\"%s\",\"status\":\"%s\",\"guest_rc\":%d,"
 		"\"accel\":\"%s\",\"timeout_s\":%u,\"wall_s\":%.3f,"
-		"\"first_result_s\":%.3f,\"crash\":\"",
+		"\"first_result_s\":%.3f,\"first_case_s\":%.3f,\"crash\":\"",
 		g->variant, boot_status_name[r->status], r->con.guest_rc, g->accel,
-		g->timeout_s, r->wall_s, r->first_sample_s);
+		g->timeout_s, r->wall_s, r->first_sample_s, r->first_case_s);
 	for (s = r->con.crash; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);

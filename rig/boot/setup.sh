@@ -5,12 +5,13 @@
 # what only the tests need; with --lava, that and a LAVA dispatcher.
 set -eu
 
-# Debian packages, each with what it is for (coccinelle: spatch, for
+# Debian packages, each with what it is for (lz4: the guest kernels'
+# compression, kernel/configs/base.config; coccinelle: spatch, for
 # hzrig check-tree; diffutils: its patch; the kernel trees the variants
 # name, linux-source-6.12 from Debian's security suite, bookworm-security).
 PKGS="
 make gcc libc6-dev
-bc bison flex libelf-dev libssl-dev cpio xz-utils kmod perl patch procps
+bc bison flex libelf-dev libssl-dev cpio xz-utils lz4 kmod perl patch procps
 ccache
 linux-source-6.1 linux-source-6.12
 qemu-system-x86

@@ -169,7 +169,7 @@ struct unpack {
 	long end_count;			/* -1: no hzrig-jsonl-end yet */
 	char *build;			/* the build record's JSON */
 	struct hzrig_console_end con;
-	double t_first, t_result, t_last;	/* target lines' times, s */
+	double t_first, t_result, t_case, t_last;	/* target lines' times, s */
 	/* KTAP results seen on the console, and LAVA's test cases */
 	struct result *ktap, *lava;
 	size_t nktap, ktap_cap, nlava, lava_cap;
@@ -273,6 +273,8 @@ static void target_line(struct unpack *u, const char *msg, double t)
 		return;
 	}
 	fprintf(u->console, "%s\n", msg);
+	if (u->t_case < 0 && t >= 0 && !strncmp(msg, "# running ", 10))
+		u->t_case = t;
 	if (hzrig_console_note(&u->con, msg)) {
 		if (u->t_result < 0 && t >= 0)
 			u->t_result = t;
@@ -384,6 +386,8 @@ static int write_status(struct unpack *u, const char *path,
 		u->t_first >= 0 ? u->t_last - u->t_first : 0));
 	json_object_object_add(o, "first_result_s", json_object_new_double(
 		u->t_result >= 0 ? u->t_result - u->t_first : -1));
+	json_object_object_add(o, "first_case_s", json_object_new_double(
+		u->t_case >= 0 ? u->t_case - u->t_first : -1));
 	json_object_object_add(o, "crash", json_object_new_string(u->con.crash));
 	l = json_object_new_object();
 	json_object_object_add(l, "log", json_object_new_string(u->log));
@@ -517,7 +521,7 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 		      size_t vlen, char *started, size_t slen, FILE *err)
 {
 	struct unpack u = { .err = err, .end_count = -1, .t_first = -1,
-			    .t_result = -1, .t_last = -1,
+			    .t_result = -1, .t_case = -1, .t_last = -1,
 			    .con = { .guest_rc = -1 } };
 	char path[PATH_MAX + 16], tmp[PATH_MAX + 8], *line = NULL;
 	size_t cap = 0;
