@@ -19,6 +19,7 @@
 #define _GNU_SOURCE	/* strptime(), timegm() */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,13 +179,21 @@ struct unpack {
 	unsigned long lineno;
 };
 
-static void say(struct unpack *u, const char *fmt, const char *a, unsigned long n)
+static void say(struct unpack *u, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A problem of the log, at its line; the first ten are said. */
+static void say(struct unpack *u, const char *fmt, ...)
 {
-	if (u->errors++ < 10) {
-		fprintf(u->err, "%s:%lu: ", u->log, u->lineno);
-		fprintf(u->err, fmt, a, n);
-		fputc('\n', u->err);
-	}
+	va_list ap;
+
+	if (u->errors++ >= 10)
+		return;
+	fprintf(u->err, "%s:%lu: ", u->log, u->lineno);
+	va_start(ap, fmt);
+	vfprintf(u->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', u->err);
 }
 
 /* "2026-12-05T16:01:02.123456" as seconds (UTC); -1 if not a time. */
@@ -243,15 +252,15 @@ static void target_line(struct unpack *u, const char *msg, double t)
 		unsigned long n = strtoul(msg + tj, &end, 10);
 
 		if (end == msg + tj || *end != ' ') {
-			say(u, "a sample line without its number: '%.60s'", msg, 0);
+			say(u, "a sample line without its number: '%.60s'", msg);
 			return;
 		}
 		if (u->end_count >= 0)
-			say(u, "sample line %s%lu after the end count", "", n);
+			say(u, "sample line %lu after the end count", n);
 		else if (n != u->seq + 1)
-			say(u, n > u->seq + 1 ? "sample line%s %lu is missing: the log jumps past it" :
-			    "sample line%s %lu comes twice or out of order",
-			    "", u->seq + 1);
+			say(u, "sample line %lu %s", u->seq + 1,
+			    n > u->seq + 1 ? "is missing: the log jumps past it" :
+			    "comes twice or out of order");
 		u->seq = n;
 		fprintf(u->samples, "%s\n", end + 1);
 		return;
@@ -259,11 +268,11 @@ static void target_line(struct unpack *u, const char *msg, double t)
 	if (!strncmp(msg, HZRIG_LAVA_TAG_END, te)) {
 		u->end_count = strtol(msg + te, &end, 10);
 		if (end == msg + te || u->end_count < 0) {
-			say(u, "a bad end count: '%.60s'", msg, 0);
+			say(u, "a bad end count: '%.60s'", msg);
 			u->end_count = 0;
 		} else if ((unsigned long)u->end_count != u->seq) {
-			say(u, "the guest counted %s%lu sample lines; the log has fewer or more",
-			    "", (unsigned long)u->end_count);
+			say(u, "the guest counted %ld sample lines; the log has fewer or more",
+			    u->end_count);
 		}
 		return;
 	}
@@ -302,7 +311,7 @@ static void check_results(struct unpack *u)
 
 	if (!u->nlava) {
 		say(u, "LAVA recorded no test case of suite '%s' (the job's monitor did not run?)",
-		    HZRIG_LAVA_SUITE, 0);
+		    HZRIG_LAVA_SUITE);
 		return;
 	}
 	for (i = 0; i < u->nktap; i++) {
@@ -310,12 +319,12 @@ static void check_results(struct unpack *u)
 		for (j = from; j < u->nlava && strcmp(u->lava[j].id, u->ktap[i].id); j++)
 			;
 		if (j == u->nlava) {
-			say(u, "LAVA recorded no test case %s for KTAP result %lu",
+			say(u, "LAVA recorded no test case %s for KTAP result %zu",
 			    u->ktap[i].id, i + 1);
 			continue;
 		}
 		if (u->lava[j].pass != u->ktap[i].pass)
-			say(u, "LAVA's result for %s differs from the console's (KTAP result %lu)",
+			say(u, "LAVA's result for %s differs from the console's (KTAP result %zu)",
 			    u->ktap[i].id, i + 1);
 		from = j + 1;
 	}
@@ -349,7 +358,7 @@ static void log_line(struct unpack *u, char *line, size_t len)
 	if (!len)
 		return;
 	if (parse_rec(line, len, &r)) {
-		say(u, "not a LAVA log record: '%.60s'", line, 0);
+		say(u, "not a LAVA log record: '%.60s'", line);
 		return;
 	}
 	if (!strcmp(r.lvl, "target") && r.msg) {
@@ -410,13 +419,13 @@ static int take_build(struct unpack *u, const char *path, char *variant,
 	int ret = -1;
 
 	if (!u->build)
-		say(u, "no build record (%sa hzrig-build line): was the initramfs made by matrix.sh?", "", 0);
+		say(u, "no build record (a hzrig-build line): was the initramfs made by matrix.sh?");
 	else if (!b || !json_object_is_type(b, json_type_object) ||
 		 !json_object_object_get_ex(b, "variant", &v) ||
 		 !json_object_is_type(v, json_type_string))
-		say(u, "the build record is not a JSON object with a variant: '%.60s'", u->build, 0);
+		say(u, "the build record is not a JSON object with a variant: '%.60s'", u->build);
 	else if (json_object_to_file_ext(path, b, JSON_C_TO_STRING_PRETTY))
-		say(u, "%s: cannot write (errno %lu)", path, (unsigned long)errno);
+		say(u, "%s: %s", path, strerror(errno));
 	else {
 		snprintf(variant, vlen, "%s", json_object_get_string(v));
 		ret = 0;
@@ -488,12 +497,12 @@ static void finish(struct unpack *u, const char *tmp, char *variant,
 	u->lineno = 0;
 	if (!u->seq)
 		say(u, "no in-band samples (hzrig-jsonl lines)%s: was the job made by hzrig lava jobs (hzrig.samples=console)?",
-		    u->job_error[0] ? ", and LAVA said an error" : "", 0);
+		    u->job_error[0] ? ", and LAVA said an error" : "");
 	else if (u->end_count < 0)
-		say(u, "the log ends after sample line %s%lu without the guest's end count (hzrig-jsonl-end): cut short",
-		    "", u->seq);
+		say(u, "the log ends after sample line %lu without the guest's end count (hzrig-jsonl-end): cut short",
+		    u->seq);
 	if (fclose(u->samples) | fclose(u->console))
-		say(u, "%s: cannot write the capture (errno %lu)", tmp, (unsigned long)errno);
+		say(u, "%s: cannot write the capture: %s", tmp, strerror(errno));
 	u->samples = u->console = NULL;
 	snprintf(p, sizeof(p), "%s/build.json", tmp);
 	take_build(u, p, variant, vlen);
@@ -504,7 +513,7 @@ static void finish(struct unpack *u, const char *tmp, char *variant,
 	meta_accel(p, accel, sizeof(accel));
 	snprintf(p, sizeof(p), "%s/status.json", tmp);
 	if (write_status(u, p, variant, accel))
-		say(u, "%s: cannot write (errno %lu)", p, (unsigned long)errno);
+		say(u, "%s: %s", p, strerror(errno));
 }
 
 static void started_id(double t, char *out, size_t len)
