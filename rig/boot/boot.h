@@ -47,8 +47,16 @@ struct hzrig_console_end {
 	char last[256];		/* the last non-empty line */
 };
 
-/* Note one line (no newline); true when it is a KTAP result. */
-bool hzrig_console_note(struct hzrig_console_end *e, const char *line);
+/* What a console line is to the readers' timings. */
+enum hzrig_console_line {
+	HZRIG_LINE_OTHER,
+	HZRIG_LINE_RESULT,	/* a KTAP result: "ok N ..." or "not ok N ..." */
+	HZRIG_LINE_PLAN,	/* "# running N cases ...": the plan begins */
+};
+
+/* Note one line (no newline) and say what it is. */
+enum hzrig_console_line hzrig_console_note(struct hzrig_console_end *e,
+					   const char *line);
 /* "ok", "failed" or "crashed" (then e->crash says why). */
 const char *hzrig_console_status(struct hzrig_console_end *e);
 

@@ -245,10 +245,11 @@ static void scan_line(const struct guest *g, struct guest_result *r,
 		      const char *line, double t0)
 {
 	bool had_crash = r->con.crash[0];
+	enum hzrig_console_line kind = hzrig_console_note(&r->con, line);
 
-	if (hzrig_console_note(&r->con, line) && r->first_sample_s < 0)
+	if (kind == HZRIG_LINE_RESULT && r->first_sample_s < 0)
 		r->first_sample_s = mono_s() - t0;
-	if (r->first_case_s < 0 && !strncmp(line, "# running ", 10))
+	if (kind == HZRIG_LINE_PLAN && r->first_case_s < 0)
 		r->first_case_s = mono_s() - t0;
 	if (g->quiet)
 		return;

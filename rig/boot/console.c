@@ -19,9 +19,11 @@ static const char *const crash_patterns[] = {
 /*
  * One console line, as every reader of a guest's console takes it (hzrig
  * boot live, hzrig ingest --lava from a lab's log): the first crash line,
- * the last line, the guest's own "done" line. True for a KTAP result.
+ * the last line, the guest's own "done" line; and what the line is, for
+ * the times to the first KTAP result and to the plan's first case.
  */
-bool hzrig_console_note(struct hzrig_console_end *e, const char *line)
+enum hzrig_console_line hzrig_console_note(struct hzrig_console_end *e,
+					   const char *line)
 {
 	const char *p;
 	size_t i;
@@ -44,7 +46,11 @@ bool hzrig_console_note(struct hzrig_console_end *e, const char *line)
 	p = strstr(line, "hzrig: guest done rc=");
 	if (p)
 		e->guest_rc = atoi(p + strlen("hzrig: guest done rc="));
-	return !strncmp(line, "ok ", 3) || !strncmp(line, "not ok ", 7);
+	if (!strncmp(line, "ok ", 3) || !strncmp(line, "not ok ", 7))
+		return HZRIG_LINE_RESULT;
+	if (!strncmp(line, "# running ", 10))
+		return HZRIG_LINE_PLAN;
+	return HZRIG_LINE_OTHER;
 }
 
 /*

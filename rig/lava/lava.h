@@ -21,6 +21,13 @@
 #define HZRIG_LAVA_TAG_END	"hzrig-jsonl-end "
 #define HZRIG_LAVA_TAG_BUILD	"hzrig-build "
 
+/*
+ * A variant's capture, as a local boot leaves it and the run directory
+ * keeps it: what hzrig_lava_unpack() writes.
+ */
+#define HZRIG_LAVA_CAPTURE_N	4
+extern const char *const hzrig_lava_capture[HZRIG_LAVA_CAPTURE_N];
+
 /* The LAVA test suite a job's KTAP results are filed under. */
 #define HZRIG_LAVA_SUITE	"hzrig"
 

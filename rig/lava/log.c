@@ -282,12 +282,18 @@ static void target_line(struct unpack *u, const char *msg, double t)
 		return;
 	}
 	fprintf(u->console, "%s\n", msg);
-	if (u->t_case < 0 && t >= 0 && !strncmp(msg, "# running ", 10))
-		u->t_case = t;
-	if (hzrig_console_note(&u->con, msg)) {
+	switch (hzrig_console_note(&u->con, msg)) {
+	case HZRIG_LINE_RESULT:
 		if (u->t_result < 0 && t >= 0)
 			u->t_result = t;
 		ktap_line(u, msg);
+		break;
+	case HZRIG_LINE_PLAN:
+		if (u->t_case < 0 && t >= 0)
+			u->t_case = t;
+		break;
+	default:
+		break;
 	}
 }
 
@@ -454,16 +460,17 @@ static void meta_accel(const char *samples, char *accel, size_t len)
 	fclose(f);
 }
 
+const char *const hzrig_lava_capture[HZRIG_LAVA_CAPTURE_N] = {
+	"console.log", "ttyS1.jsonl", "status.json", "build.json",
+};
+
 static void rm_tree(const char *dir)
 {
-	static const char *const files[] = {
-		"console.log", "ttyS1.jsonl", "status.json", "build.json",
-	};
 	char p[PATH_MAX + 32];
 	size_t i;
 
-	for (i = 0; i < sizeof(files) / sizeof(*files); i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+	for (i = 0; i < HZRIG_LAVA_CAPTURE_N; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, hzrig_lava_capture[i]);
 		unlink(p);
 	}
 	rmdir(dir);

@@ -19,19 +19,15 @@
 #include "collect/collect.h"
 #include "lava/lava.h"
 
-static const char *const capture_files[] = {
-	"console.log", "ttyS1.jsonl", "status.json", "build.json",
-};
-
 /* Move the capture of @cap into the collected variant's directory. */
 static int keep_capture(const char *cap, const char *vdir, FILE *err)
 {
 	char a[PATH_MAX + 200], b[PATH_MAX + 200];
 	size_t i;
 
-	for (i = 0; i < sizeof(capture_files) / sizeof(*capture_files); i++) {
-		snprintf(a, sizeof(a), "%s/%s", cap, capture_files[i]);
-		snprintf(b, sizeof(b), "%s/%s", vdir, capture_files[i]);
+	for (i = 0; i < HZRIG_LAVA_CAPTURE_N; i++) {
+		snprintf(a, sizeof(a), "%s/%s", cap, hzrig_lava_capture[i]);
+		snprintf(b, sizeof(b), "%s/%s", vdir, hzrig_lava_capture[i]);
 		if (rename(a, b)) {
 			fprintf(err, "%s: %s\n", b, strerror(errno));
 			return -1;

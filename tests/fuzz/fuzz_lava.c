@@ -19,14 +19,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void rm(const char *dir)
 {
-	static const char *const files[] = {
-		"console.log", "ttyS1.jsonl", "status.json", "build.json",
-	};
 	char p[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(files) / sizeof(*files); i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+	for (i = 0; i < HZRIG_LAVA_CAPTURE_N; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, hzrig_lava_capture[i]);
 		unlink(p);
 	}
 	rmdir(dir);
@@ -35,9 +32,6 @@ static void rm(const char *dir)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char log[128], dir[128], part[160], variant[64], started[32], p[256];
-	static const char *const files[] = {
-		"console.log", "ttyS1.jsonl", "status.json", "build.json",
-	};
 	struct stat st;
 	FILE *f, *err = fopen("/dev/null", "w");
 	size_t i;
@@ -60,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!stat(dir, &st))
 			abort();
 	} else {
-		for (i = 0; i < sizeof(files) / sizeof(*files); i++) {
-			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		for (i = 0; i < HZRIG_LAVA_CAPTURE_N; i++) {
+			snprintf(p, sizeof(p), "%s/%s", dir, hzrig_lava_capture[i]);
 			if (stat(p, &st))
 				abort();
 		}
