@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* qemu/<arch>.conf: QEMU settings as data (comments in the file). */
 struct hzrig_qemu_conf {
@@ -59,6 +60,22 @@ enum hzrig_console_line hzrig_console_note(struct hzrig_console_end *e,
 					   const char *line);
 /* "ok", "failed" or "crashed" (then e->crash says why). */
 const char *hzrig_console_status(struct hzrig_console_end *e);
+
+/*
+ * status.json: how a guest ended, as `hzrig boot --status` and `hzrig
+ * ingest --lava` write it and collect reads it. timeout_s 0 and accel ""
+ * are left out; extra, when not NULL, is more members (",\"key\":value").
+ */
+struct hzrig_boot_status {
+	const char *variant, *status, *accel, *crash, *extra;
+	int guest_rc;
+	unsigned int timeout_s;
+	double wall_s, first_result_s, first_case_s;	/* -1: never */
+};
+
+/* Written whole (a temporary file renamed); 0, or -1 said on @err. */
+int hzrig_boot_status_write(const char *path,
+			    const struct hzrig_boot_status *st, FILE *err);
 
 /* `hzrig boot` and `hzrig accel` (argv[0] tells which). */
 int cmd_boot(int argc, char **argv);

@@ -491,32 +491,15 @@ unsigned int hzrig_boot_budget_s(const struct hzrig_qemu_conf *c,
 static int write_status(const char *path, const struct guest *g,
 			const struct guest_result *r)
 {
-	char tmp[4200];
-	const char *s;
-	FILE *f;
+	const struct hzrig_boot_status st = {
+		.variant = g->variant, .status = boot_status_name[r->status],
+		.accel = g->accel, .crash = r->con.crash,
+		.guest_rc = r->con.guest_rc, .timeout_s = g->timeout_s,
+		.wall_s = r->wall_s, .first_result_s = r->first_sample_s,
+		.first_case_s = r->first_case_s,
+	};
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "hzrig: %s: %s\n", tmp, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "{\"variant\":\"%s\",\"status\":\"%s\",\"guest_rc\":%d,"
-		"\"accel\":\"%s\",\"timeout_s\":%u,\"wall_s\":%.3f,"
-		"\"first_result_s\":%.3f,\"first_case_s\":%.3f,\"crash\":\"",
-		g->variant, boot_status_name[r->status], r->con.guest_rc, g->accel,
-		g->timeout_s, r->wall_s, r->first_sample_s, r->first_case_s);
-	for (s = r->con.crash; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-	}
-	fputs("\"}\n", f);
-	if (fclose(f) || rename(tmp, path)) {
-		fprintf(stderr, "hzrig: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return hzrig_boot_status_write(path, &st, stderr);
 }
 
 static void boot_usage(FILE *f)

@@ -2,12 +2,15 @@
 /*
  * A guest's console, line by line, as every reader takes it: `hzrig boot`
  * while the guest runs, `hzrig ingest --lava` from a lab's job log. Both
- * judge the guest's end the same way from it.
+ * judge the guest's end the same way from it, and write that down in the
+ * same status.json.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "boot/boot.h"
 
@@ -69,3 +72,39 @@ const char *hzrig_console_status(struct hzrig_console_end *e)
 	return e->guest_rc ? "failed" : "ok";
 }
 
+
+int hzrig_boot_status_write(const char *path,
+			    const struct hzrig_boot_status *st, FILE *err)
+{
+	char tmp[4200];
+	const char *s;
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(err, "hzrig: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"variant\":\"%s\",\"status\":\"%s\",\"guest_rc\":%d",
+		st->variant, st->status, st->guest_rc);
+	if (*st->accel)
+		fprintf(f, ",\"accel\":\"%s\"", st->accel);
+	if (st->timeout_s)
+		fprintf(f, ",\"timeout_s\":%u", st->timeout_s);
+	fprintf(f, ",\"wall_s\":%.3f,\"first_result_s\":%.3f,"
+		"\"first_case_s\":%.3f,\"crash\":\"", st->wall_s,
+		st->first_result_s, st->first_case_s);
+	for (s = st->crash; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+	}
+	fprintf(f, "\"%s}\n", st->extra ? st->extra : "");
+	if (fclose(f) || rename(tmp, path)) {
+		fprintf(err, "hzrig: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

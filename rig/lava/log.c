@@ -388,32 +388,34 @@ static void log_line(struct unpack *u, char *line, size_t len)
 static int write_status(struct unpack *u, const char *path,
 			const char *variant, const char *accel)
 {
-	struct json_object *o = json_object_new_object(), *l;
-	const char *st = hzrig_console_status(&u->con);
+	struct json_object *l = json_object_new_object();
+	struct hzrig_boot_status st = {
+		.variant = variant, .status = hzrig_console_status(&u->con),
+		.accel = accel, .crash = u->con.crash,
+		.guest_rc = u->con.guest_rc,
+		.wall_s = u->t_first >= 0 ? u->t_last - u->t_first : 0,
+		.first_result_s = u->t_result >= 0 ? u->t_result - u->t_first : -1,
+		.first_case_s = u->t_case >= 0 ? u->t_case - u->t_first : -1,
+	};
+	char *extra;
 	int ret;
 
-	json_object_object_add(o, "variant", json_object_new_string(variant));
-	json_object_object_add(o, "status", json_object_new_string(st));
-	json_object_object_add(o, "guest_rc", json_object_new_int(u->con.guest_rc));
-	if (*accel)
-		json_object_object_add(o, "accel", json_object_new_string(accel));
-	json_object_object_add(o, "wall_s", json_object_new_double(
-		u->t_first >= 0 ? u->t_last - u->t_first : 0));
-	json_object_object_add(o, "first_result_s", json_object_new_double(
-		u->t_result >= 0 ? u->t_result - u->t_first : -1));
-	json_object_object_add(o, "first_case_s", json_object_new_double(
-		u->t_case >= 0 ? u->t_case - u->t_first : -1));
-	json_object_object_add(o, "crash", json_object_new_string(u->con.crash));
-	l = json_object_new_object();
+	/* where it ran: the one member hzrig boot has not */
 	json_object_object_add(l, "log", json_object_new_string(u->log));
 	json_object_object_add(l, "job_result", json_object_new_string(
 		u->job_result[0] ? u->job_result : "unknown"));
 	json_object_object_add(l, "test_cases", json_object_new_int64((int64_t)u->nlava));
 	if (u->job_error[0])
 		json_object_object_add(l, "error", json_object_new_string(u->job_error));
-	json_object_object_add(o, "lava", l);
-	ret = json_object_to_file_ext(path, o, JSON_C_TO_STRING_PLAIN);
-	json_object_put(o);
+	if (asprintf(&extra, ",\"lava\":%s",
+		     json_object_to_json_string_ext(l, JSON_C_TO_STRING_PLAIN)) < 0) {
+		json_object_put(l);
+		return -1;
+	}
+	st.extra = extra;
+	ret = hzrig_boot_status_write(path, &st, u->err);
+	free(extra);
+	json_object_put(l);
 	return ret;
 }
 
@@ -520,7 +522,7 @@ static void finish(struct unpack *u, const char *tmp, char *variant,
 	meta_accel(p, accel, sizeof(accel));
 	snprintf(p, sizeof(p), "%s/status.json", tmp);
 	if (write_status(u, p, variant, accel))
-		say(u, "%s: %s", p, strerror(errno));
+		u->errors++;	/* said by hzrig_boot_status_write() */
 }
 
 static void started_id(double t, char *out, size_t len)
