@@ -2,6 +2,8 @@
 #
 #   make            set-up, then the HZ matrix (build, boot, collect) and report
 #   make check      set-up, then unit tests and one end-to-end guest boot
+#   make check-fresh `make` and `make check-unit` in a Debian root made from
+#                   nothing (mmdebstrap): set-up proven, not assumed
 #   make fuzz       libFuzzer on every untrusted-input reader (FUZZ_SECONDS each)
 #   make bench      turnaround figures, efficiency and late tail of the
 #                   full plan serial vs. lanes; make regression-demo: the
@@ -33,16 +35,25 @@ export KSRC JOBS B
 HZRIG := $(B)/rig/hzrig
 TOOLS := $(HZRIG) $(B)/gadget/hzrig-gadget $(B)/runner/hzrig-runner
 
-all: setup
+# Every target first makes sure this machine has what it runs: setup.sh
+# TARGET installs (as root) or names (otherwise) what rig/boot/commands
+# lists for it and its parts; a second call finds everything and is silent.
+SETUP = @$(TOP)/rig/boot/setup.sh $@
+
+all:
+	$(SETUP)
 	@$(MAKE) --no-print-directory matrix
 
+# what `make` needs, installed, and nothing run
 setup:
-	@$(TOP)/rig/boot/setup.sh
+	@$(TOP)/rig/boot/setup.sh all
 
 matrix: tools ksrc
+	$(SETUP)
 	$(TOP)/rig/boot/matrix.sh --plan $(PLAN) --accel $(ACCEL) $(if $(PARALLEL),--parallel $(PARALLEL)) $(VARIANTS)
 
 tools:
+	$(SETUP)
 	@$(MAKE) --no-print-directory -C rig O=$(B)/rig
 	@$(MAKE) --no-print-directory -C gadget O=$(B)/gadget
 	@$(MAKE) --no-print-directory -C initramfs/runner O=$(B)/runner
@@ -50,13 +61,17 @@ tools:
 # Debian's tree, extracted once into build/; KSRC= points elsewhere instead.
 # (Variants that name another tree get it extracted by matrix.sh.)
 ksrc:
+	$(SETUP)
 	@TOP=$(TOP) B=$(B) bash -c '. $(TOP)/rig/boot/variant.sh && tree_ensure "$(KSRC)"'
 
 check:
-	@$(TOP)/rig/boot/setup.sh --check
+	$(SETUP)
 	@$(MAKE) --no-print-directory check-unit check-kernel check-e2e check-robustness
 
 check-unit: tools
+	$(SETUP)
+	@$(TOP)/tests/setup/check-commands.py $(TOP)
+	@$(TOP)/tests/setup/check-setup.sh
 	@$(TOP)/tests/layout/check-layout.py $(TOP)
 	@$(MAKE) --no-print-directory -C tests unit
 	@$(MAKE) --no-print-directory -C gadget simtest O=$(B)/gadget-sim
@@ -72,6 +87,7 @@ check-unit: tools
 HZRIG_SAN := $(B)/rig-san/hzrig
 SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 check-hostile:
+	$(SETUP)
 	@$(MAKE) --no-print-directory -C rig O=$(B)/rig-san CFLAGS="$(SAN_CFLAGS)"
 	@$(TOP)/tests/hostile/hostile.sh $(HZRIG_SAN)
 
@@ -81,16 +97,18 @@ check-hostile:
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 20
 fuzz:
-	@$(TOP)/rig/boot/setup.sh --check
+	$(SETUP)
 	@$(TOP)/tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 check-fuzz:
+	$(SETUP)
 	@$(TOP)/tests/fuzz/run.sh $(FUZZ_CHECK_SECONDS)
 
 # What needs the kernel trees: the config survival check (every variant on
 # its own tree), checkpatch, and the checker against the reviewed sites of
 # 6.1 (KSRC; skipped for a tree with no golden file) and of 6.12.
 check-kernel: ksrc
+	$(SETUP)
 	@$(MAKE) --no-print-directory -C tests kconfig
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
 	@$(TOP)/tests/checker/check-golden.py $(HZRIG) $(KSRC) || [ $$? -eq 77 ]
@@ -98,7 +116,21 @@ check-kernel: ksrc
 	@$(TOP)/tests/checker/check-golden.py $(HZRIG) $(B)/src/linux-source-6.12
 
 check-e2e: tools ksrc
+	$(SETUP)
 	@$(MAKE) --no-print-directory -C tests e2e VARIANT=$(CHECK_VARIANT)
+
+# The README's two commands on a machine that has nothing
+# (tests/fresh/check-fresh.sh): a Debian bookworm root made by mmdebstrap
+# (minbase, make and gcc), a clean clone of HEAD in it, then `make
+# VARIANTS=$(FRESH_VARIANTS)` and `make check-unit` inside, as root. Only
+# the kernel, the apt mirror and a ccache directory (FRESH_CCACHE, "none"
+# for a cold build) come from this machine. Needs root.
+FRESH_VARIANTS ?= $(CHECK_VARIANT)
+FRESH_CCACHE ?= $(HOME)/.cache/hzrig/fresh-ccache
+check-fresh:
+	$(SETUP)
+	@$(TOP)/tests/fresh/check-fresh.sh --variants "$(FRESH_VARIANTS)" --plan $(PLAN) \
+		--ccache "$(FRESH_CCACHE)"
 
 # LAVA (docs/lava.md). lava-jobs: one job per variant in build/lava, for a
 # lab's qemu device type (LAVA_ARGS: more hzrig lava jobs options, e.g.
@@ -106,13 +138,14 @@ check-e2e: tools ksrc
 # real dispatcher (Debian's lava-dispatcher, lava-run), ingested and held
 # against the same variant run here.
 LAVA_VARIANT ?= $(CHECK_VARIANT)
-lava-jobs: setup
+lava-jobs:
+	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc
 	$(TOP)/rig/boot/matrix.sh --build-only $(VARIANTS)
 	$(HZRIG) lava jobs --plan $(PLAN) $(LAVA_ARGS) $$(TOP=$(TOP) B=$(B) bash -c '. $(TOP)/rig/boot/variant.sh && variant_expand $(VARIANTS)')
 
 lava-check:
-	@$(TOP)/rig/boot/setup.sh --lava
+	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc
 	$(TOP)/tests/lava/lava-check.sh $(LAVA_VARIANT)
 
@@ -124,14 +157,16 @@ lava-check:
 BENCH_PLAN ?= full
 BENCH_COLD ?= 1
 BENCH_VARIANTS ?= hz-250
-bench: setup
+bench:
+	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc
 	$(TOP)/rig/boot/bench.sh --plan $(BENCH_PLAN) $(if $(filter 0,$(BENCH_COLD)),--no-cold) $(BENCH_VARIANTS)
 
 # The regression demo: hz-250 and the patched hz-250-legacy (timeouts taken
 # as jiffies again, kernel/patches/0001-*) in one run, the latter held
 # against the former. Exits non-zero: the regressions are the point.
-regression-demo: setup
+regression-demo:
+	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc
 	-$(TOP)/rig/boot/matrix.sh --plan quick --accel $(ACCEL) hz-250 hz-250-legacy
 	$(HZRIG) check-regressions --db $(TOP)/results/hzrig.db \
@@ -152,12 +187,14 @@ ROBUSTNESS_CYCLES ?= 100
 ROBUSTNESS_SCENARIOS ?= all
 CHECK_ROBUSTNESS_CYCLES ?= 10
 CHECK_ROBUSTNESS_ITERATIONS ?= 10000
-robustness: setup
+robustness:
+	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc
 	$(TOP)/rig/boot/robustness.sh --cycles $(ROBUSTNESS_CYCLES) \
 		--scenarios $(ROBUSTNESS_SCENARIOS) --accel $(ACCEL) hz-250-debug
 
 check-robustness: tools ksrc
+	$(SETUP)
 	$(TOP)/rig/boot/robustness.sh --cycles $(CHECK_ROBUSTNESS_CYCLES) \
 		--rwsem-cycles $(CHECK_ROBUSTNESS_ITERATIONS) --scenarios check \
 		--accel $(ACCEL) hz-250-debug
@@ -171,7 +208,8 @@ check-robustness: tools ksrc
 # lock state; down_read() with interrupts off on hz-250-debug (the negative
 # control): sleeping in an invalid context. Exits 0 only when the scanner
 # reports each.
-robustness-demo: setup
+robustness-demo:
+	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc
 	@rc=0; \
 	$(TOP)/rig/boot/robustness.sh --cycles 100 --scenarios unbind \
@@ -193,7 +231,8 @@ robustness-demo: setup
 # calls in KSRC built from HZ or jiffies, with its value and window at each
 # HZ; results/check-tree/sites.json and fix.patch (patch -p1 in KSRC).
 # Finding sites is not a failure here (hzrig check-tree exits 1 for them).
-check-tree: setup
+check-tree:
+	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc
 	@mkdir -p $(TOP)/results/check-tree
 	@rc=0; $(HZRIG) check-tree --json $(TOP)/results/check-tree/sites.json \
@@ -206,7 +245,8 @@ check-tree: setup
 # (check-tree's patch applied) with PLAN=drivers-fixed. Two runs in the
 # history; about 8 min of guest time plus six kernel builds.
 DRIVERS_HZ ?= 100 250 1000
-drivers: setup
+drivers:
+	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc
 	@rc=0; \
 	$(TOP)/rig/boot/matrix.sh --plan drivers --accel $(ACCEL) \
@@ -216,6 +256,7 @@ drivers: setup
 	exit $$rc
 
 checkpatch: ksrc
+	$(SETUP)
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
 
 clean:
@@ -226,4 +267,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-tree drivers check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-fresh check-tree drivers check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean
