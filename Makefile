@@ -54,9 +54,11 @@ matrix: tools ksrc
 
 tools:
 	$(SETUP)
-	@$(MAKE) --no-print-directory -C rig O=$(B)/rig
-	@$(MAKE) --no-print-directory -C gadget O=$(B)/gadget
-	@$(MAKE) --no-print-directory -C initramfs/runner O=$(B)/runner
+	@t0=$$(date +%s); \
+	$(MAKE) --no-print-directory -j$(JOBS) -C rig O=$(B)/rig && \
+	$(MAKE) --no-print-directory -j$(JOBS) -C gadget O=$(B)/gadget && \
+	$(MAKE) --no-print-directory -j$(JOBS) -C initramfs/runner O=$(B)/runner || exit 1; \
+	t=$$(($$(date +%s) - t0)); [ $$t -eq 0 ] || echo "hzrig: time: tools $$t s"
 
 # Debian's tree, extracted once into build/; KSRC= points elsewhere instead.
 # (Variants that name another tree get it extracted by matrix.sh.)
@@ -72,6 +74,7 @@ check-unit: tools
 	$(SETUP)
 	@$(TOP)/tests/setup/check-commands.py $(TOP)
 	@$(TOP)/tests/setup/check-setup.sh
+	@$(TOP)/tests/setup/matrix-fail.sh
 	@$(TOP)/tests/layout/check-layout.py $(TOP)
 	@$(MAKE) --no-print-directory -C tests unit
 	@$(MAKE) --no-print-directory -C gadget simtest O=$(B)/gadget-sim

@@ -90,7 +90,10 @@ stage_tree() {
 		cp -al "$BASE" "$tree" || return 1
 		for p in $patches; do
 			log "$v" "applying kernel/patches/$p"
-			patch -s -p1 -d "$tree" < "$TOP/kernel/patches/$p" || return 1
+			patch -s -p1 --batch -d "$tree" < "$TOP/kernel/patches/$p" >&2 || {
+				echo "matrix: kernel/patches/$p does not apply to $BASE" >&2
+				return 1
+			}
 		done
 		echo "$BASE $patches" > "$tree/.hzrig-patched"
 	fi
@@ -162,6 +165,7 @@ stage_kernel() {
 	fi
 	log "$v" "kernel built in $((SECONDS - t0)) s"
 	echo "$((SECONDS - t0))" > "$B/$v/kernel-build-s"
+	BUILT[$v]=1
 }
 
 # wait_timeout PID SECONDS: 0 once PID has exited, 1 if still running.
@@ -277,24 +281,134 @@ write_build_json() {
 }
 
 HZRIG_VERSION=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
-declare -A FAILED
+declare -A FAILED CAUSE
 NFAILED=0
-fail() { FAILED[$1]="$2"; NFAILED=$((NFAILED + 1)); log "$1" "FAILED at $2"; }
+# fail VARIANT STAGE [CAUSE [AS]]: VARIANT is out of the run; CAUSE is the
+# failing command's last line, AS an earlier variant that failed the same.
+FAILED_ORDER=()
+fail() {
+	FAILED[$1]=$2
+	FAILED_ORDER+=("$1")
+	CAUSE[$1]=${3:-}
+	NFAILED=$((NFAILED + 1))
+	if [ -n "${4:-}" ]; then
+		log "$1" "FAILED at $2, as $4 did"
+	else
+		log "$1" "FAILED at $2${3:+: $3}"
+	fi
+}
 
+# The ways a command that is not installed is reported: by sh ("sh: 1:
+# X: not found"), bash ("X: command not found") and make running a recipe
+# line itself ("make: X: No such file or directory").
+MISSING_RE=': (command )?not found$|^make(\[[0-9]+\])?: [^ :]+: No such file or directory$'
+
+# cause_of FILE: what a failed stage's error output says went wrong: a
+# missing command if one is reported, else the last line that is not
+# make's own "*** Error" or "Leaving directory" report.
+cause_of() {
+	local c
+	c=$(grep -m1 -E "$MISSING_RE" "$1")
+	[ -n "$c" ] || c=$(grep -v -E '^make(\[[0-9]+\])?: (\*\*\*|Leaving directory)|^[[:space:]]*$' "$1" | tail -1)
+	printf '%s\n' "${c:0:300}"
+}
+
+# run_stage STAGE VARIANT: the stage, in this shell (it sets the tree and
+# tools the next stages use), its error output kept for the cause. A
+# failure with the same stage and cause as an earlier variant's is said in
+# one line: the first one showed the output.
+declare -A STAGE_S
+run_stage() {
+	local s=$1 v=$2 err=$B/$2/stage.err rc w cause t0=$SECONDS
+	"stage_$s" "$v" 2> "$err"
+	rc=$?
+	STAGE_S[$s]=$((${STAGE_S[$s]:-0} + SECONDS - t0))
+	[ $rc -ne 0 ] || { cat "$err" >&2; return 0; }
+	cause=$(cause_of "$err")
+	for w in "${FAILED_ORDER[@]}"; do
+		if [ "${FAILED[$w]}" = "$s" ] && [ "${CAUSE[$w]}" = "$cause" ]; then
+			fail "$v" "$s" "$cause" "$w"
+			return 1
+		fi
+	done
+	cat "$err" >&2
+	fail "$v" "$s" "$cause"
+	return 1
+}
+
+# failures: each distinct stage and cause once, with the variants that
+# failed so and, for a missing command, what installs it.
+failures() {
+	local v key pkg cmd stage cause
+	declare -A who
+	local order=()
+	for v in "$@"; do
+		[ -n "${FAILED[$v]:-}" ] || continue
+		key="${FAILED[$v]}|${CAUSE[$v]}"
+		[ -n "${who[$key]:-}" ] || order+=("$key")
+		who[$key]="${who[$key]:-}${who[$key]:+ }$v"
+	done
+	for key in "${order[@]}"; do
+		stage=${key%%|*}
+		cause=${key#*|}
+		if [ "$(wc -w <<< "${who[$key]}")" -eq "$#" ] && [ "$#" -gt 1 ]; then
+			echo "matrix: every variant (${who[$key]}) failed at stage $stage${cause:+: $cause}" >&2
+		else
+			echo "matrix: ${who[$key]} failed at stage $stage${cause:+: $cause}" >&2
+		fi
+		cmd=$(grep -E "$MISSING_RE" <<< "$cause" | sed -n -e 's/.*: \([^ :]*\): \(command \)\{0,1\}not found$/\1/p' \
+			-e 's/^make[^:]*: \([^ :]*\): No such file or directory$/\1/p')
+		[ -n "$cmd" ] || continue
+		pkg=$(awk -v c="$cmd" '$1 == c && $1 != "target" && NF >= 3 {print $2; exit}' \
+			"${HZRIG_COMMANDS:-$TOP/rig/boot/commands}")
+		if [ -n "$pkg" ]; then
+			echo "matrix: $cmd is not installed (Debian package $pkg): run rig/boot/setup.sh as root, which installs what rig/boot/commands lists, then make again" >&2
+		else
+			echo "matrix: $cmd is not installed, and rig/boot/commands does not list it, so rig/boot/setup.sh cannot install it: add it there with its Debian package" >&2
+		fi
+	done
+}
+
+# times: where the matrix's time went, one line (make check-fresh and the
+# README's figures read it): the stages summed over the variants; the
+# kernel builds also one by one; boot is the guests' time.
+times() {
+	local s out="" v k=""
+	for s in tree config userspace kernel module initramfs boot collect report; do
+		[ -n "${STAGE_S[$s]:-}" ] || continue
+		out="$out${out:+, }$s ${STAGE_S[$s]} s"
+		if [ "$s" = kernel ]; then
+			for v in "$@"; do
+				[ -f "$B/$v/kernel-build-s" ] && [ -n "${BUILT[$v]:-}" ] &&
+					k="$k${k:+, }$v $(cat "$B/$v/kernel-build-s")"
+			done
+			[ -z "$k" ] || out="$out ($k)"
+		fi
+	done
+	echo "hzrig: time: matrix: $out"
+}
+
+declare -A BUILT
 for v in "$@"; do
-	[ -f "$TOP/kernel/variants/$v.variant" ] || { fail "$v" "variant (no kernel/variants/$v.variant)"; continue; }
+	[ -f "$TOP/kernel/variants/$v.variant" ] || { fail "$v" "variant" "no kernel/variants/$v.variant"; continue; }
 	mkdir -p "$B/$v"
 	for s in tree config userspace kernel module initramfs; do
-		"stage_$s" "$v" || { fail "$v" "$s"; break; }
+		run_stage "$s" "$v" || break
 	done
 done
 
 if [ "$BUILD_ONLY" = 1 ]; then
-	for v in "$@"; do
-		[ -z "${FAILED[$v]:-}" ] || echo "matrix: $v failed at stage ${FAILED[$v]}" >&2
-	done
+	times "$@"
+	failures "$@"
 	[ "$NFAILED" -eq 0 ]
 	exit
+fi
+# Nothing built: nothing to boot, and no run to report, compare or record.
+if [ "$NFAILED" -eq "$#" ]; then
+	times "$@"
+	failures "$@"
+	echo "matrix: no variant was built: nothing booted, nothing recorded" >&2
+	exit 1
 fi
 
 # One accelerator decision for the whole matrix.
@@ -315,13 +429,22 @@ RUN_DIR=$RESULTS/runs/$RUN_ID
 mkdir -p "$RUN_DIR"
 for v in "$@"; do
 	[ -z "${FAILED[$v]:-}" ] || continue
+	t0=$SECONDS
 	stage_boot "$v"
 	rc=$?
+	STAGE_S[boot]=$((${STAGE_S[boot]:-0} + SECONDS - t0))
 	[ $rc -le 1 ] || log "$v" "guest did not finish cleanly (exit $rc), see build/$v/run/console.log"
-	stage_collect "$v" || fail "$v" "collect"
+	run_stage collect "$v"
 done
+if [ "$NFAILED" -eq "$#" ]; then
+	failures "$@"
+	rmdir "$RUN_DIR" 2> /dev/null
+	echo "matrix: no variant was collected: nothing to report, nothing recorded" >&2
+	exit 1
+fi
 ln -sfn "runs/$RUN_ID" "$RESULTS/latest.tmp" && mv -T "$RESULTS/latest.tmp" "$RESULTS/latest"
 
+T_REPORT=$SECONDS
 echo
 "$HZRIG" report "$RESULTS/latest"
 rc=$?
@@ -359,8 +482,7 @@ else
 	echo "matrix: the run was not recorded in $DB" >&2
 	rc=1
 fi
-for v in "${!FAILED[@]}"; do
-	echo "matrix: $v failed at stage ${FAILED[$v]}" >&2
-	rc=1
-done
+STAGE_S[report]=$((SECONDS - T_REPORT))
+times "$@"
+[ "$NFAILED" -eq 0 ] || { failures "$@"; rc=1; }
 exit $rc

@@ -118,11 +118,17 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 t0=$(date +%s)
-echo "hzrig: installing for make$targets: ${pkgs% }"
+# apt's own output goes to a log, shown when it fails.
+log=$(mktemp "${TMPDIR:-/tmp}/hzrig-setup-apt.XXXXXX")
+echo "hzrig: installing for make$targets: ${pkgs% } (apt-get; log: $log)"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
 # shellcheck disable=SC2086 # one word a package
-apt-get install -y -qq --no-install-recommends $pkgs
+if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends $pkgs; } > "$log" 2>&1; then
+	tail -20 "$log" >&2
+	echo "setup.sh: apt-get failed (log: $log)" >&2
+	exit 1
+fi
+rm -f "$log"
 still=$(missing)
 if [ -n "$still" ]; then
 	printf '%s\n' "$still" | awk '{printf "setup.sh: %s is installed, but %s is still missing: %s names the wrong package for it\n", $2, $1, list}' list="$LIST" >&2

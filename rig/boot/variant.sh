@@ -52,7 +52,7 @@ variant_tree() {
 # extracted from /usr/src/PACKAGE.tar.xz the first time (setup.sh installs
 # the packages); any other DIR must already hold a kernel tree.
 tree_ensure() {
-	local d=$1 pkg
+	local d=$1 pkg t0
 	case "$d" in
 	"$B/src/linux-source-"*)
 		[ -f "$d/.hzrig-extracted" ] && return 0
@@ -62,10 +62,12 @@ tree_ensure() {
 			return 1
 		}
 		echo "hzrig: extracting /usr/src/$pkg.tar.xz into build/src"
+		t0=$(date +%s)
 		rm -rf "$d"
 		mkdir -p "$B/src"
 		tar -C "$B/src" -xf "/usr/src/$pkg.tar.xz" || return 1
 		touch "$d/.hzrig-extracted"
+		echo "hzrig: time: extracting $pkg $(($(date +%s) - t0)) s"
 		;;
 	*)
 		[ -f "$d/Makefile" ] || {

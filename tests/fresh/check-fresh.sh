@@ -17,11 +17,13 @@
 # rig/boot/commands says provides it, or as missing from that list.
 #
 # usage: tests/fresh/check-fresh.sh [--variants "V..."] [--plan NAME]
-#            [--ccache DIR|none] [--keep] [--step "MAKE ARGS"]...
+#            [--ccache DIR|none] [--keep] [--again] [--step "MAKE ARGS"]...
 # Defaults: --variants hz-250 --plan quick --ccache
 # ~/.cache/hzrig/fresh-ccache; --step "check-unit" after make. Everything
 # goes to build/fresh/ (root/, the log, times.txt); without --keep the
-# root is removed after a pass.
+# root is removed after a pass (a failure keeps it). --again is for working
+# on a failure: the kept root and its clone, brought to HEAD, not a fresh
+# machine (its packages and build stay).
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,6 +34,7 @@ VARIANTS=hz-250
 PLAN=quick
 CCACHE=${HOME:-/root}/.cache/hzrig/fresh-ccache
 KEEP=0
+AGAIN=0
 STEPS=()
 SUITE=bookworm
 
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--plan) [ $# -ge 2 ] || usage; PLAN=$2; shift 2 ;;
 	--ccache) [ $# -ge 2 ] || usage; CCACHE=$2; shift 2 ;;
 	--keep) KEEP=1; shift ;;
+	--again) AGAIN=1; KEEP=1; shift ;;
 	--step) [ $# -ge 2 ] || usage; STEPS+=("$2"); shift 2 ;;
 	-h|--help) usage ;;
 	*) echo "check-fresh: unknown argument '$1'" >&2; usage ;;
@@ -130,19 +134,26 @@ timed() {	# timed NAME CMD...: run, log, and note the seconds
 	return "$rc"
 }
 
-say "1 a minimal $SUITE root (mmdebstrap --variant=minbase --include=make,gcc)"
-sources
-if [ -d "$ROOT" ]; then
-	rm -rf --one-file-system "$ROOT" || die "could not remove the old root $ROOT"
-fi
-mirrors=()
-[ -s "$D/sources.list" ] && mirrors+=("$D/sources.list")
-[ -s "$D/sources.sources" ] && mirrors+=("$D/sources.sources")
-timed "mmdebstrap" mmdebstrap --quiet --variant=minbase --include=make,gcc \
-	"$SUITE" "$ROOT" "${mirrors[@]}" || die "mmdebstrap (log: $LOG)"
+if [ "$AGAIN" = 1 ]; then
+	[ -d "$ROOT/root/hzrig/.git" ] || die "--again: no kept root in $ROOT"
+	say "1-2 AGAIN: the kept root, its clone brought to $(git -C "$TOP" rev-parse --short HEAD) (not a fresh machine)"
+	git -C "$ROOT/root/hzrig" fetch -q "$TOP" HEAD &&
+		git -C "$ROOT/root/hzrig" reset -q --hard FETCH_HEAD || die "git fetch into the kept clone"
+else
+	say "1 a minimal $SUITE root (mmdebstrap --variant=minbase --include=make,gcc)"
+	sources
+	if [ -d "$ROOT" ]; then
+		rm -rf --one-file-system "$ROOT" || die "could not remove the old root $ROOT"
+	fi
+	mirrors=()
+	[ -s "$D/sources.list" ] && mirrors+=("$D/sources.list")
+	[ -s "$D/sources.sources" ] && mirrors+=("$D/sources.sources")
+	timed "mmdebstrap" mmdebstrap --quiet --variant=minbase --include=make,gcc \
+		"$SUITE" "$ROOT" "${mirrors[@]}" || die "mmdebstrap (log: $LOG)"
 
-say "2 a clean clone of $(git -C "$TOP" rev-parse --short HEAD) in /root/hzrig"
-git clone -q --no-local "$TOP" "$ROOT/root/hzrig" || die "git clone"
+	say "2 a clean clone of $(git -C "$TOP" rev-parse --short HEAD) in /root/hzrig"
+	git clone -q --no-local "$TOP" "$ROOT/root/hzrig" || die "git clone"
+fi
 CCACHE_IN=
 if [ "$CCACHE" != none ]; then
 	mkdir -p "$CCACHE" "$ROOT/var/cache/hzrig-ccache" || die "ccache directory $CCACHE"
