@@ -100,12 +100,14 @@ stamp() {
 }
 
 # The command a failed step missed, from its log: "X: not found" (dash),
-# "X: command not found" (bash), "No such file or directory" on exec.
+# "X: command not found" (bash), "make: X: No such file or directory" (make
+# running a line itself). A test's own diagnostics ("# ..." lines) are not
+# read: a test may fake a missing command on purpose.
 missing_commands() {
-	sed -n -e 's/.*: \([A-Za-z0-9._+-]*\): not found$/\1/p' \
+	grep -v -E '^ *[0-9]+:[0-9]+ #' "$1" | sed -n \
+		-e 's/.*: \([A-Za-z0-9._+-]*\): not found$/\1/p' \
 		-e 's/.*: \([A-Za-z0-9._+-]*\): command not found$/\1/p' \
-		-e 's/.*execvp\{0,1\}: \([A-Za-z0-9._+-]*\): No such file or directory$/\1/p' \
-		-e "s/.*cannot run '\([A-Za-z0-9._+-]*\)'.*/\1/p" "$1" | sort -u
+		-e 's/.*make[^:]*: \([A-Za-z0-9._+-]*\): No such file or directory$/\1/p' | sort -u
 }
 
 explain() {
@@ -203,7 +205,7 @@ echo
 say "times (build/fresh/times.txt; ccache: $CCACHE):"
 cat "$D/times.txt"
 say "the parts of make (build/fresh/check-fresh.log):"
-grep -h 'hzrig: time: ' "$LOG" | sed 's/^ *[0-9]*:[0-9]* //'
+grep -h -E '^ *[0-9]+:[0-9]+ hzrig: time: ' "$LOG" | sed 's/^ *[0-9]*:[0-9]* //'
 if [ $rc -eq 0 ]; then
 	[ "$KEEP" = 1 ] || rm -rf --one-file-system "$ROOT"
 	say "PASS: a fresh $SUITE root ran make and ${STEPS[*]}"
