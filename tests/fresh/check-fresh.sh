@@ -152,6 +152,10 @@ else
 	[ -s "$D/sources.sources" ] && mirrors+=("$D/sources.sources")
 	timed "mmdebstrap" mmdebstrap --quiet --variant=minbase --include=make,gcc \
 		"$SUITE" "$ROOT" "${mirrors[@]}" || die "mmdebstrap (log: $LOG)"
+	# What every installed Debian system has and no package provides: the
+	# installer writes /etc/hosts. Without "localhost" in it chromedriver
+	# cannot reach the browser it starts.
+	printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$ROOT/etc/hosts"
 
 	say "2 a clean clone of $(git -C "$TOP" rev-parse --short HEAD) in /root/hzrig"
 	git clone -q --no-local "$TOP" "$ROOT/root/hzrig" || die "git clone"
