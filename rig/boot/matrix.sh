@@ -150,6 +150,10 @@ stage_kernel() {
 	local v=$1 cc=gcc t0=$SECONDS pid rc
 	command -v ccache >/dev/null && cc="ccache gcc"
 	log "$v" "building kernel (log: build/$v/kernel.log)"
+	# ccache's depend mode: a miss costs the compile alone, not a second
+	# run of the preprocessor (kernel/ cold: 46 s against 65 s, gcc alone
+	# 43 s; warm the same), and kbuild's -Wp,-MMD gives it the headers.
+	CCACHE_DEPEND=${CCACHE_DEPEND:-true} \
 	make -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 CC="$cc" -j"$JOBS" \
 		bzImage modules > "$B/$v/kernel.log" 2>&1 &
 	pid=$!
