@@ -121,7 +121,7 @@ for v in "$@"; do
 	command -v ccache > /dev/null && cc="ccache gcc"
 	t0=$(now)
 	CCACHE_DEPEND=${CCACHE_DEPEND:-true} \
-	make -C "$tree" O="$B/$v/kernel" ARCH=x86_64 CC="$cc" -j"$JOBS" \
+	make -C "$tree" O="$B/$v/kernel" ARCH=x86_64 CC="$cc" HOSTCC="$cc" -j"$JOBS" \
 		bzImage modules > /dev/null 2>&1 && WARM_S[$v]=$(secs "$t0" "$(now)") ||
 		WARM_S[$v]=null
 done

@@ -8,7 +8,13 @@ set -eu
 ksrc=$1 obj=$2
 shift 2
 mkdir -p "$obj"
-kmake() { make -s -C "$ksrc" O="$obj" ARCH=x86_64 "$@"; }
+# kconfig's own programs through ccache (depend mode), as matrix.sh builds
+# the kernel's host tools: the same for every variant of a tree, so only
+# the first one compiles them.
+hostcc=gcc
+command -v ccache > /dev/null && hostcc="ccache gcc"
+export CCACHE_DEPEND="${CCACHE_DEPEND:-true}"
+kmake() { make -s -C "$ksrc" O="$obj" ARCH=x86_64 HOSTCC="$hostcc" "$@"; }
 
 # Kconfig's chatter (choice overrides and the like) goes to a log; it is
 # shown only when a step fails.

@@ -26,7 +26,7 @@ HZRIG=$B/rig/hzrig
 step() { printf '[lava-check] %s\n' "$*"; }
 fail() { echo "lava-check: FAILED: $*" >&2; exit 1; }
 
-command -v lava-run > /dev/null || fail "no lava-run (rig/boot/setup.sh --lava installs lava-dispatcher)"
+command -v lava-run > /dev/null || fail "no lava-run (rig/boot/setup.sh lava-check installs lava-dispatcher)"
 rm -rf "$D"
 mkdir -p "$D/out"
 
