@@ -63,10 +63,6 @@ esac
 say() { printf '[check-fresh] %s\n' "$*"; }
 die() { echo "check-fresh: FAILED: $*" >&2; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || die "needs root (mmdebstrap's root mode, a mount namespace, chroot)"
-for c in mmdebstrap unshare chroot git; do
-	command -v "$c" > /dev/null || die "no $c on this machine (rig/boot/setup.sh check-fresh installs it)"
-done
 
 # This machine's apt sources, Debian's own suites only: a third-party
 # repository's keyring is not in the new root.
@@ -103,28 +99,14 @@ stamp() {
 	done
 }
 
-# The command a failed step missed, from its log: "X: not found" (dash),
-# "X: command not found" (bash), "make: X: No such file or directory" (make
-# running a line itself). A test's own diagnostics ("# ..." lines) are not
-# read: a test may fake a missing command on purpose.
-missing_commands() {
-	grep -v -E '^ *[0-9]+:[0-9]+ #' "$1" | sed -n \
-		-e 's/.*: \([A-Za-z0-9._+-]*\): not found$/\1/p' \
-		-e 's/.*: \([A-Za-z0-9._+-]*\): command not found$/\1/p' \
-		-e 's/.*make[^:]*: \([A-Za-z0-9._+-]*\): No such file or directory$/\1/p' | sort -u
-}
+# explain LOG: what a failed step's log says was not installed
+# (tests/fresh/explain.sh).
+explain() { "$TOP/tests/fresh/explain.sh" "$1" >&2; }
 
-explain() {
-	local c pkg
-	for c in $(missing_commands "$1"); do
-		pkg=$(awk -v c="$c" '!/^#/ && $1 == c { print $2; exit }' "$TOP/rig/boot/commands")
-		if [ -n "$pkg" ]; then
-			echo "check-fresh: missing command: $c (Debian package $pkg, in rig/boot/commands, but not installed for this target)" >&2
-		else
-			echo "check-fresh: missing command: $c (not in rig/boot/commands: add it with its Debian package and the targets that run it)" >&2
-		fi
-	done
-}
+[ "$(id -u)" -eq 0 ] || die "needs root (mmdebstrap's root mode, a mount namespace, chroot)"
+for c in mmdebstrap unshare chroot git; do
+	command -v "$c" > /dev/null || die "no $c on this machine (rig/boot/setup.sh check-fresh installs it)"
+done
 
 mkdir -p "$D"
 LOG=$D/check-fresh.log

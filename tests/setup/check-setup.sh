@@ -11,6 +11,8 @@
 #   - the real list: every package it names is one Debian knows (apt-cache),
 #     and rsync, which the kernel's headers_install runs, is installed for
 #     `make` (the fresh-machine failure this list was made for).
+# check-fresh's reading of a failed step's log (explain.sh): each kind of
+# missing need named with its package, a test's own "# ..." lines not read.
 # Then tests/setup/check-commands.py against a copy of the repository whose
 # list lacks a program a script runs, lists one for another target only, or
 # has a target that does not call setup.sh: each must fail, naming it.
@@ -139,6 +141,26 @@ known=$(apt-cache policy $pkgs 2> /dev/null | awk '/^[^ ].*:$/ {p = substr($1, 1
 unknown=$(printf '%s\n' $pkgs | grep -vxF "$known" | tr '\n' ' ')
 echo "$unknown" > "$T/out"
 check "every package the list names is a Debian package apt knows${unknown:+ (not:$unknown)}" '[ -z "$unknown" ]'
+
+# --- check-fresh: what a failed step's log says was missing ------------------------
+cat > "$T/step.log" <<'EOF'
+  0:01 /bin/sh: 1: rsync: not found
+  0:02 make[2]: hzrig-nope: No such file or directory
+  0:03 gadget/main.c:9:10: fatal error: json-c/json.h: No such file or directory
+  0:04 ModuleNotFoundError: No module named 'jsonschema'
+  0:05 # /bin/sh: 1: hzrig-faked-by-a-test: not found
+EOF
+"$TOP/tests/fresh/explain.sh" "$T/step.log" > "$T/out" 2>&1
+check "check-fresh names a missing command with its package" \
+	'grep -qx "check-fresh: missing: rsync (Debian package rsync, .*" "$T/out"'
+check "check-fresh names a command the list lacks" \
+	'grep -q "^check-fresh: missing: hzrig-nope (not in rig/boot/commands" "$T/out"'
+check "check-fresh names a missing header as the list's need" \
+	'grep -q "^check-fresh: missing: /usr/include/json-c/json.h (Debian package libjson-c-dev" "$T/out"'
+check "check-fresh names a missing Python module" \
+	'grep -q "^check-fresh: missing: python3:jsonschema (Debian package python3-jsonschema" "$T/out"'
+check "check-fresh does not take a test's own diagnostics for the cause" \
+	'! grep -q hzrig-faked-by-a-test "$T/out" && [ "$(wc -l < "$T/out")" = 4 ]'
 
 # --- check-commands.py on a copy with a defect --------------------------------
 copy() {
