@@ -27,6 +27,7 @@
 #endif
 
 #include "boot/boot.h"
+#include "lib/io.h"
 #include "plan/plan.h"
 
 #define MAX_ARGS	64
@@ -126,16 +127,16 @@ static int conf_uint(unsigned int *dst, const char *key, const char *val,
 
 int hzrig_qemu_conf_load(const char *path, struct hzrig_qemu_conf *c)
 {
-	char buf[1024];
+	char buf[1024], why[HZRIG_WHY];
 	int line = 0, ret = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f = hzrig_in_open(path, HZRIG_MAX_TEXT, why, sizeof(why));
 
 	memset(c, 0, sizeof(*c));
 	c->boot_budget_s = 90;
 	c->slack_percent = 200;
 	c->smoke_timeout_s = 30;
 	if (!f) {
-		fprintf(stderr, "hzrig: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "hzrig: %s: %s\n", path, why);
 		return -1;
 	}
 	while (!ret && fgets(buf, sizeof(buf), f)) {

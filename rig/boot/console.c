@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "lib/io.h"
 
 static const char *const crash_patterns[] = {
 	"Kernel panic", "BUG:", "Oops:", "general protection fault",
@@ -33,11 +34,12 @@ enum hzrig_console_line hzrig_console_note(struct hzrig_console_end *e,
 
 	for (i = 0; i < sizeof(crash_patterns) / sizeof(*crash_patterns); i++) {
 		if (!e->crash[0] && strstr(line, crash_patterns[i])) {
-			/* Truncation is fine: the log has the rest. */
-			size_t n = strnlen(line, sizeof(e->crash) - 1);
-
-			memcpy(e->crash, line, n);
-			e->crash[n] = '\0';
+			/*
+			 * Truncation is fine: the log has the rest. It goes
+			 * into JSON, so as UTF-8.
+			 */
+			hzrig_utf8_clean(e->crash, sizeof(e->crash), line,
+					 strlen(line));
 		}
 	}
 	if (*line) {
@@ -76,16 +78,16 @@ const char *hzrig_console_status(struct hzrig_console_end *e)
 int hzrig_boot_status_write(const char *path,
 			    const struct hzrig_boot_status *st, FILE *err)
 {
-	char tmp[4200];
+	struct hzrig_out out;
+	char why[HZRIG_WHY];
 	const char *s;
 	FILE *f;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(err, "hzrig: %s: %s\n", tmp, strerror(errno));
+	if (hzrig_out_open(&out, path, why, sizeof(why))) {
+		fprintf(err, "hzrig: %s: %s\n", path, why);
 		return -1;
 	}
+	f = out.f;
 	fprintf(f, "{\"variant\":\"%s\",\"status\":\"%s\",\"guest_rc\":%d",
 		st->variant, st->status, st->guest_rc);
 	if (*st->accel)
@@ -101,9 +103,8 @@ int hzrig_boot_status_write(const char *path,
 		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
 	}
 	fprintf(f, "\"%s}\n", st->extra ? st->extra : "");
-	if (fclose(f) || rename(tmp, path)) {
-		fprintf(err, "hzrig: %s: %s\n", path, strerror(errno));
-		unlink(tmp);
+	if (hzrig_out_commit(&out, why, sizeof(why))) {
+		fprintf(err, "hzrig: %s: %s\n", path, why);
 		return -1;
 	}
 	return 0;

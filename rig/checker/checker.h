@@ -92,10 +92,14 @@ int hzrig_facts_parse_line(struct hzrig_facts *facts, const char *line,
 /*
  * The object-like macros of the C file or header @path (read as
  * @display in the facts): one DEFINE fact each, with the span of the body
- * when it sits on the #define's own line. 0, or -1 if @path is unreadable.
+ * when it sits on the #define's own line. @path must be a regular file of
+ * at most HZRIG_MAX_SOURCE bytes (lib/io.h); a body continued past
+ * HZRIG_DEFINE_MAX bytes is left out. 0, or -1 with the reason in @why
+ * (may be NULL).
  */
+#define HZRIG_DEFINE_MAX	65536
 int hzrig_facts_read_defines(struct hzrig_facts *facts, const char *path,
-			     const char *display);
+			     const char *display, char *why, size_t n);
 
 void hzrig_facts_free(struct hzrig_facts *facts);
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "checker/checker.h"
+#include "lib/io.h"
 #include "lib/util.h"
 
 #ifndef HZRIG_TOP
@@ -31,6 +32,7 @@ struct files {
 	size_t n, cap;
 	size_t c_files;
 	size_t root_len;
+	size_t refused;		/* files left out, each said */
 	int oom;
 };
 
@@ -44,12 +46,29 @@ static int join(char *buf, size_t n, const char *a, const char *b)
 	return r < 0 || (size_t)r >= n ? -1 : 0;
 }
 
+/*
+ * A tree-relative path that can go into a patch header as it is:
+ * printable, no blank. The reason in @why otherwise.
+ */
+static bool path_ok(const char *rel, char *why, size_t n)
+{
+	size_t i;
+
+	for (i = 0; rel[i]; i++)
+		if ((unsigned char)rel[i] <= ' ' || rel[i] == 0x7f) {
+			snprintf(why, n, "has byte 0x%02x at %zu: a blank or control character cannot go into a patch header",
+				 (unsigned char)rel[i], i + 1);
+			return false;
+		}
+	return true;
+}
+
 /* A C file calling one of the six APIs (their names are prefixes). */
-static bool calls_usb_msg(const char *path)
+static bool calls_usb_msg(const char *path, char *why, size_t n)
 {
 	static const char *const names[] = { "usb_control_msg", "usb_bulk_msg",
 					     "usb_interrupt_msg", NULL };
-	FILE *f = fopen(path, "r");
+	FILE *f = hzrig_in_open(path, HZRIG_MAX_SOURCE, why, n);
 	char *line = NULL;
 	size_t cap = 0;
 	bool hit = false;
@@ -70,16 +89,23 @@ static int visit(const char *path, const struct stat *st, int type,
 {
 	struct files *fs = walk_files;
 	size_t len = strlen(path);
+	char why[HZRIG_WHY] = "";
 	char **v;
 
-	(void)st;
 	if (type == FTW_D && path[ftw->base] == '.' && ftw->level > 0)
 		return FTW_SKIP_SUBTREE;	/* .git, .tmp_versions */
 	if (type != FTW_F || len < 2 || strcmp(path + len - 2, ".c"))
 		return FTW_CONTINUE;
 	fs->c_files++;
-	if (!calls_usb_msg(path))
+	if (!S_ISREG(st->st_mode) || !path_ok(path + fs->root_len, why, sizeof(why)) ||
+	    !calls_usb_msg(path, why, sizeof(why))) {
+		if (why[0] || !S_ISREG(st->st_mode)) {
+			fprintf(stderr, "hzrig check-tree: %s: left out: %s\n",
+				path, why[0] ? why : "not a regular file");
+			fs->refused++;
+		}
 		return FTW_CONTINUE;
+	}
 	v = hzrig_grow(fs->v, fs->n, &fs->cap, 256, sizeof(*v));
 	if (!v || !(v[fs->n] = strdup(path + fs->root_len))) {
 		fs->oom = 1;
@@ -99,12 +125,14 @@ static int cmp_str(const void *a, const void *b)
 static void read_defines(const char *tree, const char *file,
 			 struct hzrig_facts *facts)
 {
-	char path[4096], dir[4096], *slash;
+	char path[4096], dir[4096], why[HZRIG_WHY], *slash;
 	struct dirent *d;
 	DIR *dh;
 
-	if (!join(path, sizeof(path), tree, file))
-		hzrig_facts_read_defines(facts, path, file);
+	if (!join(path, sizeof(path), tree, file) &&
+	    hzrig_facts_read_defines(facts, path, file, why, sizeof(why)))
+		fprintf(stderr, "hzrig check-tree: %s: macros not read: %s\n",
+			path, why);
 	snprintf(dir, sizeof(dir), "%s", file);
 	slash = strrchr(dir, '/');
 	if (slash)
@@ -121,8 +149,10 @@ static void read_defines(const char *tree, const char *file,
 		if (n < 3 || strcmp(d->d_name + n - 2, ".h"))
 			continue;
 		if (!join(rel, sizeof(rel), dir, d->d_name) &&
-		    !join(path, sizeof(path), tree, rel))
-			hzrig_facts_read_defines(facts, path, rel);
+		    !join(path, sizeof(path), tree, rel) &&
+		    hzrig_facts_read_defines(facts, path, rel, why, sizeof(why)))
+			fprintf(stderr, "hzrig check-tree: %s: macros not read: %s\n",
+				path, why);
 	}
 	closedir(dh);
 }
@@ -130,39 +160,64 @@ static void read_defines(const char *tree, const char *file,
 struct job {
 	pid_t pid;
 	size_t file;
-	char out[64], err[64];
+	int out, err;		/* spatch's output and errors, unlinked files */
 };
+
+/*
+ * A temporary file with no name left: nothing to clean up, even when
+ * hzrig is killed.
+ */
+static int anon_tmp(void)
+{
+	char name[] = "/tmp/hzrig-spatch-XXXXXX";
+	int fd = mkostemp(name, O_CLOEXEC);
+
+	if (fd >= 0)
+		unlink(name);
+	return fd;
+}
 
 static pid_t start_spatch(const char *tree, const char *cocci,
 			  const char *file, struct job *j)
 {
-	int o, e;
+	char arg[4096 + 2];
 	pid_t pid;
 
-	snprintf(j->out, sizeof(j->out), "/tmp/hzrig-spatch-XXXXXX");
-	snprintf(j->err, sizeof(j->err), "/tmp/hzrig-spatch-XXXXXX");
-	o = mkstemp(j->out);
-	e = o >= 0 ? mkstemp(j->err) : -1;
-	if (e < 0) {
-		if (o >= 0) {
-			close(o);
-			unlink(j->out);
-		}
+	j->out = anon_tmp();
+	j->err = j->out >= 0 ? anon_tmp() : -1;
+	if (j->err < 0) {
+		if (j->out >= 0)
+			close(j->out);
 		return -1;
 	}
+	/*
+	 * A name spatch cannot take for an option: it has no "--", so one
+	 * starting with '-' goes as ./NAME.
+	 */
+	snprintf(arg, sizeof(arg), "%s%s", file[0] == '-' ? "./" : "", file);
 	pid = fork();
 	if (pid == 0) {
-		dup2(o, 1);
-		dup2(e, 2);
+		dup2(j->out, 1);
+		dup2(j->err, 2);
 		if (chdir(tree))
 			_exit(126);
 		execlp("spatch", "spatch", "--sp-file", cocci, "--very-quiet",
-		       "--timeout", "300", file, (char *)NULL);
+		       "--timeout", "300", arg, (char *)NULL);
 		_exit(127);
 	}
-	close(o);
-	close(e);
 	return pid;
+}
+
+/* A job's file from its start, as a stream (the descriptor then its). */
+static FILE *rewound(int fd)
+{
+	FILE *f;
+
+	if (lseek(fd, 0, SEEK_SET) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
 }
 
 /* Read a finished job's facts; print what spatch said if it failed. */
@@ -180,13 +235,15 @@ static int finish(struct job *j, int status, const char *file,
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
 			WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
 			": is coccinelle installed?" : ":");
-		f = fopen(j->err, "r");
+		f = rewound(j->err);
+		j->err = -1;
 		while (f && getline(&line, &cap, f) > 0 && lineno++ < 5)
 			fprintf(stderr, "  %s", line);
 		if (f)
 			fclose(f);
 		(*failed)++;
-	} else if ((f = fopen(j->out, "r"))) {
+	} else if ((f = rewound(j->out))) {
+		j->out = -1;
 		while (getline(&line, &cap, f) > 0) {
 			line[strcspn(line, "\n")] = 0;
 			if (hzrig_facts_parse_line(facts, line, err, sizeof(err))) {
@@ -198,8 +255,10 @@ static int finish(struct job *j, int status, const char *file,
 		fclose(f);
 	}
 	free(line);
-	unlink(j->out);
-	unlink(j->err);
+	if (j->out >= 0)
+		close(j->out);
+	if (j->err >= 0)
+		close(j->err);
 	return rc;
 }
 
@@ -270,7 +329,7 @@ static int run_all(const char *tree, const char *cocci, struct files *fs,
 /* VERSION.PATCHLEVEL.SUBLEVEL of the tree's Makefile, or NULL. */
 static char *tree_release(const char *tree)
 {
-	char path[4096], *line = NULL, *out = NULL;
+	char path[4096], why[HZRIG_WHY], *line = NULL, *out = NULL;
 	long ver[3] = { -1, -1, -1 };
 	static const char *const keys[] = { "VERSION = ", "PATCHLEVEL = ",
 					    "SUBLEVEL = " };
@@ -278,7 +337,8 @@ static char *tree_release(const char *tree)
 	FILE *f;
 	int i;
 
-	f = join(path, sizeof(path), tree, "Makefile") ? NULL : fopen(path, "r");
+	f = join(path, sizeof(path), tree, "Makefile") ? NULL :
+	    hzrig_in_open(path, HZRIG_MAX_TEXT, why, sizeof(why));
 	if (!f)
 		return NULL;
 	while (getline(&line, &cap, f) > 0)
@@ -314,23 +374,74 @@ static void usage(FILE *f)
 	      f);
 }
 
+/*
+ * --json or --patch (@try: only whether it can be written, so that a bad
+ * path fails before the tree is walked, and no temporary file waits the
+ * whole run); "-" is standard output.
+ */
+static int open_out(struct hzrig_out *o, const char *path, const char *what,
+		    bool try)
+{
+	char why[HZRIG_WHY];
+
+	memset(o, 0, sizeof(*o));
+	if (!path)
+		return 0;
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	if (hzrig_out_open(o, path, why, sizeof(why))) {
+		fprintf(stderr, "hzrig check-tree: --%s %s: %s\n", what, path, why);
+		return -1;
+	}
+	if (try)
+		hzrig_out_abort(o);
+	return 0;
+}
+
 static int write_out(const char *path, const char *what,
 		     const struct hzrig_sites *sites,
 		     const struct hzrig_check_run *run, const char *tree)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	struct hzrig_out oo, *o = &oo;
+	char why[HZRIG_WHY];
+	bool std;
 	int rc;
 
-	if (!f) {
-		fprintf(stderr, "hzrig check-tree: --%s: cannot write %s: %s\n",
-			what, path, strerror(errno));
+	if (open_out(o, path, what, false))
+		return -1;
+	std = o->f == stdout;
+
+	rc = what[0] == 'j' ? hzrig_check_json(o->f, sites, run) :
+			      hzrig_check_patch(o->f, sites, tree);
+	if (rc) {
+		if (!std)
+			hzrig_out_abort(o);
+		fprintf(stderr, "hzrig check-tree: --%s %s: not written\n",
+			what, path);
 		return -1;
 	}
-	rc = what[0] == 'j' ? hzrig_check_json(f, sites, run) :
-			      hzrig_check_patch(f, sites, tree);
-	if (f != stdout && fclose(f))
-		rc = -1;
-	return rc;
+	if (std ? fflush(stdout) != 0 : hzrig_out_commit(o, why, sizeof(why))) {
+		fprintf(stderr, "hzrig check-tree: --%s %s: %s; nothing written\n",
+			what, std ? "standard output" : path,
+			std ? strerror(errno) : why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Is @path (which exists) inside the directory @root_real? */
+static bool inside(const char *path, const char *root_real)
+{
+	char *r = realpath(path, NULL);
+	size_t n = strlen(root_real);
+	bool in;
+
+	in = r && !strncmp(r, root_real, n) && (r[n] == '/' || !r[n] ||
+						!strcmp(root_real, "/"));
+	free(r);
+	return in;
 }
 
 /* Long: option parsing, then walk, pool, output: read top to bottom. */
@@ -349,10 +460,11 @@ int cmd_check_tree(int argc, char **argv)
 	const char *env_jobs = getenv("JOBS");
 	struct hzrig_check_run run = { 0 };
 	struct hzrig_sites sites = { 0 };
+	struct hzrig_out jout = { 0 }, pout = { 0 };
 	struct hzrig_facts *facts = NULL;
 	struct files fs = { 0 };
 	struct timespec t0, t1;
-	char treebuf[4096], *real = NULL;
+	char treebuf[4096], *real = NULL, *tree_real = NULL;
 	long long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	bool as_json = false;
 	int opt, rc = 0, i;
@@ -414,6 +526,23 @@ int cmd_check_tree(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (json && patch && strcmp(json, "-") &&
+	    (!strcmp(json, patch) || hzrig_same_file(json, patch))) {
+		fprintf(stderr, "hzrig check-tree: --json and --patch name the same file %s\n",
+			json);
+		free(real);
+		return 2;
+	}
+	tree_real = realpath(tree, NULL);
+	if (!tree_real || open_out(&jout, json, "json", true) ||
+	    open_out(&pout, patch, "patch", true)) {
+		if (!tree_real)
+			fprintf(stderr, "hzrig check-tree: %s: %s\n", tree,
+				strerror(errno));
+		free(tree_real);
+		free(real);
+		return 2;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	walk_files = &fs;
 	for (i = optind; i == optind || i < argc; i++) {
@@ -422,6 +551,12 @@ int cmd_check_tree(int argc, char **argv)
 		if (join(start, sizeof(start), tree, i < argc ? argv[i] : ".") ||
 		    (i < argc && access(start, R_OK))) {
 			fprintf(stderr, "hzrig check-tree: %s: no such path in %s\n",
+				argv[i], tree);
+			rc = 2;
+			break;
+		}
+		if (i < argc && !inside(start, tree_real)) {
+			fprintf(stderr, "hzrig check-tree: %s: outside the tree %s: a PATH names a file or directory inside KSRC\n",
 				argv[i], tree);
 			rc = 2;
 			break;
@@ -467,7 +602,7 @@ int cmd_check_tree(int argc, char **argv)
 			rc = 2;
 		if (!rc && patch && write_out(patch, "patch", &sites, &run, tree))
 			rc = 2;
-		if (!rc && run.failed)
+		if (!rc && (run.failed || fs.refused))
 			rc = 2;
 		if (!rc)
 			rc = sites.n ? 1 : 0;
@@ -480,6 +615,7 @@ int cmd_check_tree(int argc, char **argv)
 	free(fs.v);
 	free(facts);
 	free(real);
+	free(tree_real);
 	free((char *)run.release);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "model/model.h"
 
 #define MAX_DEPTH	8	/* macro inside macro inside ... */
+#define MAX_NEST	256	/* parentheses, unary operators, ?: */
 #define TOK_MAX		64
 
 struct ev {
@@ -27,8 +28,10 @@ struct ev {
 	void *ctx;
 	int depth;
 	int def;		/* id of the definition being read, -1: top */
+	int nest;		/* levels of nesting so far (MAX_NEST) */
 	char tok[TOK_MAX];	/* the current token */
 	bool bad;
+	bool too_deep;		/* bad because of MAX_NEST: said, not hidden */
 	char *err;
 	size_t errlen;
 };
@@ -157,9 +160,15 @@ static int arguments(struct ev *e, val *a, int max)
 	return n;
 }
 
-static int64_t div_up(int64_t a, int64_t b)
+/* (a + b - 1) / b for b > 0; false when the sum overflows. */
+static bool div_up(int64_t a, int64_t b, int64_t *r)
 {
-	return (a + b - 1) / b;
+	int64_t s;
+
+	if (b <= 0 || __builtin_add_overflow(a, b - 1, &s))
+		return false;
+	*r = s / b;
+	return true;
 }
 
 /*
@@ -200,7 +209,7 @@ static val convert(struct ev *e, const struct conversion *c, val x)
 	if (c->per_s == 1000)
 		r.v = (int64_t)hzrig_msecs_to_jiffies(e->hz, (int)x.v);
 	else
-		r.v = div_up(x.v * hz, c->per_s);
+		r.known = div_up(x.v * hz, c->per_s, &r.v);
 	return r;
 }
 
@@ -227,9 +236,8 @@ static val call(struct ev *e, const char *fn)
 		if (r.known)
 			r.v = min == (p.v < q.v) ? p.v : q.v;
 	} else if (n == 2 && !strcmp(fn, "DIV_ROUND_UP")) {
-		r.known = a[0].known && a[1].known && a[1].v > 0;
-		if (r.known)
-			r.v = div_up(a[0].v, a[1].v);
+		r.known = a[0].known && a[1].known &&
+			  div_up(a[0].v, a[1].v, &r.v);
 	}
 	return r;
 }
@@ -273,6 +281,9 @@ static val name(struct ev *e)
 	sub.bad = false;
 	next(&sub);
 	r = cond(&sub);
+	if (sub.too_deep)
+		fail(e, "%s (in %s)", sub.err, id);
+	e->too_deep |= sub.too_deep;
 	if (sub.bad || sub.tok[0]) {
 		/* a body that is no expression: not a value, not an error */
 		r = unknown();
@@ -297,7 +308,36 @@ static bool type_word(const char *t)
 	return n > 2 && !strcmp(t + n - 2, "_t");
 }
 
+static val unary_nested(struct ev *e);
+
+/*
+ * Every way an expression nests comes through here or cond(): bounded,
+ * so that a hostile #define cannot take the stack.
+ */
+static bool enter(struct ev *e)
+{
+	if (e->nest >= MAX_NEST) {
+		fail(e, "expression too deep: more than %d levels of nesting",
+		     MAX_NEST);
+		e->too_deep = true;
+		return false;
+	}
+	e->nest++;
+	return true;
+}
+
 static val unary(struct ev *e)
+{
+	val r;
+
+	if (!enter(e))
+		return unknown();
+	r = unary_nested(e);
+	e->nest--;
+	return r;
+}
+
+static val unary_nested(struct ev *e)
 {
 	val r;
 
@@ -306,9 +346,10 @@ static val unary(struct ev *e)
 
 		next(e);
 		r = unary(e);
-		if (r.known)
-			r.v = op == '-' ? -r.v : op == '~' ? ~r.v :
-			      op == '!' ? !r.v : r.v;
+		if (r.known && op == '-')
+			r.known = !__builtin_sub_overflow((int64_t)0, r.v, &r.v);
+		else if (r.known)
+			r.v = op == '~' ? ~r.v : op == '!' ? !r.v : r.v;
 		return r;
 	}
 	if (is(e, "(")) {
@@ -428,10 +469,16 @@ static val binary(struct ev *e, size_t lvl)
 
 static val cond(struct ev *e)
 {
-	val c = binary(e, 0), a, b, r;
+	val c, a, b, r;
 
+	if (!enter(e))
+		return unknown();
+	c = binary(e, 0);
+	e->nest--;
 	if (!is(e, "?"))
 		return c;
+	if (!enter(e))
+		return unknown();
 	next(e);
 	a = cond(e);
 	expect(e, ":");
@@ -440,6 +487,7 @@ static val cond(struct ev *e)
 	r.known = c.known && (c.v ? a.known : b.known);
 	if (r.known)
 		r.v = c.v ? a.v : b.v;
+	e->nest--;
 	return r;
 }
 

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "checker/checker.h"
+#include "lib/io.h"
 #include "lib/util.h"
 
 static struct hzrig_fact *new_fact(struct hzrig_facts *facts)
@@ -182,16 +183,63 @@ static void strip_comments(char *s, bool *in_comment)
 	}
 }
 
+/*
+ * The lines continuing *@body ("\\" at its end) appended to it, each
+ * "\\\n" made a blank, in time linear in their length. 1 when the body
+ * grew past HZRIG_DEFINE_MAX (its lines are read to the end all the same),
+ * *@body NULL when out of memory.
+ */
+static int join_continued(FILE *f, char **body, char **line, size_t *cap,
+			  int *lineno, bool *in_comment)
+{
+	size_t len = strlen(*body), bcap = len + 1, ll;
+	bool too_long = false;
+	char *nb;
+
+	while (len >= 2 && (*body)[len - 2] == '\\' && (*body)[len - 1] == '\n' &&
+	       getline(line, cap, f) > 0) {
+		(*lineno)++;
+		strip_comments(*line, in_comment);
+		ll = strlen(*line);
+		if (too_long || len + ll > HZRIG_DEFINE_MAX) {
+			/* only whether it goes on matters now */
+			too_long = true;
+			len = 0;
+		} else {
+			(*body)[len - 2] = ' ';
+			len--;
+		}
+		if (len + ll + 1 > bcap) {
+			bcap = 2 * (len + ll + 1);
+			nb = realloc(*body, bcap);
+			if (!nb) {
+				free(*body);
+				*body = NULL;
+				return 0;
+			}
+			*body = nb;
+		}
+		memcpy(*body + len, *line, ll + 1);
+		len += ll;
+	}
+	return too_long;
+}
+
 /* Long: the reader of #define lines, continuations and comments included. */
 int hzrig_facts_read_defines(struct hzrig_facts *facts, const char *path,
-			     const char *display)
+			     const char *display, char *why, size_t n)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *body = NULL, *name = NULL;
+	char *line = NULL, *body = NULL, *name = NULL, dummy[8];
 	size_t cap = 0;
 	bool in_comment = false;
 	int lineno = 0;
+	FILE *f;
 
+	if (!why) {
+		why = dummy;
+		n = sizeof(dummy);
+	}
+	f = hzrig_in_open(path, HZRIG_MAX_SOURCE, why, n);
 	if (!f)
 		return -1;
 	while (getline(&line, &cap, f) > 0) {
@@ -224,20 +272,9 @@ int hzrig_facts_read_defines(struct hzrig_facts *facts, const char *path,
 		free(body);
 		body = name ? strdup(q) : NULL;
 		/* a continued body: joined, its span then unusable */
-		while (body && (len = strlen(body)) >= 2 &&
-		       body[len - 2] == '\\' && body[len - 1] == '\n' &&
-		       getline(&line, &cap, f) > 0) {
-			char *joined;
-
-			lineno++;
-			strip_comments(line, &in_comment);
-			body[len - 2] = ' ';
-			body[len - 1] = 0;
-			if (asprintf(&joined, "%s%s", body, line) < 0)
-				joined = NULL;
-			free(body);
-			body = joined;
-		}
+		if (body && join_continued(f, &body, &line, &cap, &lineno,
+					   &in_comment))
+			continue;	/* longer than HZRIG_DEFINE_MAX */
 		if (!body)
 			break;
 		len = strlen(body);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "checker/checker.h"
+#include "lib/json.h"
 #include "lib/table.h"
 #include "lib/util.h"
 #include "model/model.h"
@@ -111,7 +112,7 @@ static json_object *span_json(const char *file, int line)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "file", json_object_new_string(file));
+	json_object_object_add(o, "file", hzrig_json_str(file));
 	json_object_object_add(o, "line", json_object_new_int(line));
 	return o;
 }
@@ -136,31 +137,31 @@ static json_object *site_json(const struct hzrig_site *s)
 	int i;
 
 	snprintf(site, sizeof(site), "%s:%d", s->file, s->line);
-	json_object_object_add(o, "site", json_object_new_string(site));
-	json_object_object_add(o, "file", json_object_new_string(s->file));
+	json_object_object_add(o, "site", hzrig_json_str(site));
+	json_object_object_add(o, "file", hzrig_json_str(s->file));
 	json_object_object_add(o, "line", json_object_new_int(s->line));
 	json_object_object_add(o, "arg_line",
 			       json_object_new_int(s->expr_at.line));
-	json_object_object_add(o, "function", json_object_new_string(s->func));
-	json_object_object_add(o, "call", json_object_new_string(s->api));
+	json_object_object_add(o, "function", hzrig_json_str(s->func));
+	json_object_object_add(o, "call", hzrig_json_str(s->api));
 	json_object_object_add(o, "killable", json_object_new_boolean(s->killable));
 	if (s->via) {
 		json_object *via = span_json(s->file, s->via_line);
 
 		json_object_object_add(via, "function",
-				       json_object_new_string(s->via));
+				       hzrig_json_str(s->via));
 		json_object_object_add(o, "via", via);
 	}
-	json_object_object_add(o, "expr", json_object_new_string(s->expr));
+	json_object_object_add(o, "expr", hzrig_json_str(s->expr));
 	org = s->origin ? span_json(s->origin->at.file, s->origin->at.line) :
 			  span_json(s->file, s->expr_at.line);
 	json_object_object_add(org, "kind",
-			       json_object_new_string(origin_kind(s->origin)));
+			       hzrig_json_str(origin_kind(s->origin)));
 	if (s->origin)
 		json_object_object_add(org, "name",
-				       json_object_new_string(s->origin->name));
+				       hzrig_json_str(s->origin->name));
 	json_object_object_add(org, "expr",
-			       json_object_new_string(s->origin_expr));
+			       hzrig_json_str(s->origin_expr));
 	json_object_object_add(o, "origin", org);
 	json_object_object_add(o, "reads_jiffies",
 			       json_object_new_boolean(s->runtime));
@@ -195,9 +196,9 @@ int hzrig_check_json(FILE *out, const struct hzrig_sites *sites,
 	size_t k;
 	int rc;
 
-	json_object_object_add(o, "tree", json_object_new_string(run->tree));
+	json_object_object_add(o, "tree", hzrig_json_str(run->tree));
 	json_object_object_add(o, "release", run->release ?
-			       json_object_new_string(run->release) : NULL);
+			       hzrig_json_str(run->release) : NULL);
 	json_object_object_add(o, "c_files", json_object_new_int64((int64_t)run->files));
 	json_object_object_add(o, "scanned", json_object_new_int64((int64_t)run->scanned));
 	json_object_object_add(o, "failed", json_object_new_int64((int64_t)run->failed));
@@ -269,7 +270,7 @@ static long count_word(const char *buf, size_t len, const char *name)
  */
 static long uses_in_dir(const char *tree, const char *file, const char *name)
 {
-	char dir[4096], path[8192], *slash;
+	char dir[4096], path[8192], why[HZRIG_WHY], *slash;
 	struct dirent *d;
 	long total = 0;
 	DIR *dh;
@@ -288,8 +289,9 @@ static long uses_in_dir(const char *tree, const char *file, const char *name)
 		    (d->d_name[n - 1] != 'c' && d->d_name[n - 1] != 'h'))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		buf = hzrig_slurp(path, &len);
+		buf = hzrig_in_slurp(path, HZRIG_MAX_SOURCE, &len, why, sizeof(why));
 		if (!buf) {
+			fprintf(stderr, "hzrig check-tree: %s: %s\n", path, why);
 			total = -1;
 			break;
 		}
@@ -358,6 +360,7 @@ int hzrig_check_patch(FILE *out, const struct hzrig_sites *sites,
 		      const char *tree)
 {
 	struct edits e = { 0 };
+	char why[HZRIG_WHY];
 	size_t k, i;
 	int rc = 0;
 
@@ -402,9 +405,10 @@ int hzrig_check_patch(FILE *out, const struct hzrig_sites *sites,
 		if (!first)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tree, file);
-		buf = hzrig_slurp(path, &len);
+		buf = hzrig_in_slurp(path, HZRIG_MAX_SOURCE, &len, why, sizeof(why));
 		if (!buf) {
-			fprintf(stderr, "hzrig check-tree: cannot read %s\n", path);
+			fprintf(stderr, "hzrig check-tree: cannot read %s: %s\n",
+				path, why);
 			rc = -1;
 			break;
 		}

@@ -632,7 +632,10 @@ int hzrig_capture_parse(FILE *f, const char *name, struct hzrig_capture *c,
 	free(line);
 	json_tokener_free(tok);
 	if (ferror(f)) {
-		cap_msg(c, 0, true, "read error: %s", strerror(errno));
+		char why[HZRIG_WHY];
+
+		cap_msg(c, 0, true, "read error: %s",
+			hzrig_in_error(why, sizeof(why), HZRIG_MAX_CAPTURE));
 		return -1;
 	}
 	if (!c->have_meta) {
@@ -646,12 +649,13 @@ int hzrig_capture_parse(FILE *f, const char *name, struct hzrig_capture *c,
 
 int hzrig_capture_load(const char *path, struct hzrig_capture *c, FILE *errf)
 {
-	FILE *f = fopen(path, "r");
+	char why[HZRIG_WHY];
+	FILE *f = hzrig_in_open(path, HZRIG_MAX_CAPTURE, why, sizeof(why));
 	int ret;
 
 	if (!f) {
 		memset(c, 0, sizeof(*c));
-		fprintf(errf ? errf : stderr, "%s: %s\n", path, strerror(errno));
+		fprintf(errf ? errf : stderr, "%s: %s\n", path, why);
 		return -1;
 	}
 	ret = hzrig_capture_parse(f, path, c, errf);

@@ -15,7 +15,8 @@
 #include <json-c/json.h>
 
 #include "collect/scan.h"
-#include "lib/util.h"
+#include "lib/io.h"
+#include "lib/json.h"
 
 #define MAX_EXPECT	16
 
@@ -35,77 +36,62 @@ static void findings_usage(FILE *f)
 	      "1 when one is missing.\n", f);
 }
 
-/* FILE through FILE.tmp and rename(): whole or not at all. */
-static int write_jsonl(const char *path, const char *variant,
-		       const struct hzrig_findings *fs)
+/* The findings as JSON lines, whole or not at all (lib/io.h). */
+static void put_jsonl(FILE *f, const char *variant,
+		      const struct hzrig_findings *fs)
 {
-	char tmp[4096];
-	FILE *f;
 	size_t i;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		fprintf(stderr, "hzrig findings: --out: path too long\n");
-		return -1;
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "hzrig findings: %s: %s\n", tmp, strerror(errno));
-		return -1;
-	}
 	for (i = 0; i < fs->n; i++) {
 		struct json_object *o = hzrig_finding_json(&fs->v[i]);
 
 		if (variant)
 			json_object_object_add(o, "variant",
-					       json_object_new_string(variant));
+					       hzrig_json_str(variant));
 		fprintf(f, "%s\n", json_object_to_json_string_ext(o,
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	}
-	if (fflush(f) || ferror(f) || fsync(fileno(f))) {
-		fprintf(stderr, "hzrig findings: %s: %s\n", tmp, strerror(errno ? errno : EIO));
-		fclose(f);
-		unlink(tmp);
-		return -1;
-	}
-	fclose(f);
-	if (rename(tmp, path)) {
-		fprintf(stderr, "hzrig findings: %s: %s\n", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
 }
 
 /*
  * The findings as KTAP, for the tools that read the guest's own results:
  * a report is a failed test named by its title.
  */
-static int write_ktap(const char *path, const char *variant,
-		      const struct hzrig_findings *fs)
+static void put_ktap(FILE *f, const char *variant,
+		     const struct hzrig_findings *fs)
 {
-	FILE *f = fopen(path, "w");
 	size_t i;
 
-	if (!f) {
-		fprintf(stderr, "hzrig findings: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
 	fprintf(f, "KTAP version 1\n# kernel reports on the console%s%s\n",
 		variant ? " of " : "", variant ? variant : "");
 	if (!fs->n) {
 		fprintf(f, "1..1\nok 1 console # no kernel report\n");
-	} else {
-		fprintf(f, "1..%zu\n", fs->n);
-		for (i = 0; i < fs->n; i++)
-			fprintf(f, "not ok %zu %s # %s, console line %u%s\n",
-				i + 1, fs->v[i].title,
-				fs->v[i].running[0] ? fs->v[i].running : "boot",
-				fs->v[i].line,
-				fs->v[i].truncated ? ", cut off" : "");
+		return;
 	}
-	if (fclose(f)) {
-		fprintf(stderr, "hzrig findings: %s: %s\n", path, strerror(errno));
+	fprintf(f, "1..%zu\n", fs->n);
+	for (i = 0; i < fs->n; i++)
+		fprintf(f, "not ok %zu %s # %s, console line %u%s\n",
+			i + 1, fs->v[i].title,
+			fs->v[i].running[0] ? fs->v[i].running : "boot",
+			fs->v[i].line, fs->v[i].truncated ? ", cut off" : "");
+}
+
+static int write_out(const char *opt, const char *path, const char *variant,
+		     const struct hzrig_findings *fs,
+		     void (*put)(FILE *, const char *, const struct hzrig_findings *))
+{
+	struct hzrig_out o;
+	char why[HZRIG_WHY];
+
+	if (hzrig_out_open(&o, path, why, sizeof(why))) {
+		fprintf(stderr, "hzrig findings: %s %s: %s\n", opt, path, why);
+		return -1;
+	}
+	put(o.f, variant, fs);
+	if (hzrig_out_commit(&o, why, sizeof(why))) {
+		fprintf(stderr, "hzrig findings: %s %s: %s; nothing written\n",
+			opt, path, why);
 		return -1;
 	}
 	return 0;
@@ -142,6 +128,7 @@ int cmd_findings(int argc, char **argv)
 	const char *console = NULL, *variant = NULL, *out = NULL, *ktap = NULL;
 	const char *expect[MAX_EXPECT];
 	struct hzrig_findings fs = { 0 };
+	char why[HZRIG_WHY];
 	int opt, nexpect = 0, ret;
 	size_t i;
 
@@ -172,8 +159,16 @@ int cmd_findings(int argc, char **argv)
 			fprintf(stderr, "hzrig findings: --console is required\n");
 		return 2;
 	}
-	if (hzrig_scan_file(console, &fs)) {
-		fprintf(stderr, "hzrig findings: %s: %s\n", console, strerror(errno));
+	/* An output over the console would lose the input: refused. */
+	if ((out && hzrig_same_file(out, console)) ||
+	    (ktap && hzrig_same_file(ktap, console)) ||
+	    (out && ktap && hzrig_same_file(out, ktap))) {
+		fprintf(stderr, "hzrig findings: --out and --ktap must name other files than --console %s and each other\n",
+			console);
+		return 2;
+	}
+	if (hzrig_scan_file(console, &fs, why, sizeof(why))) {
+		fprintf(stderr, "hzrig findings: --console %s: %s\n", console, why);
 		hzrig_findings_free(&fs);
 		return 2;
 	}
@@ -182,8 +177,8 @@ int cmd_findings(int argc, char **argv)
 	for (i = 0; i < fs.n; i++)
 		hzrig_finding_print(stdout, "  ", &fs.v[i]);
 	ret = fs.n ? 1 : 0;
-	if ((out && write_jsonl(out, variant, &fs)) ||
-	    (ktap && write_ktap(ktap, variant, &fs)))
+	if ((out && write_out("--out", out, variant, &fs, put_jsonl)) ||
+	    (ktap && write_out("--ktap", ktap, variant, &fs, put_ktap)))
 		ret = 2;
 	else if (nexpect)
 		ret = check_expected(&fs, expect, nexpect);

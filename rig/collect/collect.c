@@ -79,6 +79,8 @@ static int load_boot_status(const char *arg, FILE *err, char *status,
 			    struct json_object **obj)
 {
 	struct json_object *o, *v;
+	char why[HZRIG_WHY], *text;
+	size_t len;
 
 	*obj = NULL;
 	accel[0] = '\0';
@@ -90,12 +92,14 @@ static int load_boot_status(const char *arg, FILE *err, char *status,
 		snprintf(status, slen, "%s", arg);
 		return 0;
 	}
-	if (access(arg, R_OK)) {
-		fprintf(err, "hzrig collect: --boot-status: '%s' is not ok, failed, crashed, hung, error or a readable status file\n",
-			arg);
+	text = hzrig_in_slurp(arg, HZRIG_MAX_JSON, &len, why, sizeof(why));
+	if (!text) {
+		fprintf(err, "hzrig collect: --boot-status: '%s' is not ok, failed, crashed, hung, error or a status file: %s\n",
+			arg, why);
 		return -1;
 	}
-	o = json_object_from_file(arg);
+	o = json_tokener_parse(text);
+	free(text);
 	if (!o || !json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "status", &v) ||
 	    !json_object_is_type(v, json_type_string) ||
@@ -441,17 +445,18 @@ static int close_tmp(FILE *f, const char *tmp, FILE *err)
 static int copy_other_variants(const char *path, const char *variant,
 			       FILE *out, unsigned int *dropped, FILE *err)
 {
-	FILE *in = fopen(path, "r");
-	char *line = NULL;
+	char *line = NULL, why[HZRIG_WHY];
 	size_t cap = 0;
 	ssize_t len;
 	int ret = 0;
+	FILE *in;
 
 	*dropped = 0;
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	in = hzrig_in_open(path, HZRIG_MAX_CAPTURE, why, sizeof(why));
 	if (!in) {
-		if (errno == ENOENT)
-			return 0;
-		fprintf(err, "%s: %s\n", path, strerror(errno));
+		fprintf(err, "%s: %s\n", path, why);
 		return -1;
 	}
 	while ((len = getline(&line, &cap, in)) >= 0) {
@@ -473,7 +478,8 @@ static int copy_other_variants(const char *path, const char *variant,
 		}
 	}
 	if (ferror(in)) {
-		fprintf(err, "%s: %s\n", path, strerror(errno));
+		fprintf(err, "%s: %s\n", path,
+			hzrig_in_error(why, sizeof(why), HZRIG_MAX_CAPTURE));
 		ret = -1;
 	}
 	free(line);
@@ -522,6 +528,7 @@ static int check_opts(const struct hzrig_collect_opts *o, FILE *err)
 static int read_inputs(struct job *j)
 {
 	const struct hzrig_collect_opts *o = j->o;
+	char why[HZRIG_WHY];
 	FILE *f;
 
 	if (hzrig_capture_load(o->serial, &j->c, j->err) < 0)
@@ -531,20 +538,21 @@ static int read_inputs(struct job *j)
 			o->serial, j->c.meta.line, j->c.meta.variant, o->variant);
 		return -1;
 	}
-	f = fopen(o->console, "r");
+	f = hzrig_in_open(o->console, HZRIG_MAX_CONSOLE, why, sizeof(why));
 	if (!f) {
-		fprintf(j->err, "%s: %s\n", o->console, strerror(errno));
+		fprintf(j->err, "%s: %s\n", o->console, why);
 		return -1;
 	}
 	if (hzrig_ktap_parse(f, &j->k)) {
-		fprintf(j->err, "%s: read error\n", o->console);
+		fprintf(j->err, "%s: %s\n", o->console,
+			hzrig_in_error(why, sizeof(why), HZRIG_MAX_CONSOLE));
 		fclose(f);
 		return -1;
 	}
 	fclose(f);
-	if (hzrig_scan_file(o->console, &j->findings)) {
+	if (hzrig_scan_file(o->console, &j->findings, why, sizeof(why))) {
 		fprintf(j->err, "%s: scanning for kernel reports: %s\n",
-			o->console, strerror(errno));
+			o->console, why);
 		return -1;
 	}
 	j->accel = o->accel ? o->accel : j->boot_accel[0] ? j->boot_accel :
@@ -777,6 +785,13 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 		goto out;
 	set_allowances(j);
 	check_clocksource(j);
+	if (o->whole && (j->c.errors || j->c.truncated || j->refused)) {
+		fprintf(err, "hzrig collect: %s: %s: refused whole\n", o->variant,
+			j->refused ? j->refused :
+			j->c.truncated ? "the capture was cut short" :
+			"the capture has bad records (above)");
+		goto out;
+	}
 	if (set_paths(j) || write_tmp_files(j) || commit(j))
 		goto out;
 	summary(j);

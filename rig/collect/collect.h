@@ -185,6 +185,12 @@ struct hzrig_collect_opts {
 	const char *out_dir;
 	const char *boot_status;	/* ok|failed|crashed|hung|error or status.json */
 	int64_t noise_floor_ns;		/* minimum allowance, >= 0 */
+	/*
+	 * All or nothing: a capture with any bad record, cut short or with
+	 * a refused clock records nothing (HZRIG_COLLECT_FAILED). A lab's
+	 * log can be fetched again; a local boot keeps what it measured.
+	 */
+	bool whole;
 	FILE *err;			/* NULL: stderr */
 	FILE *out;			/* summary line; NULL: none */
 };

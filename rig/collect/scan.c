@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "collect/scan.h"
+#include "lib/io.h"
 #include "lib/json.h"
 #include "lib/util.h"
 
@@ -165,6 +166,9 @@ static bool frame_skipped(const char *fn)
 	return false;
 }
 
+/* How much of one console line is scanned (and kept in an excerpt). */
+#define SCAN_LINE_MAX	16384
+
 struct scanner {
 	regex_t re[NPATTERNS];
 	regex_t frame, rip, access;
@@ -186,6 +190,7 @@ struct scanner {
 	struct hzrig_finding *last;	/* the last report closed */
 	unsigned int last_end_line;	/* the line it closed on */
 	unsigned int lineno;		/* the line being scanned */
+	char clean[SCAN_LINE_MAX * 3 + 1];	/* the line, as UTF-8 */
 };
 
 /* Length of a printk timestamp "[   12.345678] " at @s, 0 if none. */
@@ -557,7 +562,14 @@ int hzrig_scan_console(FILE *f, struct hzrig_findings *out)
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = '\0';
-		if (scan_line(&s, line, ++lineno)) {
+		/*
+		 * What reaches a finding (and so JSON) is UTF-8: a guest's
+		 * bytes that are not become U+FFFD. A report's line is short;
+		 * the first SCAN_LINE_MAX bytes of a longer one are enough.
+		 */
+		hzrig_utf8_clean(s.clean, sizeof(s.clean), line,
+				 n > SCAN_LINE_MAX ? SCAN_LINE_MAX : (size_t)n);
+		if (scan_line(&s, s.clean, ++lineno)) {
 			ret = -1;
 			break;
 		}
@@ -572,14 +584,17 @@ int hzrig_scan_console(FILE *f, struct hzrig_findings *out)
 	return ret;
 }
 
-int hzrig_scan_file(const char *path, struct hzrig_findings *out)
+int hzrig_scan_file(const char *path, struct hzrig_findings *out, char *why,
+		    size_t n)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = hzrig_in_open(path, HZRIG_MAX_CONSOLE, why, n);
 	int ret;
 
 	if (!f)
 		return -1;
 	ret = hzrig_scan_console(f, out);
+	if (ret)
+		hzrig_in_error(why, n, HZRIG_MAX_CONSOLE);
 	fclose(f);
 	return ret;
 }

@@ -44,8 +44,12 @@ struct hzrig_findings {
  * allocation error (@out then holds what was found before it).
  */
 int hzrig_scan_console(FILE *f, struct hzrig_findings *out);
-/* The same on a file; -1 (errno set) when it cannot be opened. */
-int hzrig_scan_file(const char *path, struct hzrig_findings *out);
+/*
+ * The same on the console log @path, a regular file of at most
+ * HZRIG_MAX_CONSOLE bytes (lib/io.h); -1 with the reason in @why.
+ */
+int hzrig_scan_file(const char *path, struct hzrig_findings *out, char *why,
+		    size_t n);
 void hzrig_findings_free(struct hzrig_findings *fs);
 
 struct json_object;

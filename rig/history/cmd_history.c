@@ -72,7 +72,7 @@ static int check_variants(sqlite3 *db, const struct variant_args *a,
 
 		if (r < 0) {
 			fprintf(stderr, "hzrig %s: %s: %s\n", cmd, db_path,
-				sqlite3_errmsg(db));
+				hzrig_db_error(db));
 			return 2;
 		}
 		if (!r) {
@@ -213,19 +213,23 @@ int cmd_ingest(int argc, char **argv)
 			continue;
 		}
 		/* Opened only now: a run that fails to parse creates nothing. */
-		if (!db) {
+		if (!db)
 			db = hzrig_db_open(db_path, HZRIG_DB_CREATE, stderr);
-			if (!db) {
-				hzrig_run_free(&run);
-				return 2;
-			}
-		}
-		rc = hzrig_db_ingest(db, &run, replace, stdout, stderr);
+		rc = db ? hzrig_db_ingest(db, &run, replace, stdout, stderr) :
+		     HZRIG_INGEST_ERROR;
+		hzrig_run_free(&run);
 		if (rc == HZRIG_INGEST_ERROR)
 			failed = true;
 		else if (rc == HZRIG_INGEST_DIFFERS)
 			differs = true;
-		hzrig_run_free(&run);
+		if (!db)
+			break;
+	}
+	/* A LAVA run directory made above goes with a refused run. */
+	if (lava && failed) {
+		hzrig_lava_run_remove(lava_run);
+		fprintf(stderr, "hzrig ingest --lava: %s removed: nothing written\n",
+			lava_run);
 	}
 	sqlite3_close(db);
 	return failed ? 2 : differs ? 1 : 0;
@@ -365,7 +369,7 @@ static int history_runs(sqlite3 *db, const struct variant_args *va,
 			       " FROM runs r JOIN variant_runs v ON v.run_id = r.run_id"
 			       " ORDER BY coalesce(r.started_at, r.ingested_at), r.run_id,"
 			       " v.hz, v.variant", -1, &r.st, NULL)) {
-		fprintf(stderr, "hzrig history: %s\n", sqlite3_errmsg(db));
+		fprintf(stderr, "hzrig history: %s\n", hzrig_db_error(db));
 		return 2;
 	}
 	hzrig_table_init(&t, "llrllllrrrrl");
@@ -404,7 +408,7 @@ static int history_runs(sqlite3 *db, const struct variant_args *va,
 	}
 	sqlite3_finalize(r.st);
 	if (rc != SQLITE_DONE) {
-		fprintf(stderr, "hzrig history: %s\n", sqlite3_errmsg(db));
+		fprintf(stderr, "hzrig history: %s\n", hzrig_db_error(db));
 		hzrig_table_free(&t);
 		json_object_put(arr);
 		return 2;
@@ -598,7 +602,7 @@ static int history_case(sqlite3 *db, const struct variant_args *va,
 			       " JOIN samples s ON s.variant_run = v.id AND s.case_key = ?"
 			       " ORDER BY coalesce(r.started_at, r.ingested_at), r.run_id,"
 			       " v.hz, v.variant, s.elapsed_ns", -1, &st, NULL)) {
-		fprintf(stderr, "hzrig history: %s\n", sqlite3_errmsg(db));
+		fprintf(stderr, "hzrig history: %s\n", hzrig_db_error(db));
 		return 2;
 	}
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -637,7 +641,7 @@ static int history_case(sqlite3 *db, const struct variant_args *va,
 	free(r.e);
 	if (rc != SQLITE_DONE) {
 		fprintf(stderr, "hzrig history: %s\n", rc == SQLITE_NOMEM ?
-			"out of memory" : sqlite3_errmsg(db));
+			"out of memory" : hzrig_db_error(db));
 		hzrig_table_free(&t);
 		json_object_put(arr);
 		return 2;
@@ -737,7 +741,7 @@ static int baseline_show(sqlite3 *db, FILE *out)
 			       " LEFT JOIN variant_runs v ON v.run_id = b.run_id"
 			       " AND v.variant = b.variant ORDER BY v.hz, b.variant",
 			       -1, &st, NULL)) {
-		fprintf(stderr, "hzrig baseline: %s\n", sqlite3_errmsg(db));
+		fprintf(stderr, "hzrig baseline: %s\n", hzrig_db_error(db));
 		return 2;
 	}
 	hzrig_table_init(&t, "lrll");
@@ -761,7 +765,7 @@ static int baseline_show(sqlite3 *db, FILE *out)
 	}
 	hzrig_table_free(&t);
 	if (rc != SQLITE_DONE) {
-		fprintf(stderr, "hzrig baseline: %s\n", sqlite3_errmsg(db));
+		fprintf(stderr, "hzrig baseline: %s\n", hzrig_db_error(db));
 		return 2;
 	}
 	return 0;
@@ -1007,7 +1011,7 @@ static int cr_load_run(struct cr *x)
 
 		if (r <= 0) {
 			fprintf(stderr, "hzrig check-regressions: %s: %s\n",
-				x->db_path, r ? sqlite3_errmsg(x->db) :
+				x->db_path, r ? hzrig_db_error(x->db) :
 				"no runs recorded");
 			return -1;
 		}
@@ -1046,7 +1050,7 @@ static int cr_baseline(struct cr *x, struct check *c, const char *bv)
 				      sizeof(c->base_run));
 		if (r < 0) {
 			fprintf(stderr, "hzrig check-regressions: %s\n",
-				sqlite3_errmsg(x->db));
+				hzrig_db_error(x->db));
 			return -1;
 		}
 		if (!r) {

@@ -132,13 +132,48 @@ void hzrig_utc_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+const char *hzrig_db_error(sqlite3 *db)
+{
+	static char buf[4400];
+	const char *path = db ? sqlite3_db_filename(db, "main") : NULL;
+	const char *why;
+
+	if (!db)
+		return "out of memory";
+	switch (sqlite3_errcode(db) & 0xff) {
+	case SQLITE_READONLY:
+		why = "the history database is read-only here: this user cannot write the file or its directory (for the journal)";
+		break;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		why = "the history database is busy: another hzrig is writing it; try again";
+		break;
+	case SQLITE_FULL:
+		why = "the disk holding the history database is full";
+		break;
+	case SQLITE_CANTOPEN:
+		why = "the history database cannot be opened: check the path and its directory";
+		break;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		why = "not a history database, or a damaged one: ingest into a new --db";
+		break;
+	default:
+		return sqlite3_errmsg(db);
+	}
+	snprintf(buf, sizeof(buf), "%s: %s (%s)", path && *path ? path : "database",
+		 why, sqlite3_errmsg(db));
+	return buf;
+}
+
 static int exec(sqlite3 *db, const char *sql, FILE *err)
 {
 	char *msg = NULL;
 
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
 		fprintf(err, "hzrig: database: %s\n",
-			msg ? msg : sqlite3_errmsg(db));
+			(sqlite3_errcode(db) & 0xff) == SQLITE_ERROR && msg ?
+			msg : hzrig_db_error(db));
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -213,7 +248,7 @@ int hzrig_db_migrate(sqlite3 *db, const char *path, FILE *err)
 	int v, i;
 
 	if (hzrig_db_user_version(db, &v)) {
-		fprintf(err, "hzrig: %s: %s\n", path, sqlite3_errmsg(db));
+		fprintf(err, "hzrig: %s: %s\n", path, hzrig_db_error(db));
 		return -1;
 	}
 	if (v < 0 || v > hzrig_db_version)
@@ -329,7 +364,7 @@ static sqlite3 *open_conn(const char *path, const char *name, int flags,
 	sqlite3_extended_result_codes(db, 1);
 	if (hzrig_db_user_version(db, v)) {
 		fprintf(err, "hzrig: %s: cannot read it as a history database: %s\n",
-			path, sqlite3_errmsg(db));
+			path, hzrig_db_error(db));
 		sqlite3_close(db);
 		return NULL;
 	}
@@ -378,7 +413,7 @@ static int want_wal(sqlite3 *db, FILE *err)
 	char mode[16] = "";
 
 	if (query_row(db, "PRAGMA journal_mode", NULL, mode, sizeof(mode)) < 0) {
-		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
 		return -1;
 	}
 	if (!strcmp(mode, "wal"))
@@ -423,7 +458,7 @@ sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err)
 static int prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, FILE *err)
 {
 	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
 		*st = NULL;
 		return -1;
 	}
@@ -461,7 +496,7 @@ static int step_done(sqlite3 *db, sqlite3_stmt *st, FILE *err)
 
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
-		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
 		return -1;
 	}
 	return 0;
@@ -472,7 +507,7 @@ static int finalize_done(sqlite3 *db, sqlite3_stmt *st, int rc, FILE *err)
 {
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
 		return -1;
 	}
 	return 0;
@@ -755,7 +790,7 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		return HZRIG_INGEST_ERROR;
 	have = hzrig_db_has_run(db, run->id);
 	if (have < 0) {
-		fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+		fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
 		goto fail;
 	}
 	if (have && !replace) {
@@ -1114,7 +1149,7 @@ int hzrig_db_baseline_set(sqlite3 *db, const char *run_id,
 			set++;
 		}
 		if (rc != SQLITE_DONE) {
-			fprintf(err, "hzrig: database: %s\n", sqlite3_errmsg(db));
+			fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
 			goto fail;
 		}
 		if (n && !found) {

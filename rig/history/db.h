@@ -43,6 +43,13 @@ enum hzrig_db_mode {
 sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err);
 
 /*
+ * What went wrong with @db, in words a user can act on: "PATH: ..." for
+ * the common causes (read-only, locked, full, not a database), SQLite's
+ * own message otherwise.
+ */
+const char *hzrig_db_error(sqlite3 *db);
+
+/*
  * Read-only, never migrated: any schema this hzrig knows (0 included).
  * A directory that cannot be written is read with ?immutable=1.
  */

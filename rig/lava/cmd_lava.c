@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lava/lava.h"
+#include "lib/io.h"
 #include "lib/util.h"
 
 /* What the qemu template sets on its own: left out of "extra". */
@@ -113,21 +114,30 @@ struct job_opts {
 	struct hzrig_qemu_conf conf;
 };
 
-/* The variant's "cmdline =" line, "" without one; -1 if no such variant. */
+/*
+ * The variant's "cmdline =" line, "" without one; -1 after a message if
+ * @v is not a plain name (it becomes a path and a file name), there is no
+ * such variant, or its command line does not fit.
+ */
 static int variant_cmdline(const char *v, char *out, size_t len, FILE *err)
 {
-	char path[PATH_MAX], line[1024];
-	FILE *f;
+	char path[PATH_MAX], why[HZRIG_WHY], *text, *line, *save = NULL;
+	size_t tlen;
 
 	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/kernel/variants/%s.variant", HZRIG_TOP, v);
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(err, "hzrig lava jobs: no variant %s (%s: %s)\n", v, path,
-			strerror(errno));
+	if (!hzrig_plain_name(v, why, sizeof(why))) {
+		fprintf(err, "hzrig lava jobs: variant '%s' %s: name a variant of kernel/variants\n",
+			v, why);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	snprintf(path, sizeof(path), "%s/kernel/variants/%s.variant", HZRIG_TOP, v);
+	text = hzrig_in_slurp(path, HZRIG_MAX_TEXT, &tlen, why, sizeof(why));
+	if (!text) {
+		fprintf(err, "hzrig lava jobs: no variant %s (%s: %s)\n", v, path, why);
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *p = line;
 
 		if (strncmp(p, "cmdline", 7))
@@ -137,10 +147,15 @@ static int variant_cmdline(const char *v, char *out, size_t len, FILE *err)
 		if (*p++ != '=')
 			continue;
 		p += strspn(p, " \t");
-		p[strcspn(p, "\n")] = '\0';
+		if (strlen(p) >= len) {
+			fprintf(err, "hzrig lava jobs: %s: cmdline is %zu characters, over the %zu a job's command line has room for\n",
+				path, strlen(p), len - 1);
+			free(text);
+			return -1;
+		}
 		snprintf(out, len, "%s", p);
 	}
-	fclose(f);
+	free(text);
 	return 0;
 }
 
@@ -182,8 +197,9 @@ static void write_monitor(FILE *f)
 static int write_job(const struct job_opts *o, const char *v, FILE *err)
 {
 	char kernel[PATH_MAX + 256], initrd[PATH_MAX + 256], extra[1100];
-	char path[PATH_MAX], tmp[PATH_MAX + 8], cmdline[1024];
+	char path[PATH_MAX], why[HZRIG_WHY], cmdline[900];
 	struct hzrig_lava_qemu q;
+	struct hzrig_out out;
 	unsigned int job_min;
 	FILE *f;
 	int i;
@@ -192,9 +208,13 @@ static int write_job(const struct job_opts *o, const char *v, FILE *err)
 	    url_of(o, v, "kernel/arch/x86/boot/bzImage", kernel, sizeof(kernel), err) ||
 	    url_of(o, v, "initramfs.cpio", initrd, sizeof(initrd), err))
 		return -1;
-	snprintf(extra, sizeof(extra),
-		 "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s hzrig.samples=console%s%s",
-		 v, o->accel, o->plan_name, *cmdline ? " " : "", cmdline);
+	if (snprintf(extra, sizeof(extra),
+		     "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s hzrig.samples=console%s%s",
+		     v, o->accel, o->plan_name, *cmdline ? " " : "", cmdline) >=
+	    (int)sizeof(extra)) {
+		fprintf(err, "hzrig lava jobs: %s: the kernel command line is too long\n", v);
+		return -1;
+	}
 	if (hzrig_lava_qemu(&o->conf, o->accel, o->tsc_khz, extra, &q, err))
 		return -1;
 	if (strchr(q.append, '"')) {
@@ -203,12 +223,11 @@ static int write_job(const struct job_opts *o, const char *v, FILE *err)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/%s.yaml", o->out_dir, v);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(err, "hzrig lava jobs: %s: %s\n", tmp, strerror(errno));
+	if (hzrig_out_open(&out, path, why, sizeof(why))) {
+		fprintf(err, "hzrig lava jobs: %s: %s\n", path, why);
 		return -1;
 	}
+	f = out.f;
 	job_min = (o->budget_s + 59) / 60;
 	fprintf(f, "# hzrig: variant %s, plan %s (hzrig lava jobs; docs/lava.md).\n"
 		"# The guest prints its samples in-band; bring the log back with\n"
@@ -255,9 +274,8 @@ static int write_job(const struct job_opts *o, const char *v, FILE *err)
 	      "    media: tmpfs\n", f);
 	fprintf(f, "- test:\n    timeout:\n      minutes: %u\n", job_min);
 	write_monitor(f);
-	if (fclose(f) || rename(tmp, path)) {
-		fprintf(err, "hzrig lava jobs: %s: %s\n", path, strerror(errno));
-		unlink(tmp);
+	if (hzrig_out_commit(&out, why, sizeof(why))) {
+		fprintf(err, "hzrig lava jobs: %s: %s; nothing written\n", path, why);
 		return -1;
 	}
 	printf("%s\n", path);
@@ -269,18 +287,20 @@ static int write_device(const struct hzrig_qemu_conf *c, const char *accel,
 			const char *path, FILE *err)
 {
 	struct hzrig_lava_qemu q;
-	FILE *f = path ? fopen(path, "w") : stdout;
+	struct hzrig_out out = { .f = stdout };
+	char why[HZRIG_WHY];
+	FILE *f;
 	int i;
 
-	if (!f) {
-		fprintf(err, "hzrig lava device: %s: %s\n", path, strerror(errno));
+	if (path && !strcmp(path, "-"))
+		path = NULL;
+	if (hzrig_lava_qemu(c, accel, 0, "", &q, err))
+		return -1;
+	if (path && hzrig_out_open(&out, path, why, sizeof(why))) {
+		fprintf(err, "hzrig lava device: --out %s: %s\n", path, why);
 		return -1;
 	}
-	if (hzrig_lava_qemu(c, accel, 0, "", &q, err)) {
-		if (path)
-			fclose(f);
-		return -1;
-	}
+	f = out.f;
 	/*
 	 * What LAVA's qemu device type renders for arch x86_64, the jobs'
 	 * context (memory, no_kvm, extra_options) filled in: lava-run takes a
@@ -324,8 +344,9 @@ static int write_device(const struct hzrig_qemu_conf *c, const char *accel,
 	fputs("timeouts:\n  actions:\n    boot-qemu-image:\n      minutes: 2\n"
 	      "    boot-image-retry:\n      minutes: 2\n"
 	      "  connections:\n    lava-test-shell:\n      seconds: 10\n", f);
-	if (path && fclose(f)) {
-		fprintf(err, "hzrig lava device: %s: %s\n", path, strerror(errno));
+	if (!path ? fflush(f) != 0 : hzrig_out_commit(&out, why, sizeof(why))) {
+		fprintf(err, "hzrig lava device: %s: %s; nothing written\n",
+			path ? path : "standard output", path ? why : strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -409,6 +430,12 @@ int cmd_lava(int argc, char **argv)
 		case 'h': lava_usage(stdout); return 0;
 		default: lava_usage(stderr); return 2;
 		}
+	}
+	if (o.artifacts &&
+	    !hzrig_url_ok(o.artifacts, "http https file", plan, sizeof(plan))) {
+		fprintf(stderr, "hzrig lava jobs: --artifacts: '%s' %s\n",
+			o.artifacts, plan);
+		return 2;
 	}
 	if (strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm")) {
 		fprintf(stderr, "hzrig lava: --accel: '%s' is not tcg or kvm\n", o.accel);

@@ -69,6 +69,12 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 int hzrig_lava_run(const char *results, char *const *logs, int n,
 		   char *run_dir, size_t len, FILE *err);
 
+/*
+ * Remove a run directory hzrig_lava_run() made, when what comes after it
+ * (loading, ingesting) refuses the run: a refusal leaves nothing behind.
+ */
+void hzrig_lava_run_remove(const char *dir);
+
 /* `hzrig lava jobs|device` (rig/lava/cmd_lava.c). */
 int cmd_lava(int argc, char **argv);
 

@@ -32,6 +32,8 @@
 #include <yaml.h>
 
 #include "lava/lava.h"
+#include "lib/io.h"
+#include "lib/json.h"
 #include "lib/util.h"
 
 void hzrig_lava_case_id(const char *ktap_name, char *out, size_t len)
@@ -83,6 +85,38 @@ static void rec_set(struct rec *r, const char *key, const char *val, int depth)
 		else if (!strcmp(key, "result"))
 			snprintf(r->result, sizeof(r->result), "%s", val);
 	}
+}
+
+/*
+ * How deep @line's flow collections ([ and {) nest, quoted text left out;
+ * counted before libyaml sees the line, whose time grows with the square
+ * of the depth (100,000 '[' took 37 s). A record nests 3 deep.
+ */
+#define REC_DEPTH_MAX	16
+
+static int flow_depth(const char *line, size_t len)
+{
+	int depth = 0, max = 0;
+	char quote = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		char c = line[i];
+
+		if (quote == '"' && c == '\\')
+			i++;
+		else if (quote && c == quote)
+			quote = 0;
+		else if (quote)
+			continue;
+		else if (c == '"' || c == '\'')
+			quote = c;
+		else if ((c == '[' || c == '{') && ++depth > max)
+			max = depth;
+		else if ((c == ']' || c == '}') && depth)
+			depth--;
+	}
+	return max;
 }
 
 /*
@@ -236,6 +270,21 @@ static void ktap_line(struct unpack *u, const char *line)
 		u->errors++;
 }
 
+/*
+ * A count at @s: 1 to 9 decimal digits, nothing before them (no sign, no
+ * blank); *@end after them. -1 if there are none or more.
+ */
+static int count_at(const char *s, unsigned long *n, char **end)
+{
+	size_t d = strspn(s, "0123456789");
+
+	*end = (char *)s + d;
+	if (!d || d > 9)
+		return -1;
+	*n = strtoul(s, NULL, 10);
+	return 0;
+}
+
 /* Long: the tags, each with its checks, and the console's own lines. */
 static void target_line(struct unpack *u, const char *msg, double t)
 {
@@ -249,9 +298,9 @@ static void target_line(struct unpack *u, const char *msg, double t)
 		u->t_last = t;
 	}
 	if (!strncmp(msg, HZRIG_LAVA_TAG_JSONL, tj)) {
-		unsigned long n = strtoul(msg + tj, &end, 10);
+		unsigned long n;
 
-		if (end == msg + tj || *end != ' ') {
+		if (count_at(msg + tj, &n, &end) || *end != ' ') {
 			say(u, "a sample line without its number: '%.60s'", msg);
 			return;
 		}
@@ -266,11 +315,15 @@ static void target_line(struct unpack *u, const char *msg, double t)
 		return;
 	}
 	if (!strncmp(msg, HZRIG_LAVA_TAG_END, te)) {
-		u->end_count = strtol(msg + te, &end, 10);
-		if (end == msg + te || u->end_count < 0) {
-			say(u, "a bad end count: '%.60s'", msg);
+		unsigned long n;
+
+		if (count_at(msg + te, &n, &end) || *end) {
+			say(u, "a bad end count (digits and nothing else): '%.60s'", msg);
 			u->end_count = 0;
-		} else if ((unsigned long)u->end_count != u->seq) {
+			return;
+		}
+		u->end_count = (long)n;
+		if (n != u->seq) {
 			say(u, "the guest counted %ld sample lines; the log has fewer or more",
 			    u->end_count);
 		}
@@ -363,6 +416,11 @@ static void log_line(struct unpack *u, char *line, size_t len)
 		line[--len] = '\0';
 	if (!len)
 		return;
+	if (flow_depth(line, len) > REC_DEPTH_MAX) {
+		say(u, "not a LAVA log record: it nests more than %d levels deep",
+		    REC_DEPTH_MAX);
+		return;
+	}
 	if (parse_rec(line, len, &r)) {
 		say(u, "not a LAVA log record: '%.60s'", line);
 		return;
@@ -401,12 +459,12 @@ static int write_status(struct unpack *u, const char *path,
 	int ret;
 
 	/* where it ran: the one member hzrig boot has not */
-	json_object_object_add(l, "log", json_object_new_string(u->log));
-	json_object_object_add(l, "job_result", json_object_new_string(
+	json_object_object_add(l, "log", hzrig_json_str(u->log));
+	json_object_object_add(l, "job_result", hzrig_json_str(
 		u->job_result[0] ? u->job_result : "unknown"));
 	json_object_object_add(l, "test_cases", json_object_new_int64((int64_t)u->nlava));
 	if (u->job_error[0])
-		json_object_object_add(l, "error", json_object_new_string(u->job_error));
+		json_object_object_add(l, "error", hzrig_json_str(u->job_error));
 	if (asprintf(&extra, ",\"lava\":%s",
 		     json_object_to_json_string_ext(l, JSON_C_TO_STRING_PLAIN)) < 0) {
 		json_object_put(l);
@@ -542,6 +600,7 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 			    .t_result = -1, .t_case = -1, .t_last = -1,
 			    .con = { .guest_rc = -1 } };
 	char path[PATH_MAX + 16], tmp[PATH_MAX + 8], *line = NULL;
+	char why[HZRIG_WHY];
 	size_t cap = 0;
 	ssize_t n;
 	struct stat st;
@@ -550,10 +609,10 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 	snprintf(path, sizeof(path), "%s%s", log,
 		 !stat(log, &st) && S_ISDIR(st.st_mode) ? "/output.yaml" : "");
 	u.log = path;
-	f = fopen(path, "r");
+	f = hzrig_in_open(path, HZRIG_MAX_LAVA_LOG, why, sizeof(why));
 	if (!f) {
-		fprintf(err, "%s: %s (a LAVA job's log: lava-run's stderr, or lavacli jobs logs --raw ID)\n",
-			path, strerror(errno));
+		fprintf(err, "%s: %s (a LAVA job's log: lava-run's stderr, or lavacli jobs logs --raw ID, or a directory holding it as output.yaml)\n",
+			path, why);
 		return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.part", dir);
@@ -569,6 +628,10 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		u.lineno++;
 		log_line(&u, line, (size_t)n);
+	}
+	if (ferror(f)) {
+		u.lineno = 0;
+		say(&u, "%s", hzrig_in_error(why, sizeof(why), HZRIG_MAX_LAVA_LOG));
 	}
 	free(line);
 	fclose(f);

@@ -45,8 +45,8 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 	return remove(path);
 }
 
-/* Our own .part directory, depth first. */
-static void rm_run(const char *dir)
+/* A run directory this made (a .part, or one refused after), depth first. */
+void hzrig_lava_run_remove(const char *dir)
 {
 	if (!access(dir, F_OK) && nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS))
 		fprintf(stderr, "hzrig: could not remove %s: %s\n", dir,
@@ -67,7 +67,7 @@ int hzrig_lava_run(const char *results, char *const *logs, int n,
 		return -1;
 	}
 	snprintf(part, sizeof(part), "%s/runs/lava-%ld.part", results, (long)getpid());
-	rm_run(part);
+	hzrig_lava_run_remove(part);
 	snprintf(cap, sizeof(cap), "%s/runs", results);
 	if ((mkdir(results, 0755) && errno != EEXIST) ||
 	    (mkdir(cap, 0755) && errno != EEXIST) || mkdir(part, 0755)) {
@@ -95,6 +95,7 @@ int hzrig_lava_run(const char *results, char *const *logs, int n,
 				.variant = variant, .serial = vdir,
 				.console = console, .boot_status = status,
 				.out_dir = part, .err = err, .out = stdout,
+				.whole = true,
 			};
 
 			snprintf(console, sizeof(console), "%s/console.log", cap);
@@ -122,6 +123,6 @@ int hzrig_lava_run(const char *results, char *const *logs, int n,
 	}
 	return 0;
 fail:
-	rm_run(part);
+	hzrig_lava_run_remove(part);
 	return -1;
 }

@@ -18,6 +18,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/io.h"
 #include "lib/util.h"
 
 static inline void hzrig_json_put(struct json_object *o, const char *key,
@@ -26,9 +27,25 @@ static inline void hzrig_json_put(struct json_object *o, const char *key,
 	json_object_object_add(o, key, v);
 }
 
+/*
+ * A string as JSON holds it: UTF-8, with what is not (a guest's console,
+ * a file name) replaced by U+FFFD, so every reader can parse the file.
+ */
 static inline struct json_object *hzrig_json_str(const char *s)
 {
-	return json_object_new_string(s);
+	size_t n = strlen(s), room;
+	struct json_object *o;
+	char *clean;
+
+	if (n > (SIZE_MAX - 1) / 3)
+		return NULL;
+	room = 3 * n + 1;
+	clean = malloc(room);
+	if (!clean)
+		return NULL;
+	o = json_object_new_string(hzrig_utf8_clean(clean, room, s, n));
+	free(clean);
+	return o;
 }
 
 static inline struct json_object *hzrig_json_int(int64_t v)

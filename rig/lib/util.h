@@ -50,48 +50,4 @@ static inline int hzrig_parse_ll(const char *s, long long min,
 	return 0;
 }
 
-/*
- * The whole of the file @path, NUL-terminated, its length in *@lenp;
- * NULL with errno set when it cannot be opened or read. The caller frees.
- */
-static inline char *hzrig_slurp(const char *path, size_t *lenp)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0, len = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		size_t got;
-
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 8192;
-		}
-		got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		errno = EIO;
-		return NULL;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	*lenp = len;
-	return buf;
-}
-
 #endif /* HZRIG_UTIL_H */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plan/plan.h"
+#include "lib/io.h"
 #include "lib/util.h"
 
 #define MAX_LIST	64
@@ -586,12 +587,13 @@ err:
 int hzrig_plan_load(const char *path, struct hzrig_plan *plan,
 		    char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	char why[HZRIG_WHY];
+	FILE *f = hzrig_in_open(path, HZRIG_MAX_TEXT, why, sizeof(why));
 	int ret;
 
 	if (!f) {
 		memset(plan, 0, sizeof(*plan));
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
 	ret = hzrig_plan_parse(f, path, plan, err, errlen);

@@ -25,7 +25,9 @@
 #include "model/model.h"
 #include "collect/collect.h"
 #include "runs/runs.h"
+#include "lib/io.h"
 #include "lib/util.h"
+#include "plan/plan.h"
 
 /* ---------------------------------------------------------------------- */
 /* Building a run */
@@ -217,6 +219,9 @@ static int get_int(struct loader *l, struct json_object *o, const char *pfx,
 		return r;
 	errno = 0;
 	x = json_object_get_int64(v);
+	/* json-c clamps what does not fit at INT64_MAX: not a value. */
+	if (x == INT64_MAX && json_object_get_uint64(v) != (uint64_t)INT64_MAX)
+		errno = ERANGE;
 	if (errno || x < min || x > max) {
 		lerr(l, "field \"%s%s\": %s out of range %" PRId64 "..%" PRId64,
 		     pfx, key, json_object_to_json_string(v), min, max);
@@ -245,6 +250,29 @@ static int get_num(struct loader *l, struct json_object *o, const char *key,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * boot.@key, when there: seconds, finite, 0 up to HZRIG_MS_MAX / 1000 (as
+ * far as every reader's arithmetic in milliseconds goes).
+ */
+static void get_seconds(struct loader *l, struct json_object *boot,
+			const char *key)
+{
+	struct json_object *v;
+	double d;
+
+	if (!json_object_object_get_ex(boot, key, &v) || !v)
+		return;
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double)) {
+		lerr(l, "field \"boot.%s\": is %s, expected seconds", key, jtype(v));
+		return;
+	}
+	d = json_object_get_double(v);
+	if (!isfinite(d) || d < 0 || d > (double)(HZRIG_MS_MAX / 1000))
+		lerr(l, "field \"boot.%s\": %s out of range 0..%" PRId64 " seconds",
+		     key, json_object_to_json_string(v), HZRIG_MS_MAX / 1000);
 }
 
 /* String field; @buf keeps its contents when optional and absent or null. */
@@ -565,13 +593,14 @@ static struct json_object *load_object(struct loader *l, const char *path,
 				       char **text)
 {
 	struct json_object *o;
+	char why[HZRIG_WHY];
 	size_t len;
 
 	l->file = path;
 	l->line = 0;
-	*text = hzrig_slurp(path, &len);
+	*text = hzrig_in_slurp(path, HZRIG_MAX_JSON, &len, why, sizeof(why));
 	if (!*text) {
-		lerr(l, "%s", strerror(errno));
+		lerr(l, "%s", why);
 		return NULL;
 	}
 	o = parse_doc(l, *text, len);
@@ -627,6 +656,12 @@ static void load_run_json(struct loader *l, struct hzrig_run *run,
 	load_noise(l, v, o);
 	load_guest(l, v, o);
 	load_findings(l, v, o);
+	x = get_obj(l, o, "boot");
+	if (x) {
+		get_seconds(l, x, "wall_s");
+		get_seconds(l, x, "first_result_s");
+		get_seconds(l, x, "timeout_s");
+	}
 	x = get_obj(l, o, "efficiency");
 	if (x) {
 		get_int(l, x, "efficiency.", "waits_ms", OPTIONAL, 0, HZRIG_MS_MAX,
@@ -730,9 +765,18 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 	    !variant_name_ok(name))
 		lerr(l, "field \"variant\": '%s' is not a variant name", name);
 	get_int(l, o, "", "hz", REQUIRED, 1, 100000, &hz);
-	get_word(l, o, "transfer", s.transfer, sizeof(s.transfer));
-	get_word(l, o, "behaviour", s.behaviour, sizeof(s.behaviour));
-	get_word(l, o, "mode", s.mode, sizeof(s.mode));
+	if (!get_word(l, o, "transfer", s.transfer, sizeof(s.transfer)) &&
+	    hzrig_transfer_parse(s.transfer) < 0)
+		lerr(l, "field \"transfer\": '%s' is not a transfer of the plan",
+		     s.transfer);
+	if (!get_word(l, o, "behaviour", s.behaviour, sizeof(s.behaviour)) &&
+	    hzrig_behaviour_parse(s.behaviour) < 0)
+		lerr(l, "field \"behaviour\": '%s' is not a behaviour of the plan",
+		     s.behaviour);
+	if (!get_word(l, o, "mode", s.mode, sizeof(s.mode)) &&
+	    hzrig_mode_parse(s.mode) < 0)
+		lerr(l, "field \"mode\": '%s' is not a timeout mode of the plan",
+		     s.mode);
 	if (!get_str(l, o, "", "path", OPTIONAL, s.path, sizeof(s.path)) &&
 	    s.path[0] && hzrig_path_parse(s.path) < 0)
 		lerr(l, "field \"path\": '%s' is not kernel, usbfs, libusb-sync, libusb-async or usbmon",
@@ -810,6 +854,7 @@ static void load_samples(struct loader *l, struct hzrig_run *run,
 			 const char *path)
 {
 	struct json_tokener *tok;
+	char why[HZRIG_WHY];
 	FILE *f;
 	char *line = NULL;
 	size_t cap = 0;
@@ -817,9 +862,9 @@ static void load_samples(struct loader *l, struct hzrig_run *run,
 
 	l->file = path;
 	l->line = 0;
-	f = fopen(path, "r");
+	f = hzrig_in_open(path, HZRIG_MAX_CAPTURE, why, sizeof(why));
 	if (!f) {
-		lerr(l, "%s", strerror(errno));
+		lerr(l, "%s", why);
 		return;
 	}
 	tok = json_tokener_new();
@@ -860,8 +905,10 @@ static void load_samples(struct loader *l, struct hzrig_run *run,
 		json_object_put(o);
 	}
 	if (ferror(f)) {
+		char why[HZRIG_WHY];
+
 		l->line = 0;
-		lerr(l, "read error");
+		lerr(l, "%s", hzrig_in_error(why, sizeof(why), HZRIG_MAX_CAPTURE));
 	}
 	json_tokener_free(tok);
 	free(line);

@@ -199,7 +199,7 @@ static void test_defines(void **state)
 	      "/* #define C 1 */\n"
 	      "#define D \"/*\" // x\n", fp);
 	fclose(fp);
-	assert_int_equal(hzrig_facts_read_defines(&f, path, "x.h"), 0);
+	assert_int_equal(hzrig_facts_read_defines(&f, path, "x.h", NULL, 0), 0);
 	unlink(path);
 	assert_int_equal(f.n, 3);
 	assert_string_equal(f.v[0].name, "A");

@@ -22,9 +22,11 @@
 
 static void scan(const char *name, struct hzrig_findings *fs)
 {
+	char why[256];
+
 	memset(fs, 0, sizeof(*fs));
-	if (hzrig_scan_file(name, fs))
-		fail_msg("%s: %s", name, strerror(errno));
+	if (hzrig_scan_file(name, fs, why, sizeof(why)))
+		fail_msg("%s: %s", name, why);
 }
 
 static void scan_text(const char *text, struct hzrig_findings *fs)

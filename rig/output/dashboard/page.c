@@ -35,6 +35,7 @@
 #include <sqlite3.h>
 
 #include "history/db.h"
+#include "lib/io.h"
 #include "model/model.h"
 #include "output/dashboard/dash.h"
 #include "runs/runs.h"
@@ -476,8 +477,9 @@ int hzrig_dashboard(const struct hzrig_dash_opts *o)
 {
 	struct dash d = { .o = o, .err = o->err ? o->err : stderr };
 	struct hist h = { 0 };
-	char *tmp = NULL, *dst = NULL;
-	int rc = HZRIG_DASH_FAILED, fd = -1, have;
+	char why[HZRIG_WHY], *dst = NULL;
+	struct hzrig_out page;
+	int rc = HZRIG_DASH_FAILED, have;
 	size_t i;
 
 	if (!o->db_path || !*o->db_path || !o->out_dir || !*o->out_dir) {
@@ -506,42 +508,27 @@ int hzrig_dashboard(const struct hzrig_dash_opts *o)
 
 	if (make_dirs(o->out_dir, d.err))
 		goto out;
-	if (asprintf(&dst, "%s/index.html", o->out_dir) < 0 ||
-	    asprintf(&tmp, "%s/.index.html.XXXXXX", o->out_dir) < 0) {
-		dst = tmp = NULL;
+	if (asprintf(&dst, "%s/index.html", o->out_dir) < 0) {
+		dst = NULL;
 		fprintf(d.err, "hzrig dashboard: out of memory\n");
 		goto out;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0 || fchmod(fd, 0644) || !(d.f = fdopen(fd, "w"))) {
-		fprintf(d.err, "hzrig dashboard: %s: %s\n", o->out_dir,
-			strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
+	if (hzrig_out_open(&page, dst, why, sizeof(why))) {
+		fprintf(d.err, "hzrig dashboard: %s: %s\n", dst, why);
 		goto out;
 	}
+	d.f = page.f;
 	if (d.nruns)
 		full_page(&d, &h);
 	else
 		empty_page(&d);
-	if (fflush(d.f) || ferror(d.f) || fsync(fileno(d.f))) {
-		fprintf(d.err, "hzrig dashboard: %s: %s\n", tmp, strerror(errno));
-		d.failed = true;
-	}
-	if (fclose(d.f) && !d.failed) {
-		fprintf(d.err, "hzrig dashboard: %s: %s\n", tmp, strerror(errno));
-		d.failed = true;
-	}
 	d.f = NULL;
 	if (d.failed) {
-		unlink(tmp);
+		hzrig_out_abort(&page);
 		goto out;
 	}
-	if (rename(tmp, dst)) {
-		fprintf(d.err, "hzrig dashboard: %s: %s\n", dst, strerror(errno));
-		unlink(tmp);
+	if (hzrig_out_commit(&page, why, sizeof(why))) {
+		fprintf(d.err, "hzrig dashboard: %s: %s; nothing written\n", dst, why);
 		goto out;
 	}
 	if (o->out) {
@@ -567,7 +554,6 @@ out:
 	free(d.v);
 	free(d.s);
 	dash_strtab_free(&d.st);
-	free(tmp);
 	free(dst);
 	return rc;
 }

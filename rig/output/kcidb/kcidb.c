@@ -995,11 +995,10 @@ out:
 
 int hzrig_kcidb_write(struct json_object *doc, const char *path, FILE *err)
 {
+	char why[HZRIG_WHY];
+	struct hzrig_out o;
 	const char *text;
-	char tmp[PATH_LEN];
 	size_t len;
-	FILE *f;
-	int fd;
 
 	if (!err)
 		err = stderr;
@@ -1020,30 +1019,15 @@ int hzrig_kcidb_write(struct json_object *doc, const char *path, FILE *err)
 		}
 		return 0;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >=
-	    (int)sizeof(tmp)) {
-		fprintf(err, "%s: path too long\n", path);
+	if (hzrig_out_open(&o, path, why, sizeof(why))) {
+		fprintf(err, "hzrig report --kcidb: -o %s: %s\n", path, why);
 		return -1;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		fprintf(err, "%s: cannot write: %s\n", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return -1;
-	}
-	if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF ||
-	    fflush(f) || fsync(fileno(f))) {
-		fprintf(err, "%s: %s\n", tmp, strerror(errno ? errno : EIO));
-		fclose(f);
-		unlink(tmp);
-		return -1;
-	}
-	if (fclose(f) || rename(tmp, path)) {
-		fprintf(err, "%s: %s\n", path, strerror(errno));
-		unlink(tmp);
+	fwrite(text, 1, len, o.f);
+	fputc('\n', o.f);
+	if (hzrig_out_commit(&o, why, sizeof(why))) {
+		fprintf(err, "hzrig report --kcidb: -o %s: %s; nothing written\n",
+			path, why);
 		return -1;
 	}
 	return 0;
@@ -1073,17 +1057,6 @@ static void usage(FILE *f)
 }
 
 /* An absolute URI: scheme ":" something (RFC 3986 scheme alphabet). */
-static bool url_ok(const char *s)
-{
-	const char *p = s;
-
-	if (!isalpha((unsigned char)*p))
-		return false;
-	while (*p && (isalnum((unsigned char)*p) || strchr("+-.", *p)))
-		p++;
-	return *p == ':' && p[1];
-}
-
 int cmd_report_kcidb(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1097,6 +1070,7 @@ int cmd_report_kcidb(int argc, char **argv)
 	};
 	struct hzrig_kcidb_opts o = { .err = stderr };
 	const char *out = NULL, *kout = NULL;
+	char why[HZRIG_WHY];
 	struct json_object *doc;
 	int opt, ret;
 
@@ -1129,9 +1103,9 @@ int cmd_report_kcidb(int argc, char **argv)
 			o.origin);
 		return 2;
 	}
-	if (o.patch_url && !url_ok(o.patch_url)) {
-		fprintf(stderr, "hzrig report: --patch-url: '%s' is not an absolute URL\n",
-			o.patch_url);
+	if (o.patch_url && !hzrig_url_ok(o.patch_url, "http https", why, sizeof(why))) {
+		fprintf(stderr, "hzrig report: --patch-url: '%s' %s\n",
+			o.patch_url, why);
 		return 2;
 	}
 	if (out && !*out) {
