@@ -9,7 +9,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 O=$TOP/build/fuzz
 SECS=${1:?usage: run.sh SECONDS [TARGET...]}
 shift
-TARGETS=${*:-fuzz_plan fuzz_capture fuzz_run fuzz_scan fuzz_lava}
+TARGETS=${*:-fuzz_plan fuzz_capture fuzz_run fuzz_scan fuzz_lava fuzz_expr}
 
 make --no-print-directory -C "$TOP/tests/fuzz" O="$O" >"$O.build.log" 2>&1 || {
 	cat "$O.build.log"
@@ -40,6 +40,12 @@ seed() {
 			/"case": "job", "definition": "lava"/ { print }
 			' | sed 's/hzrig-jsonl-end 412/hzrig-jsonl-end 3/' > "$s/small.yaml"
 		printf '%s\n' '{"dt": "2026-12-05T15:39:26.916714", "lvl": "target", "msg": "hzrig-jsonl-end 3"}' >> "$s/small.yaml" ;;
+	fuzz_expr)
+		# First byte: the HZ; then a header of #defines.
+		for f in "$TOP"/tests/checker/corpus/*.c; do
+			i=$((i + 1)); { printf '\1'; cat "$f"; } > "$s/corpus-$i"
+		done
+		printf '\2#define A (DIV_ROUND_UP(B, 2) + HZ)\n#define B 9223372036854775807\n#define C -(-9223372036854775807 - 1)\n#define D (5 * \\\n  HZ)\n' > "$s/edges" ;;
 	fuzz_run)
 		# First byte: 0 samples.jsonl, 1 run.json, 2 build.json.
 		# The first 20 lines: small inputs keep the runs per second up.
