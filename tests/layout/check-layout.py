@@ -8,6 +8,10 @@
 2. No function in the C sources (rig/, gadget/, initramfs/runner/,
    host-driver/) is longer than MAX_LINES lines unless the comment right
    above it says why, in a sentence that starts "Long:".
+3. The host tool reads and writes a user's files only through rig/lib/io.c
+   (regular, size-bounded inputs; outputs that never replace a device or a
+   link): any other fopen(), open(), opendir() or json-c file call in rig/
+   is an error unless IO_OWN lists it, with why it is safe.
 
 Prints one line per finding and "layout: N passed, N failed".
 """
@@ -133,8 +137,50 @@ def check_lengths():
                                     ' above it gives no "Long:" reason')
 
 
+# Calls that open files the tool made itself, or that check for
+# themselves, by file and the call's text.
+IO_OWN = {
+    ('rig/boot/cmd_boot.c', 'open("/dev/null"'): 'the null device',
+    ('rig/boot/cmd_boot.c', 'fopen(g->console_path'):
+        'the console log, written through as QEMU runs (a device or link is'
+        ' written, never replaced)',
+    ('rig/lava/log.c', 'json_object_to_file_ext(path'): 'its own .part directory',
+    ('rig/lava/log.c', 'fopen(samples'): 'the capture it wrote itself',
+    ('rig/lava/log.c', 'fopen(p, "w")'): 'its own .part directory',
+    ('rig/collect/collect.c', 'open(tmp'): 'O_EXCL temporary files of its own',
+    ('rig/output/kcidb/kcidb.c', 'open(path, O_RDONLY | O_NONBLOCK'):
+        'sha256_file(): regular and size-bounded itself',
+    ('rig/checker/report.c', 'opendir(dir)'): 'a directory of the tree',
+    ('rig/checker/cmd_check_tree.c', 'opendir(path)'): 'a directory of the tree',
+    ('rig/runs/load.c', 'opendir(real)'): 'the run directory',
+}
+IO_CALL = re.compile(r'(?<![\w.])(fopen|open|opendir|json_object_from_file|'
+                     r'json_object_to_file(?:_ext)?)\(')
+
+
+def check_io():
+    global passes
+    for root, _, files in os.walk(os.path.join(TOP, 'rig')):
+        for f in sorted(files):
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, TOP)
+            if not f.endswith('.c') or rel == 'rig/lib/io.c':
+                continue
+            for n, line in enumerate(open(path, encoding='utf-8'), 1):
+                if not IO_CALL.search(line) or line.lstrip().startswith(('*', '/*')):
+                    continue
+                if any(r == rel and text in line for r, text in IO_OWN):
+                    passes += 1
+                    continue
+                failures.append(f'{rel}:{n}: {line.strip()}: a file opened'
+                                ' past rig/lib/io.h (hzrig_in_open,'
+                                ' hzrig_out_open); list it in IO_OWN only'
+                                ' if it is the tool\'s own file')
+
+
 check_includes()
 check_lengths()
+check_io()
 for f in failures:
     print(f'not ok - {f}')
 print(f'layout: {passes} passed, {len(failures)} failed')
