@@ -184,18 +184,25 @@ if mutate build; then
 fi
 
 # --- 4. output paths -------------------------------------------------------
+# Devices of our own as root: an hzrig that replaced its output (the bug
+# this tests) must not take this machine's /dev/full and /dev/null with it.
+FULL=/dev/full NULLDEV=/dev/null
+if [ "$(id -u)" = 0 ] && mknod -m 666 "$T/full" c 1 7 2>/dev/null &&
+   mknod -m 666 "$T/null" c 1 3 2>/dev/null; then
+	FULL=$T/full NULLDEV=$T/null
+fi
 C=$DATA/consoles/kasan-uaf.log
 echo precious > "$T/target"
 ln -s "$T/target" "$T/link"
 run $HZRIG findings --console "$C" --out "$T/link"
 check "findings --out through a symlink: the link stays, its target written" \
 	"[ $rc -eq 1 ] && [ -L '$T/link' ] && grep -q KASAN '$T/target' && quiet"
-run $HZRIG findings --console "$C" --out /dev/full
-check "findings --out /dev/full: written through, the error said, /dev/full still a device" \
-	"[ $rc -eq 2 ] && said 'No space left on device' && [ -c /dev/full ] && quiet"
-run $HZRIG findings --console "$C" --out /dev/null
-check "findings --out /dev/null: written through, /dev/null still a device" \
-	"[ $rc -eq 1 ] && [ -c /dev/null ] && quiet"
+run $HZRIG findings --console "$C" --out $FULL
+check "findings --out $FULL: written through, the error said, $FULL still a device" \
+	"[ $rc -eq 2 ] && said 'No space left on device' && [ -c $FULL ] && quiet"
+run $HZRIG findings --console "$C" --out $NULLDEV
+check "findings --out $NULLDEV: written through, $NULLDEV still a device" \
+	"[ $rc -eq 1 ] && [ -c $NULLDEV ] && quiet"
 cp "$C" "$T/console.log"
 run $HZRIG findings --console "$T/console.log" --out "$T/console.log"
 check "findings --out equal to --console: refused, the console untouched" \
@@ -212,17 +219,17 @@ ln -s "$T/kcidb-target" "$T/kcidb-link"
 run $HZRIG report --kcidb -o "$T/kcidb-link" "$T/kout"
 check "report --kcidb -o through a symlink: the link stays, its target written" \
 	"[ $rc -eq 0 ] && [ -L '$T/kcidb-link' ] && grep -q '\"version\"' '$T/kcidb-target' && quiet"
-run $HZRIG report --kcidb -o /dev/full "$T/kout"
-check "report --kcidb -o /dev/full: the error said, still a device" \
-	"[ $rc -eq 2 ] && said 'No space left on device' && [ -c /dev/full ] && quiet"
-run $HZRIG check-tree --json /dev/full "$T/tree" 2>/dev/null
+run $HZRIG report --kcidb -o $FULL "$T/kout"
+check "report --kcidb -o $FULL: the error said, still a device" \
+	"[ $rc -eq 2 ] && said 'No space left on device' && [ -c $FULL ] && quiet"
+run $HZRIG check-tree --json $FULL "$T/tree" 2>/dev/null
 if command -v spatch >/dev/null; then
-	check "check-tree --json /dev/full: exit 2 with a message" \
-		"[ $rc -eq 2 ] && said 'json /dev/full: cannot write: No space left on device' && quiet"
+	check "check-tree --json $FULL: exit 2 with a message" \
+		"[ $rc -eq 2 ] && said 'json $FULL: cannot write: No space left on device' && quiet"
 fi
-run $HZRIG lava device --out /dev/full
-check "lava device --out /dev/full: exit 2 with a message" \
-	"[ $rc -eq 2 ] && said 'No space left on device' && [ -c /dev/full ] && quiet"
+run $HZRIG lava device --out $FULL
+check "lava device --out $FULL: exit 2 with a message" \
+	"[ $rc -eq 2 ] && said 'No space left on device' && [ -c $FULL ] && quiet"
 
 # --- 5. check-tree --------------------------------------------------------
 if command -v spatch >/dev/null; then
@@ -275,6 +282,15 @@ for v in ./hz-250 ../../../x/evil hz-250/../hz-250 -hz $'hz\n250'; do
 	check "lava jobs variant '$v': refused by name, nothing written" \
 		"[ $rc -eq 2 ] && said 'name a variant of kernel/variants' && [ -z \"\$(ls -A '$T/jobs' 2>/dev/null)\" ] && quiet"
 done
+# A variant whose command line does not fit a job: refused, not cut.
+V=zz-hostile-$$
+trap 'rm -f "$TOP/kernel/variants/$V.variant"; chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+printf 'fragments = base usb clock hz-250\ncmdline = %s\n' "$(head -c 1200 /dev/zero | tr '\0' x)" \
+	> "$TOP/kernel/variants/$V.variant"
+run $HZRIG lava jobs --out "$T/jobs" "$V"
+check "lava jobs: a variant's 1,200-character command line refused, not cut" \
+	"[ $rc -eq 2 ] && said 'cmdline is 1200 characters' && [ ! -e '$T/jobs/$V.yaml' ] && quiet"
+rm -f "$TOP/kernel/variants/$V.variant"
 for a in 'x y' 'javascript:alert(1)' 'http://' 'https://h/a"b' $'http://h/\nx'; do
 	run $HZRIG lava jobs --artifacts "$a" --out "$T/jobs" hz-250
 	check "lava jobs --artifacts '$a': refused" "[ $rc -eq 2 ] && said -- '--artifacts' && quiet"
@@ -308,6 +324,16 @@ check "report --kcidb --patch-url javascript:: refused" "[ $rc -eq 2 ] && said '
 run $HZRIG findings --console "$T/bad-utf8.log" --out "$T/bad-utf8.jsonl"
 check "findings of a console with bytes that are not UTF-8: JSON lines in UTF-8" \
 	"[ $rc -eq 1 ] && iconv -f UTF-8 -t UTF-8 '$T/bad-utf8.jsonl' >/dev/null 2>&1 && grep -q \$'\\xef\\xbf\\xbd' '$T/bad-utf8.jsonl' && quiet"
+# ... and through collect into run.json, and from there into KCIDB.
+mkdir -p "$T/utf8run"
+{ cat "$DATA/captures/console.log"; cat "$T/bad-utf8.log"; } > "$T/utf8-console.log"
+run $HZRIG collect --variant hz-1000 --serial "$DATA/captures/good.jsonl" \
+	--console "$T/utf8-console.log" --boot-status crashed --out "$T/utf8run"
+check "collect of that console: run.json in UTF-8, the bad bytes replaced" \
+	"[ $rc -le 1 ] && iconv -f UTF-8 -t UTF-8 '$T/utf8run/hz-1000/run.json' >/dev/null 2>&1 && grep -q \$'\\xef\\xbf\\xbd' '$T/utf8run/hz-1000/run.json' && quiet"
+run $HZRIG report --kcidb "$T/utf8run"
+check "... and its KCIDB export in UTF-8" \
+	"[ $rc -eq 0 ] && iconv -f UTF-8 -t UTF-8 '$T/out' >/dev/null 2>&1 && quiet"
 # A line of 100,000 nested '[' in a LAVA log: refused quickly.
 { head -5 "$T/log.yaml"; printf -- '- {"dt": "2026-12-05T15:39:26.916714", "lvl": "target", "msg": '; \
   head -c 100000 /dev/zero | tr '\0' '['; echo '}'; } > "$T/nest.yaml"

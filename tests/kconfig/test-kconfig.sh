@@ -9,6 +9,7 @@ pass=0 failn=0
 check() { if eval "$2"; then echo "ok - $1"; pass=$((pass + 1)); else echo "not ok - $1"; failn=$((failn + 1)); fi; }
 
 rm -rf "$O"
+mkdir -p "$O"
 "$TOP/rig/boot/kconfig.sh" "$KSRC" "$O/bad" "$TOP/tests/kconfig/dropped.config" 2> "$O.err"
 rc=$?
 check "dropped option: kconfig.sh fails" "[ $rc -ne 0 ]"
