@@ -15,6 +15,12 @@ variant_field() {
 variant_expand() {
 	local w f found
 	for w in "$@"; do
+		# A name becomes a path: plain names only (rig/lib/io.h's rule).
+		case $w in
+		'' | .* | -* | *[!A-Za-z0-9._+-]*)
+			echo "'$w' is not a variant or set name: letters, digits and - _ . +, not starting with . or -" >&2
+			return 1 ;;
+		esac
 		if [ -f "$TOP/kernel/variants/$w.variant" ]; then
 			echo "$w"
 			continue

@@ -282,6 +282,10 @@ for v in ./hz-250 ../../../x/evil hz-250/../hz-250 -hz $'hz\n250'; do
 	check "lava jobs variant '$v': refused by name, nothing written" \
 		"[ $rc -eq 2 ] && said 'name a variant of kernel/variants' && [ -z \"\$(ls -A '$T/jobs' 2>/dev/null)\" ] && quiet"
 done
+# The shell side takes plain names too (matrix.sh, make VARIANTS=...).
+run "$TOP/rig/boot/matrix.sh" --build-only ../kernel/variants/hz-250
+check "matrix.sh with a variant '../kernel/variants/hz-250': refused by name" \
+	"[ $rc -eq 2 ] && said 'is not a variant or set name'"
 # A variant whose command line does not fit a job: refused, not cut.
 V=zz-hostile-$$
 trap 'rm -f "$TOP/kernel/variants/$V.variant"; chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
