@@ -6,18 +6,8 @@
 # compare, ingest, report and report --kcidb refuse the same runs.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-HZRIG=${1:?usage: hostile.sh HZRIG (an ASan+UBSan build)}
-DATA=$TOP/tests/data
-T=$(mktemp -d /tmp/hzrig-hostile-XXXXXX)
-trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
-pass=0 failn=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-ko() { echo "not ok - $1"; failn=$((failn + 1)); }
-check() { if eval "$2"; then ok "$1"; else ko "$1"; sed 's/^/# /' "$T/out" "$T/err" 2>/dev/null | head -12; fi; }
+. "$TOP/tests/hostile/harness.sh"
 run() { "$@" >"$T/out" 2>"$T/err"; rc=$?; }
-sanitizer_quiet() { ! grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer' "$T/err"; }
-
-[ -x "$HZRIG" ] || { echo "not ok - no $HZRIG"; exit 1; }
 
 # fresh NAME: a copy of the two-variant KCIDB fixture run as $T/NAME.
 fresh() {

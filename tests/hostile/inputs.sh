@@ -14,20 +14,10 @@
 # input: each runs under `timeout 5`, and 124 fails the check.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-HZRIG=${1:?usage: inputs.sh HZRIG (an ASan+UBSan build)}
-DATA=$TOP/tests/data
+. "$TOP/tests/hostile/harness.sh"
 RUN=$DATA/kcidb/20261203T102031Z
-T=$(mktemp -d /tmp/hzrig-inputs-XXXXXX)
-trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
-pass=0 failn=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-ko() { echo "not ok - $1"; failn=$((failn + 1)); }
-check() { if eval "$2"; then ok "$1"; else ko "$1"; sed 's/^/# /' "$T/out" "$T/err" 2>/dev/null | head -12; fi; }
 run() { timeout 5 "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
-quiet() { ! grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer' "$T/err"; }
-said() { grep -q -- "$1" "$T/err"; }
-
-[ -x "$HZRIG" ] || { echo "not ok - no $HZRIG"; exit 1; }
+quiet() { sanitizer_quiet; }
 
 # fresh NAME: a copy of the two-variant fixture run as $T/NAME.
 fresh() { rm -rf "${T:?}/$1"; cp -r "$RUN" "$T/$1"; }
