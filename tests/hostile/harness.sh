@@ -12,4 +12,5 @@ ko() { echo "not ok - $1"; failn=$((failn + 1)); }
 check() { if eval "$2"; then ok "$1"; else ko "$1"; sed 's/^/# /' "$T/out" "$T/err" 2>/dev/null | head -12; fi; }
 sanitizer_quiet() { ! grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer' "$T/err"; }
 said() { grep -q -- "$1" "$T/err"; }
+quiet() { sanitizer_quiet; }
 [ -x "$HZRIG" ] || { echo "not ok - no $HZRIG"; exit 1; }

@@ -17,7 +17,6 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/tests/hostile/harness.sh"
 RUN=$DATA/kcidb/20261203T102031Z
 run() { timeout 5 "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }
-quiet() { sanitizer_quiet; }
 
 # fresh NAME: a copy of the two-variant fixture run as $T/NAME.
 fresh() { rm -rf "${T:?}/$1"; cp -r "$RUN" "$T/$1"; }
