@@ -472,7 +472,7 @@ int hzrig_check_patch(FILE *out, const struct hzrig_sites *sites,
 			snprintf(lb, sizeof(lb), "b/%s", file);
 			dup2(fileno(out), 1);
 			execlp("diff", "diff", "-u", "--label", la, "--label", lb,
-			       path, orig, (char *)NULL);
+			       "--", path, orig, (char *)NULL);
 			_exit(127);
 		}
 		/* diff exits 1 when the files differ: that is the point */
