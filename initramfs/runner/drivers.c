@@ -197,7 +197,7 @@ static int probe_once(struct drv *d, bool first, char *err, size_t len)
 	return 0;
 }
 
-/* Long: one repetition per bind, each checked against usbmon's view. */
+/* One repetition per bind, each checked against usbmon's view. */
 int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 		     struct hzrig_sample *s, int64_t *urb_ns, uint32_t *filled,
 		     char *site, size_t sitelen, char *err, size_t errlen)

@@ -272,7 +272,7 @@ static void progress(size_t done, size_t total, bool tty)
 		fputc('\n', stderr);
 }
 
-/* Long: a small job pool; each finished file's facts resolved at once. */
+/* A small job pool; each finished file's facts resolved at once. */
 static int run_all(const char *tree, const char *cocci, struct files *fs,
 		   long jobs, struct hzrig_facts *facts,
 		   struct hzrig_sites *sites, size_t *failed)

@@ -87,7 +87,7 @@ static const char *const kinds[] = {
 	[HZRIG_FACT_DECL] = "decl",
 };
 
-/* Long: one field list per kind; a flat sequence reads easiest. */
+/* One field list per kind; a flat sequence reads easiest. */
 int hzrig_facts_parse_line(struct hzrig_facts *facts, const char *line,
 			   char *err, size_t errlen)
 {
@@ -225,7 +225,7 @@ static int join_continued(FILE *f, char **body, char **line, size_t *cap,
 	return too_long;
 }
 
-/* Long: the reader of #define lines, continuations and comments included. */
+/* The reader of #define lines, continuations and comments included. */
 int hzrig_facts_read_defines(struct hzrig_facts *facts, const char *path,
 			     const char *display, char *why, size_t n)
 {

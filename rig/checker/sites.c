@@ -27,7 +27,7 @@ static bool same_call(const struct hzrig_fact *a, const struct hzrig_fact *b)
 	       !strcmp(a->at.file, b->at.file);
 }
 
-/* Long: the name resolution order (locals, file scope, macros) in one place. */
+/* The name resolution order (locals, file scope, macros) in one place. */
 static const char *lookup(void *ctx, const char *name, int *id)
 {
 	const struct look *l = ctx;

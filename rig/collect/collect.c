@@ -259,6 +259,86 @@ static void utc_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static struct json_object *capture_json(const struct hzrig_collect_opts *o,
+					const struct hzrig_capture *c,
+					struct json_object *r);
+
+/* The boot-time noise probe, or null without one. */
+static struct json_object *noise_json(const struct hzrig_capture *c)
+{
+	struct json_object *x;
+
+	if (!c->noise.present)
+		return NULL;
+	x = json_object_new_object();
+	json_object_object_add(x, "sleep_us", hzrig_json_int(c->noise.sleep_us));
+	json_object_object_add(x, "n", hzrig_json_int(c->noise.n));
+	json_object_object_add(x, "overshoot_p50_ns",
+			       hzrig_json_int(c->noise.overshoot_p50_ns));
+	json_object_object_add(x, "overshoot_p99_ns",
+			       hzrig_json_int(c->noise.overshoot_p99_ns));
+	json_object_object_add(x, "rtt_n", hzrig_json_int(c->noise.rtt_n));
+	json_object_object_add(x, "rtt_p50_ns", hzrig_json_int(c->noise.rtt_p50_ns));
+	json_object_object_add(x, "rtt_p99_ns", hzrig_json_int(c->noise.rtt_p99_ns));
+	return x;
+}
+
+/* Every probe, in plan order, with the allowance it gives alone. */
+static struct json_object *probes_json(const struct hzrig_capture *c,
+				       int64_t floor_ns)
+{
+	struct json_object *x = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < c->nprobes; i++) {
+		const struct hzrig_noise *n = &c->probes[i];
+		struct json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "at_case", hzrig_json_int(n->at_case));
+		json_object_object_add(p, "overshoot_p50_ns",
+				       hzrig_json_int(n->overshoot_p50_ns));
+		json_object_object_add(p, "overshoot_p99_ns",
+				       hzrig_json_int(n->overshoot_p99_ns));
+		json_object_object_add(p, "rtt_n", hzrig_json_int(n->rtt_n));
+		json_object_object_add(p, "rtt_p50_ns", hzrig_json_int(n->rtt_p50_ns));
+		json_object_object_add(p, "rtt_p99_ns", hzrig_json_int(n->rtt_p99_ns));
+		json_object_object_add(p, "allowance_ns", hzrig_json_int((int64_t)
+			hzrig_probe_allowance(n, floor_ns)));
+		json_object_array_add(x, p);
+	}
+	return x;
+}
+
+static struct json_object *ktap_json(const struct hzrig_ktap *k)
+{
+	struct json_object *x = json_object_new_object();
+
+	json_object_object_add(x, "version_seen", json_object_new_boolean(k->version_seen));
+	json_object_object_add(x, "plan", k->plan >= 0 ? hzrig_json_int(k->plan) : NULL);
+	json_object_object_add(x, "ok", hzrig_json_int(k->ok));
+	json_object_object_add(x, "not_ok", hzrig_json_int(k->not_ok));
+	json_object_object_add(x, "skip", hzrig_json_int(k->skip));
+	json_object_object_add(x, "bail_out", json_object_new_boolean(k->bail_out));
+	return x;
+}
+
+static struct json_object *counts_json(const struct verdict_counts *vc)
+{
+	struct json_object *x = json_object_new_object();
+
+	json_object_object_add(x, "samples", hzrig_json_int(vc->samples));
+	json_object_object_add(x, "inside", hzrig_json_int(vc->n[HZRIG_INSIDE]));
+	json_object_object_add(x, "early", hzrig_json_int(vc->n[HZRIG_EARLY]));
+	json_object_object_add(x, "late", hzrig_json_int(vc->n[HZRIG_LATE]));
+	json_object_object_add(x, "wrong_status", hzrig_json_int(vc->n[HZRIG_WRONG_STATUS]));
+	json_object_object_add(x, "refused", hzrig_json_int(vc->n[HZRIG_REFUSED]));
+	json_object_object_add(x, "stale_jiffies", hzrig_json_int(vc->stale));
+	json_object_object_add(x, "outside", hzrig_json_int(vc->n[HZRIG_EARLY] +
+						  vc->n[HZRIG_LATE] +
+						  vc->n[HZRIG_WRONG_STATUS]));
+	return x;
+}
+
 static struct json_object *run_json(const struct hzrig_collect_opts *o,
 				    const struct hzrig_capture *c,
 				    const struct hzrig_ktap *k,
@@ -271,7 +351,6 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 {
 	struct json_object *r = json_object_new_object(), *x;
 	char now[32];
-	size_t i;
 
 	json_object_object_add(r, "schema", hzrig_json_int(HZRIG_RESULTS_SCHEMA));
 	json_object_object_add(r, "variant", hzrig_json_str(c->meta.variant));
@@ -302,68 +381,31 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 	if (boot_obj)
 		json_object_object_add(r, "boot", json_object_get(boot_obj));
 
-	if (c->noise.present) {
-		x = json_object_new_object();
-		json_object_object_add(x, "sleep_us", hzrig_json_int(c->noise.sleep_us));
-		json_object_object_add(x, "n", hzrig_json_int(c->noise.n));
-		json_object_object_add(x, "overshoot_p50_ns",
-				       hzrig_json_int(c->noise.overshoot_p50_ns));
-		json_object_object_add(x, "overshoot_p99_ns",
-				       hzrig_json_int(c->noise.overshoot_p99_ns));
-		json_object_object_add(x, "rtt_n", hzrig_json_int(c->noise.rtt_n));
-		json_object_object_add(x, "rtt_p50_ns", hzrig_json_int(c->noise.rtt_p50_ns));
-		json_object_object_add(x, "rtt_p99_ns", hzrig_json_int(c->noise.rtt_p99_ns));
-		json_object_object_add(r, "noise", x);
-	} else {
-		json_object_object_add(r, "noise", NULL);
-	}
-	/* Every probe, in plan order, with the allowance it gives alone. */
-	x = json_object_new_array();
-	for (i = 0; i < c->nprobes; i++) {
-		const struct hzrig_noise *n = &c->probes[i];
-		struct json_object *p = json_object_new_object();
-
-		json_object_object_add(p, "at_case", hzrig_json_int(n->at_case));
-		json_object_object_add(p, "overshoot_p50_ns",
-				       hzrig_json_int(n->overshoot_p50_ns));
-		json_object_object_add(p, "overshoot_p99_ns",
-				       hzrig_json_int(n->overshoot_p99_ns));
-		json_object_object_add(p, "rtt_n", hzrig_json_int(n->rtt_n));
-		json_object_object_add(p, "rtt_p50_ns", hzrig_json_int(n->rtt_p50_ns));
-		json_object_object_add(p, "rtt_p99_ns", hzrig_json_int(n->rtt_p99_ns));
-		json_object_object_add(p, "allowance_ns", hzrig_json_int((int64_t)
-			hzrig_probe_allowance(n, o->noise_floor_ns)));
-		json_object_array_add(x, p);
-	}
-	json_object_object_add(r, "noise_probes", x);
+	json_object_object_add(r, "noise", noise_json(c));
+	json_object_object_add(r, "noise_probes", probes_json(c, o->noise_floor_ns));
 	json_object_object_add(r, "noise_floor_ns", hzrig_json_int(o->noise_floor_ns));
 	json_object_object_add(r, "allowance_ns", hzrig_json_int((int64_t)allowance));
 	json_object_object_add(r, "allowance_source", hzrig_json_str(allowance_source));
 	json_object_object_add(r, "refused", refused ? hzrig_json_str(refused) : NULL);
 
-	x = json_object_new_object();
-	json_object_object_add(x, "version_seen", json_object_new_boolean(k->version_seen));
-	json_object_object_add(x, "plan", k->plan >= 0 ? hzrig_json_int(k->plan) : NULL);
-	json_object_object_add(x, "ok", hzrig_json_int(k->ok));
-	json_object_object_add(x, "not_ok", hzrig_json_int(k->not_ok));
-	json_object_object_add(x, "skip", hzrig_json_int(k->skip));
-	json_object_object_add(x, "bail_out", json_object_new_boolean(k->bail_out));
-	json_object_object_add(r, "ktap", x);
+	json_object_object_add(r, "ktap", ktap_json(k));
+	json_object_object_add(r, "counts", counts_json(vc));
+	json_object_object_add(r, "capture", capture_json(o, c, r));
+	utc_now(now, sizeof(now));
+	json_object_object_add(r, "collected_at", hzrig_json_str(now));
+	return r;
+}
 
-	x = json_object_new_object();
-	json_object_object_add(x, "samples", hzrig_json_int(vc->samples));
-	json_object_object_add(x, "inside", hzrig_json_int(vc->n[HZRIG_INSIDE]));
-	json_object_object_add(x, "early", hzrig_json_int(vc->n[HZRIG_EARLY]));
-	json_object_object_add(x, "late", hzrig_json_int(vc->n[HZRIG_LATE]));
-	json_object_object_add(x, "wrong_status", hzrig_json_int(vc->n[HZRIG_WRONG_STATUS]));
-	json_object_object_add(x, "refused", hzrig_json_int(vc->n[HZRIG_REFUSED]));
-	json_object_object_add(x, "stale_jiffies", hzrig_json_int(vc->stale));
-	json_object_object_add(x, "outside", hzrig_json_int(vc->n[HZRIG_EARLY] +
-						  vc->n[HZRIG_LATE] +
-						  vc->n[HZRIG_WRONG_STATUS]));
-	json_object_object_add(r, "counts", x);
+/*
+ * The capture's own record: its files, line counts, the guest's end
+ * record; the efficiency (waits over measuring time) goes into @r.
+ */
+static struct json_object *capture_json(const struct hzrig_collect_opts *o,
+					const struct hzrig_capture *c,
+					struct json_object *r)
+{
+	struct json_object *x = json_object_new_object();
 
-	x = json_object_new_object();
 	json_object_object_add(x, "serial", hzrig_json_str(o->serial));
 	json_object_object_add(x, "console", hzrig_json_str(o->console));
 	json_object_object_add(x, "lines", hzrig_json_int(c->lines));
@@ -394,10 +436,7 @@ static struct json_object *run_json(const struct hzrig_collect_opts *o,
 	} else {
 		json_object_object_add(x, "end", NULL);
 	}
-	json_object_object_add(r, "capture", x);
-	utc_now(now, sizeof(now));
-	json_object_object_add(r, "collected_at", hzrig_json_str(now));
-	return r;
+	return x;
 }
 
 /* A temporary file beside @path, opened exclusively. */

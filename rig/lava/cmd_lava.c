@@ -193,7 +193,7 @@ static void write_monitor(FILE *f)
 	      "        'not ok': fail\n", f);
 }
 
-/* Long: the job is one YAML document written top to bottom. */
+/* The job is one YAML document written top to bottom. */
 static int write_job(const struct job_opts *o, const char *v, FILE *err)
 {
 	char kernel[PATH_MAX + 256], initrd[PATH_MAX + 256], extra[1100];
@@ -282,7 +282,7 @@ static int write_job(const struct job_opts *o, const char *v, FILE *err)
 	return 0;
 }
 
-/* Long: the rendered device is one YAML document written top to bottom. */
+/* The rendered device is one YAML document written top to bottom. */
 static int write_device(const struct hzrig_qemu_conf *c, const char *accel,
 			const char *path, FILE *err)
 {
@@ -380,7 +380,7 @@ static int plan_path(const char *arg, char *out, size_t len)
 			strstr(arg, ".plan") ? "" : ".plan") >= (int)len ? -1 : 0;
 }
 
-/* Long: option parsing for both subcommands, then one job per variant. */
+/* Option parsing for both subcommands, then one job per variant. */
 int cmd_lava(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -285,7 +285,7 @@ static int count_at(const char *s, unsigned long *n, char **end)
 	return 0;
 }
 
-/* Long: the tags, each with its checks, and the console's own lines. */
+/* The tags, each with its checks, and the console's own lines. */
 static void target_line(struct unpack *u, const char *msg, double t)
 {
 	size_t tj = strlen(HZRIG_LAVA_TAG_JSONL), te = strlen(HZRIG_LAVA_TAG_END);
@@ -592,7 +592,7 @@ static void started_id(double t, char *out, size_t len)
 		snprintf(out, len, "unknown");
 }
 
-/* Long: open, read line by line, check, then move the files in at once. */
+/* Open, read line by line, check, then move the files in at once. */
 int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 		      size_t vlen, char *started, size_t slen, FILE *err)
 {

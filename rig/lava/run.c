@@ -53,7 +53,7 @@ void hzrig_lava_run_remove(const char *dir)
 			strerror(errno));
 }
 
-/* Long: per log, unpack, collect and keep; then the run's name and rename. */
+/* Per log, unpack, collect and keep; then the run's name and rename. */
 int hzrig_lava_run(const char *results, char *const *logs, int n,
 		   char *run_dir, size_t len, FILE *err)
 {

@@ -7,7 +7,11 @@
    its stage folder ("model/model.h"), so the rule can be read off it.
 2. No function in the C sources (rig/, gadget/, initramfs/runner/,
    host-driver/) is longer than MAX_LINES lines unless the comment right
-   above it says why, in a sentence that starts "Long:".
+   above it says why, in a sentence that starts "Long:"; a "Long:" on a
+   function that is not is out of date. A signature may run over any
+   number of lines. The guest's runner (initramfs/runner/) includes only
+   its own headers, include/hzrig/, gadget/ and rig/'s lib, plan, model.
+   A self-test runs the rules on made-up files first.
 3. The host tool reads and writes a user's files only through rig/lib/io.c
    (regular, size-bounded inputs; outputs that never replace a device or a
    link): any other fopen(), open(), opendir() or json-c file call in rig/
@@ -83,6 +87,32 @@ def check_includes():
                         passes += 1
 
 
+def check_runner_includes(d=None):
+    """The guest's runner sits before collect in the flow: it may include
+    its own headers, include/hzrig/, the gadget's device format and the
+    pure stages of rig/ (lib, plan, model), nothing after them."""
+    global passes
+    d = d or os.path.join(TOP, 'initramfs', 'runner')
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(('.c', '.h')):
+            continue
+        for n, line in enumerate(open(os.path.join(d, f)), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m:
+                continue
+            inc = m.group(1)
+            if ('/' not in inc and (os.path.exists(os.path.join(d, inc)) or
+                                    os.path.exists(os.path.join(TOP, 'gadget', inc)))) \
+                    or inc.startswith('hzrig/') \
+                    or STAGES.get(stage_of(inc), 99) <= 1:
+                passes += 1
+                continue
+            failures.append(f'initramfs/runner/{f}:{n}: #include "{inc}":'
+                            ' the runner may include its own headers,'
+                            ' include/hzrig/, gadget/ and rig/ lib, plan and'
+                            ' model only')
+
+
 def functions(path):
     """(name, first line, length, comment above) of each function."""
     with open(path) as fh:
@@ -92,14 +122,17 @@ def functions(path):
     while i < len(lines):
         # A definition: a line at column 0 with '(' whose body opens with
         # '{' at column 0 (kernel style), possibly after more signature.
+        # The signature may run over any number of indented lines.
         if (re.match(r'[A-Za-z_].*\(', lines[i]) and
                 not lines[i].rstrip().endswith(';') and
                 not lines[i].startswith(('#', 'typedef'))):
-            j = i
-            while j < len(lines) and j < i + 8 and lines[j] != '{':
-                if lines[j].rstrip().endswith(';'):
-                    break
+            j = i + 1
+            while (j < len(lines) and lines[j] != '{' and
+                   lines[j][:1] in (' ', '\t') and
+                   not lines[j - 1].rstrip().endswith(';')):
                 j += 1
+            if j < len(lines) and lines[j - 1].rstrip().endswith(';'):
+                j = len(lines)
             if j < len(lines) and lines[j] == '{':
                 k = j + 1
                 while k < len(lines) and lines[k] != '}':
@@ -119,6 +152,55 @@ def functions(path):
     return out
 
 
+def length_findings(path, rel):
+    """What the length rule says of each function in @path."""
+    out = []
+    for name, line, n, comment in functions(path):
+        long_said = 'Long:' in comment
+        if n > MAX_LINES and not long_said:
+            out.append(f'{rel}:{line}: {name}() is {n} lines, over'
+                       f' {MAX_LINES}, and the comment above it gives no'
+                       ' "Long:" reason')
+        elif n <= MAX_LINES and long_said:
+            out.append(f'{rel}:{line}: {name}() is {n} lines, not over'
+                       f' {MAX_LINES}: its "Long:" comment is out of date')
+        else:
+            out.append(None)
+    return out
+
+
+def self_test():
+    """The checks find what they are for, on made-up files."""
+    import tempfile
+    global passes
+    with tempfile.TemporaryDirectory() as d:
+        # 101 lines of body, the '{' 12 lines below the name
+        sig = ['static int f(int a,'] + [f'\t\t int a{i},' for i in range(10)] + ['\t\t int z)']
+        body = ['{'] + ['\tz++;'] * 101 + ['}']
+        c = os.path.join(d, 'x.c')
+        with open(c, 'w') as fh:
+            fh.write('\n'.join(sig + body +
+                               ['', '/* Long: not really. */', 'static void g(void)', '{', '\treturn;', '}', '']))
+        found = length_findings(c, 'x.c')
+        want = ['f() is 101 lines, over', 'g() is 1 lines, not over']
+        for w in want:
+            if any(x and w in x for x in found):
+                passes += 1
+            else:
+                failures.append(f'self-test: the length rule missed "{w}" ({found})')
+        os.mkdir(os.path.join(d, 'runner'))
+        with open(os.path.join(d, 'runner', 'r.c'), 'w') as fh:
+            fh.write('#include "collect/collect.h"\n#include "plan/plan.h"\n')
+        before = len(failures)
+        check_runner_includes(os.path.join(d, 'runner'))
+        caught = failures[before:]
+        del failures[before:]
+        if len(caught) == 1 and 'collect/collect.h' in caught[0]:
+            passes += 1
+        else:
+            failures.append(f'self-test: the runner include rule gave {caught}')
+
+
 def check_lengths():
     global passes
     for d in ('rig', 'gadget', 'initramfs/runner', 'host-driver'):
@@ -128,13 +210,11 @@ def check_lengths():
                     continue
                 path = os.path.join(root, f)
                 rel = os.path.relpath(path, TOP)
-                for name, line, n, comment in functions(path):
-                    if n <= MAX_LINES or 'Long:' in comment:
+                for x in length_findings(path, rel):
+                    if x:
+                        failures.append(x)
+                    else:
                         passes += 1
-                        continue
-                    failures.append(f'{rel}:{line}: {name}() is {n} lines,'
-                                    f' over {MAX_LINES}, and the comment'
-                                    ' above it gives no "Long:" reason')
 
 
 # Calls that open files the tool made itself, or that check for
@@ -178,7 +258,9 @@ def check_io():
                                 ' if it is the tool\'s own file')
 
 
+self_test()
 check_includes()
+check_runner_includes()
 check_lengths()
 check_io()
 for f in failures:
