@@ -4,7 +4,7 @@
  *   model.c      gadgetfs's ep0 and endpoint files and dummy_hcd, modelled
  *   wrap.c       the wrapped calls (ld --wrap) that route the gadget to it
  *   host.c       the scripted host: control and bulk transfers, checks
- *   scenarios.c  the scenarios, the host thread, start and end
+ *   fake_gadgetfs.c  the scenarios, the host thread, start and end
  * Everything is guarded by sim_mutex.
  */
 #ifndef HZRIG_SIM_H

@@ -27,8 +27,8 @@
  * A results directory (results/runs/<time>/) holds samples.jsonl, one line
  * a sample of every variant, and <variant>/run.json per variant.
  */
-#ifndef HZRIG_RESULTS_H
-#define HZRIG_RESULTS_H
+#ifndef HZRIG_COLLECT_H
+#define HZRIG_COLLECT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -205,4 +205,4 @@ int hzrig_collect(const struct hzrig_collect_opts *o);
 /* `hzrig collect` (rig/collect/cmd_collect.c). */
 int cmd_collect(int argc, char **argv);
 
-#endif /* HZRIG_RESULTS_H */
+#endif /* HZRIG_COLLECT_H */

@@ -9,7 +9,7 @@
  * number formatting, escaping) are exported for the unit tests; their names
  * carry "dash" so they cannot clash with the history's own helpers. The
  * figures themselves are the history's nearest-rank percentiles
- * (hzrig_percentile() in stats.h), so that the page and `hzrig history`
+ * (hzrig_percentile() in runs/runs.h), so that the page and `hzrig history`
  * print the same medians.
  */
 #ifndef HZRIG_DASHBOARD_H

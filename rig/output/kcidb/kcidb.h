@@ -8,7 +8,7 @@
  *              plus the variant's patch series; normally one a run
  *   builds     one per variant (config_name = the variant)
  *   tests      per variant: boot, capture, clocksource, jiffy_rate, noise,
- *              and one per case (stats.h case key) with the median elapsed
+ *              and one per case (hzrig_case_key(), runs/runs.h) with the median elapsed
  *              time as its number
  *
  * The run is read with hzrig_run_load() (rig/runs/load.c), so an export sees
