@@ -370,7 +370,11 @@ static void usage(FILE *f)
 	      "  --patch FILE  write a patch (-p1 in KSRC) turning each site into\n"
 	      "                milliseconds\n"
 	      "  --jobs N      spatch processes at once (default: JOBS or nproc)\n"
-	      "Exit status: 0 no site, 1 sites found, 2 error. docs/checker.md.\n",
+	      "Files that are not regular, or whose names cannot go into a patch\n"
+	      "header (blanks, control characters), are left out and named.\n"
+	      "Exit status: 0 no site, 1 sites found, 2 error, or a file spatch\n"
+	      "failed on or that was left out (the outputs cover the rest).\n"
+	      "docs/checker.md.\n",
 	      f);
 }
 
