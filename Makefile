@@ -118,7 +118,7 @@ check-fuzz:
 # What needs the kernel trees: the config survival check (every variant on
 # its own tree), checkpatch, and the checker against the reviewed sites of
 # 6.1 (KSRC; skipped for a tree with no golden file) and of 6.12.
-check-kernel: ksrc
+check-kernel: tools ksrc
 	$(SETUP)
 	@$(MAKE) --no-print-directory -C tests kconfig
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
