@@ -540,6 +540,26 @@ static int parse_timeout(const char *s, unsigned int *out)
 }
 
 /* What `hzrig boot` needs beyond --kernel and --initrd; true, said, if not. */
+/* What QEMU will read: regular files, or it could wait on a FIFO forever. */
+static bool images_bad(const struct guest *g)
+{
+	const char *const img[] = { g->kernel, g->initrd };
+	char why[HZRIG_WHY];
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < 2; i++) {
+		f = hzrig_in_open(img[i], HZRIG_MAX_IMAGE, why, sizeof(why));
+		if (!f) {
+			fprintf(stderr, "hzrig boot: --%s %s: %s\n",
+				i ? "initrd" : "kernel", img[i], why);
+			return true;
+		}
+		fclose(f);
+	}
+	return false;
+}
+
 static bool boot_args_bad(const struct guest *g, const char *plan)
 {
 	if (!g->variant || !g->console_path || !g->samples_path) {
@@ -624,10 +644,12 @@ int cmd_boot(int argc, char **argv)
 	if (hzrig_qemu_conf_load(qconf, &c))
 		return BOOT_EXIT_USAGE;
 	if (accel_only) {
+		if (images_bad(&g))
+			return BOOT_EXIT_USAGE;
 		puts(pick_accel(&c, g.kernel, g.initrd, scratch));
 		return 0;
 	}
-	if (boot_args_bad(&g, plan))
+	if (boot_args_bad(&g, plan) || images_bad(&g))
 		return BOOT_EXIT_USAGE;
 	if (!strcmp(g.accel, "auto"))
 		g.accel = pick_accel(&c, g.kernel, g.initrd, scratch);

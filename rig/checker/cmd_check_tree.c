@@ -509,10 +509,17 @@ int cmd_check_tree(int argc, char **argv)
 	tree = optind < argc ? argv[optind++] : treebuf;
 	if (!cocci)
 		cocci = HZRIG_TOP "/rig/checker/timeouts.cocci";
-	if (access(cocci, R_OK)) {
-		fprintf(stderr, "hzrig check-tree: --cocci: cannot read %s: %s\n",
-			cocci, strerror(errno));
-		return 2;
+	{
+		/* spatch reads it: a regular file, or it could wait forever */
+		char why[HZRIG_WHY];
+		FILE *f = hzrig_in_open(cocci, HZRIG_MAX_TEXT, why, sizeof(why));
+
+		if (!f) {
+			fprintf(stderr, "hzrig check-tree: --cocci: cannot read %s: %s\n",
+				cocci, why);
+			return 2;
+		}
+		fclose(f);
 	}
 	real = realpath(cocci, NULL);
 	if (!real) {

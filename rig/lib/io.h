@@ -34,6 +34,7 @@
 #define HZRIG_MAX_LAVA_LOG	(1ULL << 30)	/* a LAVA job's log */
 #define HZRIG_MAX_SOURCE	(64ULL << 20)	/* a C file of a kernel tree */
 #define HZRIG_MAX_TEXT		(16ULL << 20)	/* plans, variants, settings */
+#define HZRIG_MAX_IMAGE		(2ULL << 30)	/* a kernel or initramfs for QEMU */
 
 /* The longest name hzrig_plain_name() takes, with its NUL. */
 #define HZRIG_NAME_MAX		64
