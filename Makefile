@@ -238,6 +238,12 @@ robustness-demo:
 	else echo "robustness-demo: an expected report is missing (above)"; fi; \
 	exit $$rc
 
+# docs/img/dashboard.png from this machine's own dashboard (after make):
+# the README's picture, of a real run.
+dashboard-image:
+	$(SETUP)
+	@$(TOP)/tests/browser/snapshot.sh $(TOP)/results/dashboard/index.html $(TOP)/docs/img/dashboard.png
+
 # The checker (docs/checker.md): every timeout of the synchronous USB
 # calls in KSRC built from HZ or jiffies, with its value and window at each
 # HZ; results/check-tree/sites.json and fix.patch (patch -p1 in KSRC).
@@ -278,4 +284,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-fresh check-tree drivers check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-fresh dashboard-image check-tree drivers check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean
