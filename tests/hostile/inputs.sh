@@ -360,10 +360,14 @@ check "ingest --lava: a line nesting 100,000 deep refused in time (${SECONDS} s)
 
 # --- 8. messages ----------------------------------------------------------
 # A history this user cannot write (root writes through modes, so as
-# nobody, with a copy of hzrig nobody can reach).
+# nobody, with copies of hzrig and of the run nobody can reach: the
+# clone may sit in root's home).
 run $HZRIG ingest --db "$T/ro.db" "$RUN"
 chmod 0755 "$T"
 chmod 0444 "$T/ro.db"
+mkdir -p "$T/rorun"
+cp -r "$DATA/history/20261203T094306Z" "$T/rorun/"
+chmod -R a+rX "$T/rorun"
 as=()
 if [ "$(id -u)" = 0 ]; then
 	cp "$HZRIG" "$T/hzrig-ro"
@@ -371,7 +375,7 @@ if [ "$(id -u)" = 0 ]; then
 else
 	as=("$HZRIG")
 fi
-run "${as[@]}" ingest --db "$T/ro.db" "$DATA/history/20261203T094306Z"
+run "${as[@]}" ingest --db "$T/ro.db" "$T/rorun/20261203T094306Z"
 check "ingest into a read-only history: says read-only in words, names the file" \
 	"[ $rc -eq 2 ] && said 'ro.db: the history database is read-only here' && quiet"
 mkdir -p "$T/logdir/output.yaml"
