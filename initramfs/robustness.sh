@@ -88,11 +88,12 @@ usbfs_node() {
 	printf '/dev/bus/usb/%03d/%03d' "$(cat "$d/busnum")" "$(cat "$d/devnum")"
 }
 
-# teardown_within NAME T0: the teardown that started at T0 took < 1 s.
+# teardown_within NAME T0 [LIMIT_CS]: the teardown that started at T0
+# took less than LIMIT_CS centiseconds (default 100: a second).
 teardown_within() {
 	took=$(( $(now_cs) - $2 ))
-	[ $took -lt 100 ] && return 0
-	echo "# $1: took $((took * 10)) ms with a call in flight (limit 1000)"
+	[ $took -lt "${3:-100}" ] && return 0
+	echo "# $1: took $((took * 10)) ms with a call in flight (limit $((${3:-100} * 10)))"
 	return 1
 }
 
@@ -180,7 +181,11 @@ cycle() {
 		;;
 	reset)
 		out=$(hzrig-hold --reset "$(usbfs_node)") || { echo "# $out"; return 1; }
-		teardown_within "USBDEVFS_RESET" "$tc0" || bad_time=1
+		# A reset enumerates the device again (address, descriptors,
+		# configuration: the gadget answers each from userspace), which
+		# under KASAN and TCG took up to 1.05 s by itself. 1.4 s still
+		# catches a reset that waits for the 1.5 s control call.
+		teardown_within "USBDEVFS_RESET" "$tc0" 140 || bad_time=1
 		;;
 	rmmod)
 		# The open char device pins the module: rmmod while the call
