@@ -439,11 +439,8 @@ static int write_out(const char *path, const char *what,
 static bool inside(const char *path, const char *root_real)
 {
 	char *r = realpath(path, NULL);
-	size_t n = strlen(root_real);
-	bool in;
+	bool in = r && hzrig_path_within(r, root_real);
 
-	in = r && !strncmp(r, root_real, n) && (r[n] == '/' || !r[n] ||
-						!strcmp(root_real, "/"));
 	free(r);
 	return in;
 }

@@ -396,7 +396,7 @@ int cmd_lava(int argc, char **argv)
 	};
 	const char *qconf = HZRIG_TOP "/rig/boot/qemu/x86_64.conf";
 	struct job_opts o = { .accel = "tcg" };
-	char plan[PATH_MAX], out_dir[PATH_MAX];
+	char plan[PATH_MAX], out_dir[PATH_MAX], why[HZRIG_WHY];
 	const char *sub, *plan_arg = "quick", *out = NULL;
 	long long khz = -1;
 	int opt, i, rc = 0;
@@ -432,9 +432,9 @@ int cmd_lava(int argc, char **argv)
 		}
 	}
 	if (o.artifacts &&
-	    !hzrig_url_ok(o.artifacts, "http https file", plan, sizeof(plan))) {
+	    !hzrig_url_ok(o.artifacts, "http https file", why, sizeof(why))) {
 		fprintf(stderr, "hzrig lava jobs: --artifacts: '%s' %s\n",
-			o.artifacts, plan);
+			o.artifacts, why);
 		return 2;
 	}
 	if (strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm")) {

@@ -294,6 +294,15 @@ void hzrig_out_abort(struct hzrig_out *o)
 	o->tmp[0] = '\0';
 }
 
+bool hzrig_path_within(const char *real, const char *root_real)
+{
+	size_t n = strlen(root_real);
+
+	if (!strcmp(root_real, "/"))
+		return real[0] == '/';
+	return !strncmp(real, root_real, n) && (real[n] == '/' || !real[n]);
+}
+
 bool hzrig_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;

@@ -76,6 +76,12 @@ int hzrig_out_commit(struct hzrig_out *o, char *why, size_t n);
 /* Give up: the temporary file is removed, the target left as it was. */
 void hzrig_out_abort(struct hzrig_out *o);
 
+/*
+ * True when the resolved path @real is @root_real itself or below it (both
+ * from realpath()): a path that stays in its tree or directory.
+ */
+bool hzrig_path_within(const char *real, const char *root_real);
+
 /* True when @a and @b are the same existing file (device and inode). */
 bool hzrig_same_file(const char *a, const char *b);
 

@@ -33,10 +33,15 @@ static inline void hzrig_json_put(struct json_object *o, const char *key,
  */
 static inline struct json_object *hzrig_json_str(const char *s)
 {
-	size_t n = strlen(s), room;
+	size_t n = strlen(s), room, i;
 	struct json_object *o;
 	char *clean;
 
+	/* ASCII, as nearly every string is, needs no copy */
+	for (i = 0; i < n && !((unsigned char)s[i] & 0x80); i++)
+		;
+	if (i == n)
+		return json_object_new_string(s);
 	if (n > (SIZE_MAX - 1) / 3)
 		return NULL;
 	room = 3 * n + 1;

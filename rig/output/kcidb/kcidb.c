@@ -272,7 +272,6 @@ static bool inside_dir(const char *path, const char *dir)
 	const char *parent;
 	char *slash;
 	bool in = false;
-	size_t n;
 
 	if (!rdir || !copy)
 		goto out;
@@ -287,9 +286,7 @@ static bool inside_dir(const char *path, const char *dir)
 	}
 	rparent = realpath(parent, NULL);
 	if (rparent) {
-		n = strlen(rdir);
-		in = !strncmp(rparent, rdir, n) &&
-		     (rparent[n] == '\0' || rparent[n] == '/');
+		in = hzrig_path_within(rparent, rdir);
 		free(rparent);
 	}
 out:
