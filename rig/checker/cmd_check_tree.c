@@ -445,8 +445,16 @@ static bool inside(const char *path, const char *root_real)
 	return in;
 }
 
-/* Long: option parsing, then walk, pool, output: read top to bottom. */
-int cmd_check_tree(int argc, char **argv)
+/* What the command line asks for. */
+struct ct_opts {
+	const char *json, *patch, *cocci, *tree;
+	long long jobs;
+	bool as_json;
+	char treebuf[4096];
+};
+
+/* Options into @o; 0, 1 after --help, -1 after a message. */
+static int parse_opts(int argc, char **argv, struct ct_opts *o)
 {
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, 'j' },
@@ -457,164 +465,198 @@ int cmd_check_tree(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *json = NULL, *patch = NULL, *cocci = NULL, *tree;
 	const char *env_jobs = getenv("JOBS");
-	struct hzrig_check_run run = { 0 };
-	struct hzrig_sites sites = { 0 };
-	struct hzrig_out jout = { 0 }, pout = { 0 };
-	struct hzrig_facts *facts = NULL;
-	struct files fs = { 0 };
-	struct timespec t0, t1;
-	char treebuf[4096], *real = NULL, *tree_real = NULL;
-	long long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	bool as_json = false;
-	int opt, rc = 0, i;
-	size_t k;
+	int opt;
 
-	if (env_jobs && hzrig_parse_ll(env_jobs, 1, 256, &jobs)) {
+	o->jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	if (env_jobs && hzrig_parse_ll(env_jobs, 1, 256, &o->jobs)) {
 		fprintf(stderr, "hzrig check-tree: JOBS='%s' is not 1..256\n",
 			env_jobs);
-		return 2;
+		return -1;
 	}
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'j': json = optarg; break;
-		case 'p': patch = optarg; break;
-		case 'c': cocci = optarg; break;
+		case 'j': o->json = optarg; break;
+		case 'p': o->patch = optarg; break;
+		case 'c': o->cocci = optarg; break;
 		case 'J':
-			if (hzrig_parse_ll(optarg, 1, 256, &jobs)) {
+			if (hzrig_parse_ll(optarg, 1, 256, &o->jobs)) {
 				fprintf(stderr, "hzrig check-tree: --jobs: '%s' is not 1..256\n",
 					optarg);
-				return 2;
+				return -1;
 			}
 			break;
 		case 'f':
 			if (strcmp(optarg, "table") && strcmp(optarg, "json")) {
 				fprintf(stderr, "hzrig check-tree: --format: '%s' is not table or json\n",
 					optarg);
-				return 2;
+				return -1;
 			}
-			as_json = optarg[0] == 'j';
+			o->as_json = optarg[0] == 'j';
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -1;
 		}
 	}
-	snprintf(treebuf, sizeof(treebuf), "%s/build/src/linux-source-6.1",
+	snprintf(o->treebuf, sizeof(o->treebuf), "%s/build/src/linux-source-6.1",
 		 HZRIG_TOP);
-	tree = optind < argc ? argv[optind++] : treebuf;
-	if (!cocci)
-		cocci = HZRIG_TOP "/rig/checker/timeouts.cocci";
-	{
-		/* spatch reads it: a regular file, or it could wait forever */
-		char why[HZRIG_WHY];
-		FILE *f = hzrig_in_open(cocci, HZRIG_MAX_TEXT, why, sizeof(why));
+	o->tree = optind < argc ? argv[optind++] : o->treebuf;
+	if (!o->cocci)
+		o->cocci = HZRIG_TOP "/rig/checker/timeouts.cocci";
+	return 0;
+}
 
-		if (!f) {
-			fprintf(stderr, "hzrig check-tree: --cocci: cannot read %s: %s\n",
-				cocci, why);
-			return 2;
-		}
-		fclose(f);
-	}
-	real = realpath(cocci, NULL);
-	if (!real) {
-		fprintf(stderr, "hzrig check-tree: %s: %s\n", cocci, strerror(errno));
-		return 2;
-	}
-	{
-		struct stat st;
+/*
+ * The inputs and outputs checked before anything runs: the semantic patch
+ * (a regular file: spatch would wait on a FIFO), the tree, --json and
+ * --patch. Their resolved paths in *@cocci_real and *@tree_real (the
+ * caller frees); -1 after a message.
+ */
+static int check_paths(const struct ct_opts *o, char **cocci_real,
+		       char **tree_real)
+{
+	struct hzrig_out jout, pout;
+	char why[HZRIG_WHY];
+	struct stat st;
+	FILE *f;
 
-		if (stat(tree, &st) || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "hzrig check-tree: '%s' is not a directory "
-				"(a kernel tree: make ksrc extracts the 6.1 one)\n",
-				tree);
-			free(real);
-			return 2;
-		}
+	*cocci_real = *tree_real = NULL;
+	f = hzrig_in_open(o->cocci, HZRIG_MAX_TEXT, why, sizeof(why));
+	if (!f) {
+		fprintf(stderr, "hzrig check-tree: --cocci: cannot read %s: %s\n",
+			o->cocci, why);
+		return -1;
 	}
-	if (json && patch && strcmp(json, "-") &&
-	    (!strcmp(json, patch) || hzrig_same_file(json, patch))) {
+	fclose(f);
+	*cocci_real = realpath(o->cocci, NULL);
+	if (!*cocci_real) {
+		fprintf(stderr, "hzrig check-tree: %s: %s\n", o->cocci, strerror(errno));
+		return -1;
+	}
+	if (stat(o->tree, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "hzrig check-tree: '%s' is not a directory "
+			"(a kernel tree: make ksrc extracts the 6.1 one)\n",
+			o->tree);
+		return -1;
+	}
+	if (o->json && o->patch && strcmp(o->json, "-") &&
+	    (!strcmp(o->json, o->patch) || hzrig_same_file(o->json, o->patch))) {
 		fprintf(stderr, "hzrig check-tree: --json and --patch name the same file %s\n",
-			json);
-		free(real);
-		return 2;
+			o->json);
+		return -1;
 	}
-	tree_real = realpath(tree, NULL);
-	if (!tree_real || open_out(&jout, json, "json", true) ||
-	    open_out(&pout, patch, "patch", true)) {
-		if (!tree_real)
-			fprintf(stderr, "hzrig check-tree: %s: %s\n", tree,
-				strerror(errno));
-		free(tree_real);
-		free(real);
-		return 2;
+	*tree_real = realpath(o->tree, NULL);
+	if (!*tree_real) {
+		fprintf(stderr, "hzrig check-tree: %s: %s\n", o->tree, strerror(errno));
+		return -1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	walk_files = &fs;
-	for (i = optind; i == optind || i < argc; i++) {
+	return open_out(&jout, o->json, "json", true) ||
+	       open_out(&pout, o->patch, "patch", true) ? -1 : 0;
+}
+
+/*
+ * The C files under each PATH (argv[first..]; the whole tree without one)
+ * into @fs, tree-relative and sorted. 0, or -1 after a message.
+ */
+static int walk_paths(const char *tree, const char *tree_real, int argc,
+		      char **argv, int first, struct files *fs)
+{
+	size_t k;
+	int i;
+
+	walk_files = fs;
+	for (i = first; i == first || i < argc; i++) {
 		char start[4096];
 
 		if (join(start, sizeof(start), tree, i < argc ? argv[i] : ".") ||
 		    (i < argc && access(start, R_OK))) {
 			fprintf(stderr, "hzrig check-tree: %s: no such path in %s\n",
 				argv[i], tree);
-			rc = 2;
-			break;
+			return -1;
 		}
 		if (i < argc && !inside(start, tree_real)) {
 			fprintf(stderr, "hzrig check-tree: %s: outside the tree %s: a PATH names a file or directory inside KSRC\n",
 				argv[i], tree);
-			rc = 2;
-			break;
+			return -1;
 		}
-		fs.root_len = strlen(tree) + 1;
+		fs->root_len = strlen(tree) + 1;
 		/* a single file: nftw visits it like any other */
 		if (nftw(start, visit, 32, FTW_PHYS | FTW_ACTIONRETVAL) < 0 ||
-		    fs.oom) {
+		    fs->oom) {
 			fprintf(stderr, "hzrig check-tree: cannot walk %s\n", start);
-			rc = 2;
-			break;
+			return -1;
 		}
 		if (i >= argc)
 			break;
 	}
+	/* "./x" from the tree's own walk reads as "x" */
+	for (k = 0; k < fs->n; k++)
+		if (!strncmp(fs->v[k], "./", 2))
+			memmove(fs->v[k], fs->v[k] + 2, strlen(fs->v[k]) - 1);
+	qsort(fs->v, fs->n, sizeof(*fs->v), cmp_str);
+	return 0;
+}
+
+/* The table (or JSON) on stdout, then --json and --patch; the exit status. */
+static int report(const struct ct_opts *o, const struct hzrig_sites *sites,
+		  const struct hzrig_check_run *run, const struct files *fs)
+{
+	int rc = 0;
+
+	if (o->as_json)
+		rc = hzrig_check_json(stdout, sites, run) ? 2 : 0;
+	else
+		hzrig_check_table(stdout, sites, run);
+	if (!rc && o->json && write_out(o->json, "json", sites, run, o->tree))
+		rc = 2;
+	if (!rc && o->patch && write_out(o->patch, "patch", sites, run, o->tree))
+		rc = 2;
+	if (!rc && (run->failed || fs->refused))
+		rc = 2;
+	return rc ? rc : sites->n ? 1 : 0;
+}
+
+/* Options, checked paths, walk, the spatch pool, the report. */
+int cmd_check_tree(int argc, char **argv)
+{
+	struct ct_opts o = { 0 };
+	struct hzrig_check_run run = { 0 };
+	struct hzrig_sites sites = { 0 };
+	struct hzrig_facts *facts = NULL;
+	struct files fs = { 0 };
+	struct timespec t0, t1;
+	char *real = NULL, *tree_real = NULL;
+	int rc = 0;
+	size_t k;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (check_paths(&o, &real, &tree_real)) {
+		free(real);
+		free(tree_real);
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (walk_paths(o.tree, tree_real, argc, argv, optind, &fs))
+		rc = 2;
 	if (!rc && fs.n) {
-		/* "./x" from the tree's own walk reads as "x" */
-		for (k = 0; k < fs.n; k++)
-			if (!strncmp(fs.v[k], "./", 2))
-				memmove(fs.v[k], fs.v[k] + 2, strlen(fs.v[k]) - 1);
-		qsort(fs.v, fs.n, sizeof(*fs.v), cmp_str);
 		facts = calloc(fs.n, sizeof(*facts));
-		if (!facts)
-			rc = 2;
-		else if (run_all(tree, real, &fs, (long)jobs, facts, &sites,
-				 &run.failed))
+		if (!facts || run_all(o.tree, real, &fs, (long)o.jobs, facts,
+				      &sites, &run.failed))
 			rc = 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	hzrig_sites_sort(&sites);
-	run.tree = tree;
-	run.release = tree_release(tree);
+	run.tree = o.tree;
+	run.release = tree_release(o.tree);
 	run.files = fs.c_files;
 	run.scanned = fs.n;
 	run.seconds = (double)(t1.tv_sec - t0.tv_sec) +
 		      (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (!rc) {
-		if (as_json)
-			rc = hzrig_check_json(stdout, &sites, &run) ? 2 : 0;
-		else
-			hzrig_check_table(stdout, &sites, &run);
-		if (!rc && json && write_out(json, "json", &sites, &run, tree))
-			rc = 2;
-		if (!rc && patch && write_out(patch, "patch", &sites, &run, tree))
-			rc = 2;
-		if (!rc && (run.failed || fs.refused))
-			rc = 2;
-		if (!rc)
-			rc = sites.n ? 1 : 0;
-	}
+	if (!rc)
+		rc = report(&o, &sites, &run, &fs);
 	hzrig_sites_free(&sites);
 	for (k = 0; facts && k < fs.n; k++)
 		hzrig_facts_free(&facts[k]);
