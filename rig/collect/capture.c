@@ -140,39 +140,6 @@ static int field_str(struct hzrig_capture *c, unsigned int line,
 	return 0;
 }
 
-/*
- * A name field looked up with one of plan.c's parsers. An optional one that
- * is absent leaves *@out alone and returns 1.
- */
-static int field_name_opt(struct hzrig_capture *c, unsigned int line,
-			  const char *key, struct json_object *o,
-			  int (*parse)(const char *), bool required,
-			  uint32_t *out)
-{
-	char buf[HZRIG_NAME_MAX];
-	int ret, v;
-
-	ret = field_str(c, line, "sample", o, key, buf, sizeof(buf), required,
-			false);
-	if (ret)
-		return ret;
-	v = parse(buf);
-	if (v < 0) {
-		cap_msg(c, line, true, "sample: field \"%s\": unknown value '%s'",
-			key, buf);
-		return -1;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
-static int field_name(struct hzrig_capture *c, unsigned int line,
-		      const char *key, struct json_object *o,
-		      int (*parse)(const char *), uint32_t *out)
-{
-	return field_name_opt(c, line, key, o, parse, true, out) ? -1 : 0;
-}
-
 static int parse_meta(struct hzrig_capture *c, struct json_object *o,
 		      unsigned int line)
 {
@@ -279,74 +246,52 @@ static int parse_noise(struct hzrig_capture *c, struct json_object *o,
 	return 0;
 }
 
+/* hzrig_sample_from_json()'s messages on the sample's line. */
+struct sample_ctx {
+	struct hzrig_capture *c;
+	unsigned int line;
+};
+
+static void sample_report(void *arg, const char *msg)
+{
+	struct sample_ctx *x = arg;
+
+	cap_msg(x->c, x->line, true, "sample: %s", msg);
+}
+
 static int parse_sample(struct hzrig_capture *c, struct json_object *o,
 			unsigned int line)
 {
-	struct hzrig_rec r = { .line = line };
+	struct sample_ctx x = { .c = c, .line = line };
+	struct hzrig_rec r = { 0 };
 	struct hzrig_rec *recs;
-	int bad = 0;
 
 	c->sample_records++;
-	/* Guests before the userspace paths ran the kernel path only. */
-	r.path = HZRIG_PATH_KERNEL;
-	bad |= field_name_opt(c, line, "path", o, hzrig_path_parse, false,
-			      &r.path) < 0;
-	bad |= field_int(c, line, "sample", o, "case", 0, INT32_MAX, true,
-			 &r.case_idx) < 0;
-	bad |= field_int(c, line, "sample", o, "rep", 0, HZRIG_MAX_REPS - 1,
-			 true, &r.rep) < 0;
-	bad |= field_name(c, line, "transfer", o, hzrig_transfer_parse,
-			  &r.transfer) < 0;
-	bad |= field_name(c, line, "behaviour", o, hzrig_behaviour_parse,
-			  &r.behaviour) < 0;
-	bad |= field_name(c, line, "mode", o, hzrig_mode_parse, &r.mode) < 0;
-	bad |= field_int(c, line, "sample", o, "timeout_ms", 0,
-			 HZRIG_MAX_TIMEOUT_MS, true, &r.timeout_ms) < 0;
-	bad |= field_int(c, line, "sample", o, "timeout_arg", INT32_MIN,
-			 INT32_MAX, true, &r.timeout_arg) < 0;
-	/* 0 or a negative errno, as the kernel returns them. */
-	bad |= field_int(c, line, "sample", o, "status", -4095, 0, true,
-			 &r.status) < 0;
-	bad |= field_int(c, line, "sample", o, "elapsed_ns", 0, HZRIG_NS_MAX, true,
-			 &r.elapsed_ns) < 0;
-	bad |= field_int(c, line, "sample", o, "actual_length", 0,
-			 HZRIG_MAX_LENGTH, true, &r.actual_length) < 0;
-	bad |= field_int(c, line, "sample", o, "seq", 0, UINT32_MAX, true,
-			 &r.seq) < 0;
-	bad |= field_int(c, line, "sample", o, "phase_ns", 0, UINT32_MAX, true,
-			 &r.phase_ns) < 0;
-	r.start_jiffies = r.length = r.delay_us = -1;
-	bad |= field_int(c, line, "sample", o, "start_jiffies", 0, INT64_MAX,
-			 false, &r.start_jiffies) < 0;
-	bad |= field_int(c, line, "sample", o, "length", 0, HZRIG_MAX_LENGTH,
-			 false, &r.length) < 0;
-	bad |= field_int(c, line, "sample", o, "delay_us", 0, UINT32_MAX, false,
-			 &r.delay_us) < 0;
-	r.jiffies_lag = HZRIG_LAG_ABSENT;
-	bad |= field_int(c, line, "sample", o, "jiffies_lag", INT32_MIN,
-			 INT32_MAX, false, &r.jiffies_lag) < 0;
-	r.urb_ns = -1;
-	bad |= field_int(c, line, "sample", o, "urb_ns", 0, HZRIG_NS_MAX, false,
-			 &r.urb_ns) < 0;
-	bad |= field_str(c, line, "sample", o, "driver", r.driver,
-			 sizeof(r.driver), false, false) < 0;
-	bad |= field_str(c, line, "sample", o, "site", r.site, sizeof(r.site),
-			 false, false) < 0;
-	if (bad)
+	hzrig_sample_init(&r.s);
+	r.s.line = line;
+	if (hzrig_sample_from_json(o, HZRIG_SF_GREQ, &r.s, sample_report, &x))
 		return -1;
-	if ((r.path == HZRIG_PATH_USBMON) != !!r.driver[0] ||
-	    (r.site[0] && !r.driver[0])) {
+	/* Guests before the userspace paths ran the kernel path only. */
+	if (!r.s.path[0])
+		snprintf(r.s.path, sizeof(r.s.path), "%s",
+			 hzrig_path_name(HZRIG_PATH_KERNEL));
+	r.path = (uint32_t)hzrig_path_parse(r.s.path);
+	r.transfer = (uint32_t)hzrig_transfer_parse(r.s.transfer);
+	r.behaviour = (uint32_t)hzrig_behaviour_parse(r.s.behaviour);
+	r.mode = (uint32_t)hzrig_mode_parse(r.s.mode);
+	if ((r.path == HZRIG_PATH_USBMON) != !!r.s.driver[0] ||
+	    (r.s.site[0] && !r.s.driver[0])) {
 		cap_msg(c, line, true, "sample: path usbmon and the fields "
 			"\"driver\" (and \"site\") go together");
 		return -1;
 	}
-	if (r.path == HZRIG_PATH_USBMON && r.urb_ns != r.elapsed_ns) {
+	if (r.path == HZRIG_PATH_USBMON && r.s.urb_ns != r.s.elapsed_ns) {
 		/* usbmon's stamps are the measurement itself */
 		cap_msg(c, line, true, "sample: path usbmon: elapsed_ns is not "
 			"urb_ns");
 		return -1;
 	}
-	if (r.behaviour == HZRIG_BEH_DELAY && r.delay_us < 0) {
+	if (r.behaviour == HZRIG_BEH_DELAY && r.s.delay_us < 0) {
 		cap_msg(c, line, true,
 			"sample: field \"delay_us\": missing (behaviour delay)");
 		return -1;
@@ -550,13 +495,13 @@ static void check_capture(struct hzrig_capture *c)
 	for (i = 0; i < c->nrecs; i++) {
 		struct hzrig_rec *r = &c->recs[i];
 		int64_t arg = hzrig_mode_timeout_arg(m->hz, r->mode,
-						     (unsigned int)r->timeout_ms);
+						     (unsigned int)r->s.timeout_ms);
 
 		/* an in-tree driver is a kernel caller: any mode (usbmon) */
 		if (r->path != HZRIG_PATH_KERNEL && r->path != HZRIG_PATH_USBMON &&
 		    (r->transfer == HZRIG_XFER_BULK_IN_KILLABLE ||
 		     (r->mode != HZRIG_MODE_MS && r->mode != HZRIG_MODE_ZERO))) {
-			cap_msg(c, r->line, true,
+			cap_msg(c, r->s.line, true,
 				"sample: path %s cannot make a %s call in mode %s (kernel only)",
 				hzrig_path_name(r->path),
 				hzrig_transfer_name(r->transfer),
@@ -565,12 +510,12 @@ static void check_capture(struct hzrig_capture *c)
 			continue;
 		}
 
-		if (arg != r->timeout_arg) {
-			cap_msg(c, r->line, true,
+		if (arg != r->s.timeout_arg) {
+			cap_msg(c, r->s.line, true,
 				"sample: field \"timeout_arg\": %" PRId64
 				" is not what mode %s passes for %" PRId64
-				" ms at HZ=%d (%" PRId64 ")", r->timeout_arg,
-				hzrig_mode_name(r->mode), r->timeout_ms, m->hz,
+				" ms at HZ=%d (%" PRId64 ")", r->s.timeout_arg,
+				hzrig_mode_name(r->mode), r->s.timeout_ms, m->hz,
 				arg);
 			c->bad_records++;
 			continue;

@@ -30,7 +30,7 @@
 /* The delay the gadget answers after, in ns; 0 when the record has none. */
 static uint64_t rec_delay_ns(const struct hzrig_rec *r)
 {
-	return r->delay_us > 0 ? (uint64_t)r->delay_us * 1000 : 0;
+	return r->s.delay_us > 0 ? (uint64_t)r->s.delay_us * 1000 : 0;
 }
 
 int hzrig_rec_expected_status(const struct hzrig_rec *r,
@@ -41,7 +41,7 @@ int hzrig_rec_expected_status(const struct hzrig_rec *r,
 
 	if (r->behaviour != HZRIG_BEH_DELAY)
 		return hzrig_expected_status(r->behaviour, 0,
-					     (uint32_t)r->timeout_ms);
+					     (uint32_t)r->s.timeout_ms);
 	/*
 	 * The gadget answers after delay_us; the timer fires somewhere in the
 	 * window. Clearly before it: an answer. Clearly after: a timeout.
@@ -53,7 +53,7 @@ int hzrig_rec_expected_status(const struct hzrig_rec *r,
 		return 0;
 	if (delay_ns > w->hi_ns && delay_ns - w->hi_ns > allowance_ns)
 		return -ETIMEDOUT;
-	return (int)r->status == -ETIMEDOUT ? -ETIMEDOUT : 0;
+	return (int)r->s.status == -ETIMEDOUT ? -ETIMEDOUT : 0;
 }
 
 static const char *const boot_statuses[] = {
@@ -169,13 +169,17 @@ struct verdict_counts {
 };
 
 /* One samples.jsonl object for record @r. */
-static struct json_object *sample_json(const struct hzrig_capture *c,
-				       const struct hzrig_rec *r, bool refused,
-				       struct verdict_counts *vc)
+/*
+ * Judge one record: its window on the model of its kernel's tree, the
+ * status expected, the verdict, and the allowance it was held to, all into
+ * @out (a copy of the guest's fields) and counted in @vc.
+ */
+static void judge_sample(const struct hzrig_capture *c,
+			 const struct hzrig_rec *r, bool refused,
+			 struct verdict_counts *vc, struct hzrig_run_sample *out)
 {
-	uint64_t allowance = r->allowance_ns;
+	uint64_t allowance = r->s.allowance_ns;
 	bool killable = r->transfer == HZRIG_XFER_BULK_IN_KILLABLE;
-	struct json_object *o = json_object_new_object();
 	enum hzrig_verdict v;
 	struct hzrig_window w;
 	int expected;
@@ -186,67 +190,46 @@ static struct json_object *sample_json(const struct hzrig_capture *c,
 	 * window (docs/model.md §11), on the model of its kernel's tree.
 	 */
 	hzrig_tree_path_window(c->tree ? c->tree : hzrig_tree_default(),
-			       c->meta.hz, r->path, (int)r->timeout_arg,
+			       c->meta.hz, r->path, (int)r->s.timeout_arg,
 			       killable, &w);
-	hzrig_window_cancel(&w, hzrig_case_cancel_ns(c, r->case_idx));
-	if (r->jiffies_lag > 0) {	/* HZRIG_LAG_ABSENT is below 0 */
-		hzrig_window_stale_jiffies(&w, r->jiffies_lag);
+	hzrig_window_cancel(&w, hzrig_case_cancel_ns(c, r->s.case_idx));
+	if (r->s.jiffies_lag > 0) {	/* HZRIG_LAG_ABSENT is below 0 */
+		hzrig_window_stale_jiffies(&w, r->s.jiffies_lag);
 		vc->stale++;
 	}
 	expected = hzrig_rec_expected_status(r, &w, allowance);
 	v = hzrig_verdict_sample(&w, r->behaviour, rec_delay_ns(r), allowance,
-				 expected, (int)r->status, r->elapsed_ns,
+				 expected, (int)r->s.status, r->s.elapsed_ns,
 				 refused);
 	vc->n[v]++;
 	vc->samples++;
 
+	*out = r->s;
+	/* A killable wait without timeout has no window: absent (null). */
+	if (!w.forever) {
+		out->window_lo_ns = (int64_t)w.lo_ns;
+		out->window_hi_ns = (int64_t)w.hi_ns;
+		out->jiffies = (int64_t)w.jiffies;
+		out->level = w.level;
+		out->granule = (int64_t)w.granule;
+	}
+	if (w.cancel_ns)
+		out->cancel_ns = (int64_t)w.cancel_ns;
+	out->allowance_ns = (int64_t)allowance;
+	snprintf(out->verdict, sizeof(out->verdict), "%s", hzrig_verdict_name(v));
+	out->expected_status = expected;
+}
+
+/* One samples.jsonl record: the variant's envelope, then the fields. */
+static struct json_object *sample_json(const struct hzrig_capture *c,
+				       const struct hzrig_run_sample *s)
+{
+	struct json_object *o = json_object_new_object();
+
 	json_object_object_add(o, "schema", hzrig_json_int(HZRIG_RESULTS_SCHEMA));
 	json_object_object_add(o, "variant", hzrig_json_str(c->meta.variant));
 	json_object_object_add(o, "hz", hzrig_json_int(c->meta.hz));
-	json_object_object_add(o, "path", hzrig_json_str(hzrig_path_name(r->path)));
-	json_object_object_add(o, "transfer", hzrig_json_str(hzrig_transfer_name(r->transfer)));
-	json_object_object_add(o, "behaviour",
-			       hzrig_json_str(hzrig_behaviour_name(r->behaviour)));
-	json_object_object_add(o, "mode", hzrig_json_str(hzrig_mode_name(r->mode)));
-	json_object_object_add(o, "timeout_ms", hzrig_json_int(r->timeout_ms));
-	json_object_object_add(o, "timeout_arg", hzrig_json_int(r->timeout_arg));
-	json_object_object_add(o, "status", hzrig_json_int(r->status));
-	json_object_object_add(o, "elapsed_ns", hzrig_json_int(r->elapsed_ns));
-	json_object_object_add(o, "actual_length", hzrig_json_int(r->actual_length));
-	json_object_object_add(o, "seq", hzrig_json_int(r->seq));
-	json_object_object_add(o, "phase_ns", hzrig_json_int(r->phase_ns));
-	json_object_object_add(o, "case", hzrig_json_int(r->case_idx));
-	json_object_object_add(o, "rep", hzrig_json_int(r->rep));
-	/* A killable wait without timeout has no window: nulls. */
-	json_object_object_add(o, "window_lo_ns",
-			       w.forever ? NULL : hzrig_json_int((int64_t)w.lo_ns));
-	json_object_object_add(o, "window_hi_ns",
-			       w.forever ? NULL : hzrig_json_int((int64_t)w.hi_ns));
-	json_object_object_add(o, "jiffies",
-			       w.forever ? NULL : hzrig_json_int((int64_t)w.jiffies));
-	json_object_object_add(o, "level", w.forever ? NULL : hzrig_json_int(w.level));
-	json_object_object_add(o, "granule",
-			       w.forever ? NULL : hzrig_json_int((int64_t)w.granule));
-	if (w.cancel_ns)
-		json_object_object_add(o, "cancel_ns", hzrig_json_int((int64_t)w.cancel_ns));
-	json_object_object_add(o, "allowance_ns", hzrig_json_int((int64_t)allowance));
-	json_object_object_add(o, "verdict", hzrig_json_str(hzrig_verdict_name(v)));
-	json_object_object_add(o, "expected_status", hzrig_json_int(expected));
-	if (r->start_jiffies >= 0)
-		json_object_object_add(o, "start_jiffies", hzrig_json_int(r->start_jiffies));
-	if (r->length >= 0)
-		json_object_object_add(o, "length", hzrig_json_int(r->length));
-	if (r->delay_us >= 0)
-		json_object_object_add(o, "delay_us", hzrig_json_int(r->delay_us));
-	if (r->jiffies_lag != HZRIG_LAG_ABSENT)
-		json_object_object_add(o, "jiffies_lag", hzrig_json_int(r->jiffies_lag));
-	/* The kernel's view of the URB; elapsed - urb: the round trip around it. */
-	if (r->urb_ns >= 0)
-		json_object_object_add(o, "urb_ns", hzrig_json_int(r->urb_ns));
-	if (r->driver[0])
-		json_object_object_add(o, "driver", hzrig_json_str(r->driver));
-	if (r->site[0])
-		json_object_object_add(o, "site", hzrig_json_str(r->site));
+	hzrig_sample_to_json(s, o);
 	return o;
 }
 
@@ -541,6 +524,7 @@ struct job {
 	struct hzrig_capture c;
 	struct hzrig_ktap k;
 	struct hzrig_findings findings;	/* the console's kernel reports */
+	struct hzrig_run_sample *judged;	/* c.recs judged, in order */
 	unsigned int dropped;
 	uint64_t allowance;
 };
@@ -621,11 +605,11 @@ static void set_allowances(struct job *j)
 	j->allowance_source = "floor";
 	for (i = 0; i < c->nrecs; i++) {
 		bool from_noise;
-		uint64_t a = hzrig_case_allowance(c, c->recs[i].case_idx,
+		uint64_t a = hzrig_case_allowance(c, c->recs[i].s.case_idx,
 						  j->o->noise_floor_ns,
 						  &from_noise);
 
-		c->recs[i].allowance_ns = a;
+		c->recs[i].s.allowance_ns = a;
 		if (a > j->allowance)
 			j->allowance = a;
 		if (from_noise)
@@ -655,6 +639,22 @@ static void check_clocksource(struct job *j)
 	j->refused = j->refused_buf;
 	fprintf(j->err, "%s:%u: meta: field \"clocksource\": %s\n",
 		j->o->serial, j->c.meta.line, j->refused);
+}
+
+/* Every record judged, before anything is written. */
+static int judge_all(struct job *j)
+{
+	size_t i;
+
+	j->judged = calloc(j->c.nrecs ? j->c.nrecs : 1, sizeof(*j->judged));
+	if (!j->judged) {
+		fprintf(j->err, "hzrig collect: out of memory\n");
+		return -1;
+	}
+	for (i = 0; i < j->c.nrecs; i++)
+		judge_sample(&j->c, &j->c.recs[i], j->refused != NULL, &j->vc,
+			     &j->judged[i]);
+	return 0;
 }
 
 static int set_paths(struct job *j)
@@ -691,8 +691,7 @@ static int write_tmp_files(struct job *j)
 		return -1;
 	}
 	for (i = 0; i < j->c.nrecs; i++) {
-		struct json_object *s = sample_json(&j->c, &j->c.recs[i],
-						    j->refused, &j->vc);
+		struct json_object *s = sample_json(&j->c, &j->judged[i]);
 
 		fprintf(f, "%s\n", json_object_to_json_string_ext(s,
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -797,6 +796,7 @@ static void cleanup(struct job *j)
 	json_object_put(j->run);
 	json_object_put(j->boot_obj);
 	hzrig_capture_free(&j->c);
+	free(j->judged);
 	hzrig_findings_free(&j->findings);
 }
 
@@ -824,6 +824,8 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 		goto out;
 	set_allowances(j);
 	check_clocksource(j);
+	if (judge_all(j))
+		goto out;
 	if (o->whole && (j->c.errors || j->c.truncated || j->refused)) {
 		fprintf(err, "hzrig collect: %s: %s: refused whole\n", o->variant,
 			j->refused ? j->refused :

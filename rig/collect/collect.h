@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collect/sample.h"
 #include "lib/util.h"
 #include "model/model.h"
 #include "plan/plan.h"
@@ -75,22 +76,8 @@ struct hzrig_noise {
 #define HZRIG_LAG_ABSENT	HZRIG_ABSENT
 
 struct hzrig_rec {
-	uint32_t path;		/* enum hzrig_path; kernel when absent */
-	int64_t case_idx, rep;
-	uint32_t transfer, behaviour, mode;
-	int64_t timeout_ms, timeout_arg;
-	int64_t status, elapsed_ns, actual_length;
-	int64_t seq, phase_ns;
-	int64_t start_jiffies;	/* -1 when absent */
-	int64_t length;		/* -1 when absent */
-	int64_t delay_us;	/* -1 when absent */
-	int64_t jiffies_lag;	/* HZRIG_LAG_ABSENT when absent */
-	int64_t urb_ns;		/* usbmon's S..C of the test URB; -1 absent */
-	/* path usbmon: the in-tree driver and the call's file:line ("" absent) */
-	char driver[32];
-	char site[160];
-	unsigned int line;
-	uint64_t allowance_ns;	/* hzrig_collect(): its case's allowance */
+	struct hzrig_run_sample s;	/* the guest's fields (sample.h) */
+	uint32_t path, transfer, behaviour, mode;	/* s's names, parsed */
 };
 
 struct hzrig_end {

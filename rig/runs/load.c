@@ -32,18 +32,6 @@
 /* ---------------------------------------------------------------------- */
 /* Building a run */
 
-/* A sample with every optional field absent. */
-static void sample_init(struct hzrig_run_sample *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->delay_us = s->length = s->expected_status = HZRIG_ABSENT;
-	s->actual_length = s->phase_ns = s->seq = HZRIG_ABSENT;
-	s->start_jiffies = s->jiffies = s->level = s->granule = HZRIG_ABSENT;
-	s->jiffies_lag = HZRIG_ABSENT;
-	s->urb_ns = HZRIG_ABSENT;
-	s->cancel_ns = HZRIG_ABSENT;
-	s->window_lo_ns = s->window_hi_ns = s->allowance_ns = HZRIG_ABSENT;
-}
 
 struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
 					    const char *name, int hz)
@@ -77,7 +65,7 @@ struct hzrig_run_sample *hzrig_run_add_sample(struct hzrig_run *run)
 		return NULL;
 	run->s = s;
 	s = &run->s[run->ns++];
-	sample_init(s);
+	hzrig_sample_init(s);
 	return s;
 }
 
@@ -293,27 +281,6 @@ static int get_str(struct loader *l, struct json_object *o, const char *pfx,
 		return -1;
 	}
 	snprintf(buf, len, "%s", s);
-	return 0;
-}
-
-/* A name that goes into case keys: no blanks, nothing odd. */
-static int get_word(struct loader *l, struct json_object *o, const char *key,
-		    char *buf, size_t len)
-{
-	const char *p;
-
-	if (get_str(l, o, "", key, REQUIRED, buf, len))
-		return -1;
-	if (!buf[0]) {
-		lerr(l, "field \"%s\": empty", key);
-		return -1;
-	}
-	for (p = buf; *p; p++) {
-		if (!isalnum((unsigned char)*p) && !strchr("-_.+", *p)) {
-			lerr(l, "field \"%s\": '%s' is not a name", key, buf);
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -747,6 +714,12 @@ static void load_build_json(struct loader *l, struct hzrig_variant *v,
 	json_object_put(o);
 }
 
+/* hzrig_sample_from_json()'s messages, as the loader's own. */
+static void sample_report(void *arg, const char *msg)
+{
+	lerr(arg, "%s", msg);
+}
+
 /* One samples.jsonl object into a new sample; errors counted in @l. */
 static void load_sample(struct loader *l, struct hzrig_run *run,
 			struct json_object *o)
@@ -757,7 +730,7 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 	int64_t hz = 0;
 	size_t vi;
 
-	sample_init(&s);
+	hzrig_sample_init(&s);
 	s.line = l->line;
 
 	check_schema(l, o);
@@ -765,62 +738,11 @@ static void load_sample(struct loader *l, struct hzrig_run *run,
 	    !variant_name_ok(name))
 		lerr(l, "field \"variant\": '%s' is not a variant name", name);
 	get_int(l, o, "", "hz", REQUIRED, 1, 100000, &hz);
-	if (!get_word(l, o, "transfer", s.transfer, sizeof(s.transfer)) &&
-	    hzrig_transfer_parse(s.transfer) < 0)
-		lerr(l, "field \"transfer\": '%s' is not a transfer of the plan",
-		     s.transfer);
-	if (!get_word(l, o, "behaviour", s.behaviour, sizeof(s.behaviour)) &&
-	    hzrig_behaviour_parse(s.behaviour) < 0)
-		lerr(l, "field \"behaviour\": '%s' is not a behaviour of the plan",
-		     s.behaviour);
-	if (!get_word(l, o, "mode", s.mode, sizeof(s.mode)) &&
-	    hzrig_mode_parse(s.mode) < 0)
-		lerr(l, "field \"mode\": '%s' is not a timeout mode of the plan",
-		     s.mode);
-	if (!get_str(l, o, "", "path", OPTIONAL, s.path, sizeof(s.path)) &&
-	    s.path[0] && hzrig_path_parse(s.path) < 0)
-		lerr(l, "field \"path\": '%s' is not kernel, usbfs, libusb-sync, libusb-async or usbmon",
-		     s.path);
-	if (!get_str(l, o, "", "driver", OPTIONAL, s.driver, sizeof(s.driver)) &&
-	    s.driver[0] && strcmp(s.path, "usbmon"))
+	hzrig_sample_from_json(o, HZRIG_SF_REQ, &s, sample_report, l);
+	if (s.driver[0] && strcmp(s.path, "usbmon"))
 		lerr(l, "field \"driver\": only samples of path usbmon have one");
 	if (!strcmp(s.path, "usbmon") && !s.driver[0])
 		lerr(l, "field \"driver\": a sample of path usbmon needs one");
-	get_str(l, o, "", "site", OPTIONAL, s.site, sizeof(s.site));
-	if (!get_str(l, o, "", "verdict", REQUIRED, s.verdict,
-		     sizeof(s.verdict)) && hzrig_verdict_parse(s.verdict) < 0)
-		lerr(l, "field \"verdict\": '%s' is not a verdict", s.verdict);
-	get_int(l, o, "", "case", REQUIRED, 0, INT32_MAX, &s.case_idx);
-	get_int(l, o, "", "rep", REQUIRED, 0, INT32_MAX, &s.rep);
-	get_int(l, o, "", "timeout_ms", REQUIRED, INT32_MIN, INT32_MAX,
-		&s.timeout_ms);
-	get_int(l, o, "", "timeout_arg", REQUIRED, INT32_MIN, INT32_MAX,
-		&s.timeout_arg);
-	get_int(l, o, "", "status", REQUIRED, INT32_MIN, INT32_MAX, &s.status);
-	get_int(l, o, "", "elapsed_ns", REQUIRED, 0, HZRIG_NS_MAX, &s.elapsed_ns);
-	get_int(l, o, "", "expected_status", OPTIONAL, INT32_MIN, INT32_MAX,
-		&s.expected_status);
-	get_int(l, o, "", "delay_us", OPTIONAL, 0, INT32_MAX, &s.delay_us);
-	get_int(l, o, "", "length", OPTIONAL, 0, INT32_MAX, &s.length);
-	get_int(l, o, "", "actual_length", OPTIONAL, 0, INT32_MAX,
-		&s.actual_length);
-	get_int(l, o, "", "phase_ns", OPTIONAL, 0, HZRIG_NS_MAX, &s.phase_ns);
-	get_int(l, o, "", "seq", OPTIONAL, 0, INT64_MAX, &s.seq);
-	get_int(l, o, "", "start_jiffies", OPTIONAL, 0, INT64_MAX,
-		&s.start_jiffies);
-	get_int(l, o, "", "jiffies_lag", OPTIONAL, INT32_MIN, INT32_MAX,
-		&s.jiffies_lag);
-	get_int(l, o, "", "urb_ns", OPTIONAL, 0, HZRIG_NS_MAX, &s.urb_ns);
-	get_int(l, o, "", "cancel_ns", OPTIONAL, 0, HZRIG_NS_MAX, &s.cancel_ns);
-	get_int(l, o, "", "jiffies", OPTIONAL, 0, INT64_MAX, &s.jiffies);
-	get_int(l, o, "", "level", OPTIONAL, 0, 64, &s.level);
-	get_int(l, o, "", "granule", OPTIONAL, 0, INT64_MAX, &s.granule);
-	get_int(l, o, "", "allowance_ns", OPTIONAL, 0, HZRIG_NS_MAX,
-		&s.allowance_ns);
-	get_int(l, o, "", "window_lo_ns", OPTIONAL, 0, HZRIG_NS_MAX,
-		&s.window_lo_ns);
-	get_int(l, o, "", "window_hi_ns", OPTIONAL, 0, HZRIG_NS_MAX,
-		&s.window_hi_ns);
 	if ((s.window_lo_ns == HZRIG_ABSENT) != (s.window_hi_ns == HZRIG_ABSENT))
 		lerr(l, "fields \"window_lo_ns\", \"window_hi_ns\": one without the other");
 	else if (s.window_lo_ns > s.window_hi_ns)

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collect/sample.h"	/* struct hzrig_run_sample */
 #include "lib/util.h"	/* HZRIG_ABSENT */
 
 #define HZRIG_CASE_KEY_MAX	160
@@ -45,28 +46,7 @@ int hzrig_case_key(char *buf, size_t len, const char *path,
 		   const char *transfer, const char *behaviour, const char *mode,
 		   int64_t timeout_ms, int64_t delay_us, int64_t length);
 
-/* One timed call, as samples.jsonl (or the samples table) has it. */
-struct hzrig_run_sample {
-	size_t variant;			/* index into hzrig_run.v */
-	int64_t case_idx, rep;
-	char transfer[HZRIG_FIELD_MAX];
-	char behaviour[HZRIG_FIELD_MAX];
-	char mode[HZRIG_FIELD_MAX];
-	char path[HZRIG_FIELD_MAX];	/* "kernel"; empty when absent */
-	char verdict[16];
-	int64_t timeout_ms, timeout_arg;
-	int64_t status, elapsed_ns;
-	/* Optional: HZRIG_ABSENT when not recorded. */
-	int64_t delay_us, length, expected_status, actual_length, phase_ns;
-	int64_t seq, start_jiffies, jiffies, level, granule, jiffies_lag;
-	int64_t window_lo_ns, window_hi_ns;	/* both absent: no window */
-	int64_t allowance_ns;
-	int64_t urb_ns;			/* usbmon's view of the URB */
-	int64_t cancel_ns;		/* libusb: in window_hi_ns */
-	char driver[HZRIG_FIELD_MAX];	/* path usbmon: the in-tree driver */
-	char site[160];			/* and its call, file:line */
-	unsigned int line;		/* of samples.jsonl; 0 from the DB */
-};
+/* One timed call: struct hzrig_run_sample, defined by collect/sample.h. */
 
 /*
  * A sample's or case's path: samples recorded before the userspace paths

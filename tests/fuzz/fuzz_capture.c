@@ -27,11 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hzrig_capture_parse(f, "fuzz.jsonl", &c, err);
 	/* What was kept is in range: the window and allowance code trusts it. */
 	for (i = 0; i < c.nrecs; i++)
-		if (c.recs[i].elapsed_ns < 0 ||
-		    c.recs[i].elapsed_ns > HZRIG_NS_MAX)
+		if (c.recs[i].s.elapsed_ns < 0 ||
+		    c.recs[i].s.elapsed_ns > HZRIG_NS_MAX)
 			abort();
 	for (i = 0; i < c.nrecs; i++)
-		(void)hzrig_case_allowance(&c, c.recs[i].case_idx, 0, NULL);
+		(void)hzrig_case_allowance(&c, c.recs[i].s.case_idx, 0, NULL);
 	hzrig_capture_free(&c);
 	fclose(f);
 	fclose(err);

@@ -177,12 +177,12 @@ static void test_parse_good(void **state)
 	assert_int_equal(c.noise.overshoot_p99_ns, 400000);
 	assert_int_equal(c.noise.rtt_p99_ns, 600000);
 	assert_int_equal(c.nrecs, 11);
-	assert_int_equal(c.recs[0].elapsed_ns, 10500000);
-	assert_int_equal(c.recs[0].start_jiffies, 4294667396LL);
+	assert_int_equal(c.recs[0].s.elapsed_ns, 10500000);
+	assert_int_equal(c.recs[0].s.start_jiffies, 4294667396LL);
 	assert_int_equal(c.recs[5].transfer, HZRIG_XFER_BULK_IN_KILLABLE);
 	assert_int_equal(c.recs[6].mode, HZRIG_MODE_ZERO);
-	assert_int_equal(c.recs[9].delay_us, 50000);
-	assert_int_equal(c.recs[10].status, -EPIPE);
+	assert_int_equal(c.recs[9].s.delay_us, 50000);
+	assert_int_equal(c.recs[10].s.status, -EPIPE);
 	assert_true(c.end.present);
 	assert_int_equal(c.end.samples, 11);
 	assert_false(c.truncated);
@@ -232,7 +232,7 @@ static void test_parse_garbage(void **state)
 	assert_int_equal(c.bad_lines, 4);
 	assert_int_equal(c.ignored, 1);
 	assert_int_equal(c.nrecs, 1);
-	assert_int_equal(c.recs[0].line, 8);
+	assert_int_equal(c.recs[0].s.line, 8);
 	assert_false(c.truncated);
 	hzrig_capture_free(&c);
 	err_free();
@@ -247,18 +247,18 @@ static void test_parse_bad_types(void **state)
 	errf = err_open();
 	assert_int_equal(hzrig_capture_load(CAP("badtypes.jsonl"), &c, errf), 7);
 	e = err_text();
-	assert_contains(e, "badtypes.jsonl:3: sample: field \"elapsed_ns\": expected an integer, got string");
-	assert_contains(e, "badtypes.jsonl:4: sample: field \"status\": expected an integer, got double");
-	assert_contains(e, "badtypes.jsonl:5: sample: field \"transfer\": unknown value 'bulk-up'");
+	assert_contains(e, "badtypes.jsonl:3: sample: field \"elapsed_ns\": is a string, expected an integer");
+	assert_contains(e, "badtypes.jsonl:4: sample: field \"status\": is a fractional number, expected an integer");
+	assert_contains(e, "badtypes.jsonl:5: sample: field \"transfer\": 'bulk-up' is not a transfer of the plan");
 	assert_contains(e, "badtypes.jsonl:6: sample: field \"seq\": missing");
 	/* legacy-jiffies at HZ=250 passes msecs_to_jiffies(100) = 25, not 100. */
 	assert_contains(e, "badtypes.jsonl:7: sample: field \"timeout_arg\": 100 is not what mode legacy-jiffies passes for 100 ms at HZ=250 (25)");
-	assert_contains(e, "badtypes.jsonl:9: sample: field \"status\": expected an integer, got null");
-	assert_contains(e, "badtypes.jsonl:9: sample: field \"elapsed_ns\": -5 is out of range");
+	assert_contains(e, "badtypes.jsonl:9: sample: field \"status\": is null, expected an integer");
+	assert_contains(e, "badtypes.jsonl:9: sample: field \"elapsed_ns\": -5 out of range");
 	assert_int_equal(c.bad_records, 6);
 	assert_int_equal(c.nrecs, 1);
-	assert_int_equal(c.recs[0].line, 8);
-	assert_int_equal(c.recs[0].timeout_arg, 25);
+	assert_int_equal(c.recs[0].s.line, 8);
+	assert_int_equal(c.recs[0].s.timeout_arg, 25);
 	hzrig_capture_free(&c);
 	err_free();
 }
@@ -1129,11 +1129,11 @@ static void test_parse_jiffies_lag_errors(void **state)
 	assert_int_equal(parse_text(META("") NOISE SAMPLE_LAG("2147483648")
 				    SAMPLE_LAG("\"one\"") SAMPLE_LAG("-3")
 				    END(3), &c), 2);
-	assert_contains(err_text(), "t.jsonl:3: sample: field \"jiffies_lag\": 2147483648 is out of range -2147483648..2147483647");
+	assert_contains(err_text(), "t.jsonl:3: sample: field \"jiffies_lag\": 2147483648 out of range -2147483648..2147483647");
 	assert_contains(err_text(), "t.jsonl:4: sample: field \"jiffies_lag\"");
 	assert_int_equal(c.bad_records, 2);
 	assert_int_equal(c.nrecs, 1);
-	assert_int_equal(c.recs[0].jiffies_lag, -3);
+	assert_int_equal(c.recs[0].s.jiffies_lag, -3);
 	hzrig_capture_free(&c);
 	err_free();
 }
@@ -1162,14 +1162,14 @@ static void test_parse_paths(void **state)
 				    SAMPLE_PATH("\"path\":\"usbfs2\",", "ms", 10, 10500000)
 				    SAMPLE_PATH("\"path\":\"libusb-sync\",", "legacy-jiffies", 3, 10500000)
 				    END(5), &c), 2);
-	assert_contains(err_text(), "t.jsonl:6: sample: field \"path\": unknown value 'usbfs2'");
+	assert_contains(err_text(), "t.jsonl:6: sample: field \"path\": 'usbfs2' is not kernel, usbfs");
 	assert_contains(err_text(), "t.jsonl:7: sample: path libusb-sync cannot make a bulk-in call in mode legacy-jiffies");
 	assert_string_equal(c.meta.libusb, "1.0.26.11724");
 	assert_int_equal(c.nrecs, 3);
 	assert_int_equal(c.recs[0].path, HZRIG_PATH_KERNEL);
 	assert_int_equal(c.recs[1].path, HZRIG_PATH_USBFS);
 	assert_int_equal(c.recs[2].path, HZRIG_PATH_LIBUSB_ASYNC);
-	assert_int_equal(c.recs[2].urb_ns, 10400000);
+	assert_int_equal(c.recs[2].s.urb_ns, 10400000);
 	hzrig_capture_free(&c);
 	err_free();
 }
@@ -1202,8 +1202,8 @@ static void test_parse_usbmon(void **state)
 	assert_contains(err_text(), "t.jsonl:5: sample: path usbmon: elapsed_ns is not urb_ns");
 	assert_int_equal(c.nrecs, 1);
 	assert_int_equal(c.recs[0].path, HZRIG_PATH_USBMON);
-	assert_string_equal(c.recs[0].driver, "ipheth");
-	assert_string_equal(c.recs[0].site, "drivers/net/usb/ipheth.c:289");
+	assert_string_equal(c.recs[0].s.driver, "ipheth");
+	assert_string_equal(c.recs[0].s.site, "drivers/net/usb/ipheth.c:289");
 	assert_int_equal(c.recs[0].mode, HZRIG_MODE_HZ_CONSTANT);
 	hzrig_capture_free(&c);
 	err_free();

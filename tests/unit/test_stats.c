@@ -408,7 +408,7 @@ static void test_load_errors(void **state)
 		{ "elapsed_ns=-", "samples.jsonl:7: field \"elapsed_ns\": missing" },
 		{ "status=1.5", "samples.jsonl:7: field \"status\": is a fractional number" },
 		{ "verdict=\"insde\"", "samples.jsonl:7: field \"verdict\": 'insde' is not a verdict" },
-		{ "transfer=\"bulk in\"", "samples.jsonl:7: field \"transfer\": 'bulk in' is not a name" },
+		{ "transfer=\"bulk in\"", "samples.jsonl:7: field \"transfer\": 'bulk in' is not a transfer of the plan" },
 		{ "mode=\"\"", "samples.jsonl:7: field \"mode\": empty" },
 		{ "case=-", "samples.jsonl:7: field \"case\": missing" },
 		{ "hz=1000", "samples.jsonl:7: field \"hz\": 1000, but hz-250/run.json says 250" },
