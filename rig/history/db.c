@@ -637,6 +637,57 @@ static int insert_findings(sqlite3 *db, const struct hzrig_run *run,
 	return rc;
 }
 
+/*
+ * The samples table's columns are the sample's members (collect/sample.h):
+ * "m1, m2, ..." with each name after @prefix (":" for parameters).
+ */
+static int sample_columns(char *buf, size_t len, const char *prefix)
+{
+	size_t i, n = 0;
+	int w;
+
+	buf[0] = '\0';
+	for (i = 0; i < hzrig_nsample_fields; i++) {
+		w = snprintf(buf + n, len - n, "%s%s%s", i ? ", " : "", prefix,
+			     hzrig_sample_fields[i].member);
+		if (w < 0 || (size_t)w >= len - n)
+			return -1;
+		n += (size_t)w;
+	}
+	return 0;
+}
+
+static int prep_sample_insert(sqlite3 *db, sqlite3_stmt **st, FILE *err)
+{
+	char cols[2048], params[2048], sql[4608];
+
+	if (sample_columns(cols, sizeof(cols), "") ||
+	    sample_columns(params, sizeof(params), ":"))
+		return -1;
+	snprintf(sql, sizeof(sql), "INSERT INTO samples(variant_run, case_key,"
+		 " %s) VALUES(:variant_run, :case_key, %s)", cols, params);
+	return prep(db, sql, st, err);
+}
+
+/* Every field of @s to its parameter, by name; absent ones as NULL. */
+static void bind_sample(sqlite3_stmt *st, const struct hzrig_run_sample *s)
+{
+	const struct hzrig_sample_field *f;
+	char name[64];
+	size_t i;
+	int k;
+
+	for (i = 0; i < hzrig_nsample_fields; i++) {
+		f = &hzrig_sample_fields[i];
+		snprintf(name, sizeof(name), ":%s", f->member);
+		k = sqlite3_bind_parameter_index(st, name);
+		if (f->text)
+			bind_opt_text(st, k, (const char *)s + f->off);
+		else
+			bind_opt_int(st, k, *(const int64_t *)((const char *)s + f->off));
+	}
+}
+
 static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 			  const struct hzrig_variant *v, sqlite3_stmt *vst,
 			  sqlite3_stmt *sst, FILE *err)
@@ -690,37 +741,10 @@ static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 			return -1;
 		}
 		sqlite3_clear_bindings(sst);
-		sqlite3_bind_int64(sst, 1, id);
-		sqlite3_bind_int64(sst, 2, s->case_idx);
-		sqlite3_bind_int64(sst, 3, s->rep);
-		sqlite3_bind_text(sst, 4, key, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(sst, 5, s->transfer, -1, SQLITE_STATIC);
-		sqlite3_bind_text(sst, 6, s->behaviour, -1, SQLITE_STATIC);
-		sqlite3_bind_text(sst, 7, s->mode, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(sst, 8, s->timeout_ms);
-		sqlite3_bind_int64(sst, 9, s->timeout_arg);
-		bind_opt_int(sst, 10, s->delay_us);
-		bind_opt_int(sst, 11, s->length);
-		sqlite3_bind_int64(sst, 12, s->status);
-		bind_opt_int(sst, 13, s->expected_status);
-		sqlite3_bind_int64(sst, 14, s->elapsed_ns);
-		bind_opt_int(sst, 15, s->actual_length);
-		bind_opt_int(sst, 16, s->phase_ns);
-		bind_opt_int(sst, 17, s->window_lo_ns);
-		bind_opt_int(sst, 18, s->window_hi_ns);
-		bind_opt_int(sst, 19, s->allowance_ns);
-		sqlite3_bind_text(sst, 20, s->verdict, -1, SQLITE_STATIC);
-		bind_opt_text(sst, 21, s->path);
-		bind_opt_int(sst, 22, s->seq);
-		bind_opt_int(sst, 23, s->start_jiffies);
-		bind_opt_int(sst, 24, s->jiffies);
-		bind_opt_int(sst, 25, s->level);
-		bind_opt_int(sst, 26, s->granule);
-		bind_opt_int(sst, 27, s->jiffies_lag);
-		bind_opt_int(sst, 28, s->urb_ns);
-		bind_opt_int(sst, 29, s->cancel_ns);
-		bind_opt_text(sst, 30, s->driver);
-		bind_opt_text(sst, 31, s->site);
+		sqlite3_bind_int64(sst, sqlite3_bind_parameter_index(sst, ":variant_run"), id);
+		sqlite3_bind_text(sst, sqlite3_bind_parameter_index(sst, ":case_key"),
+				  key, -1, SQLITE_TRANSIENT);
+		bind_sample(sst, s);
 		if (step_done(db, sst, err))
 			return -1;
 	}
@@ -845,15 +869,7 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		 " run_json, fragments, hzrig_version, kernel_build_s,"
 		 " module_build_s, build_json) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?,"
 		 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &vst, err) ||
-	    prep(db, "INSERT INTO samples(variant_run, case_idx, rep, case_key,"
-		 " transfer, behaviour, mode, timeout_ms, timeout_arg, delay_us,"
-		 " length, status, expected_status, elapsed_ns, actual_length,"
-		 " phase_ns, window_lo_ns, window_hi_ns, allowance_ns, verdict,"
-		 " path, seq, start_jiffies, jiffies, level, granule,"
-		 " jiffies_lag, urb_ns, cancel_ns, driver, site) VALUES(?, ?, ?,"
-		 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-		 " ?, ?, ?, ?, ?, ?, ?)",
-		 &sst, err))
+	    prep_sample_insert(db, &sst, err))
 		goto fail;
 	for (i = 0; i < run->nv; i++) {
 		if (insert_variant(db, run, &run->v[i], vst, sst, err))
@@ -921,17 +937,18 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 	sqlite3_stmt *st;
 	int rc;
 
-	if (prep(db, "SELECT case_idx, rep, transfer, behaviour, mode,"
-		 " timeout_ms, timeout_arg, delay_us, length, status,"
-		 " expected_status, elapsed_ns, actual_length, phase_ns,"
-		 " window_lo_ns, window_hi_ns, allowance_ns, verdict, path, seq,"
-		 " start_jiffies, jiffies, level, granule, jiffies_lag, urb_ns,"
-		 " cancel_ns, driver, site FROM samples WHERE variant_run = ?"
-		 " ORDER BY case_idx, rep", &st, err))
+	char cols[2048], sql[2304];
+
+	if (sample_columns(cols, sizeof(cols), ""))
+		return -1;
+	snprintf(sql, sizeof(sql), "SELECT %s FROM samples WHERE variant_run = ?"
+		 " ORDER BY case_idx, rep", cols);
+	if (prep(db, sql, &st, err))
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct hzrig_run_sample *s = hzrig_run_add_sample(run);
+		size_t i;
 
 		if (!s) {
 			sqlite3_finalize(st);
@@ -939,35 +956,14 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 			return -1;
 		}
 		s->variant = vi;
-		s->case_idx = sqlite3_column_int64(st, 0);
-		s->rep = sqlite3_column_int64(st, 1);
-		col_text(st, 2, s->transfer, sizeof(s->transfer));
-		col_text(st, 3, s->behaviour, sizeof(s->behaviour));
-		col_text(st, 4, s->mode, sizeof(s->mode));
-		s->timeout_ms = sqlite3_column_int64(st, 5);
-		s->timeout_arg = sqlite3_column_int64(st, 6);
-		s->delay_us = col_opt_int(st, 7);
-		s->length = col_opt_int(st, 8);
-		s->status = sqlite3_column_int64(st, 9);
-		s->expected_status = col_opt_int(st, 10);
-		s->elapsed_ns = sqlite3_column_int64(st, 11);
-		s->actual_length = col_opt_int(st, 12);
-		s->phase_ns = col_opt_int(st, 13);
-		s->window_lo_ns = col_opt_int(st, 14);
-		s->window_hi_ns = col_opt_int(st, 15);
-		s->allowance_ns = col_opt_int(st, 16);
-		col_text(st, 17, s->verdict, sizeof(s->verdict));
-		col_text(st, 18, s->path, sizeof(s->path));
-		s->seq = col_opt_int(st, 19);
-		s->start_jiffies = col_opt_int(st, 20);
-		s->jiffies = col_opt_int(st, 21);
-		s->level = col_opt_int(st, 22);
-		s->granule = col_opt_int(st, 23);
-		s->jiffies_lag = col_opt_int(st, 24);
-		s->urb_ns = col_opt_int(st, 25);
-		s->cancel_ns = col_opt_int(st, 26);
-		col_text(st, 27, s->driver, sizeof(s->driver));
-		col_text(st, 28, s->site, sizeof(s->site));
+		for (i = 0; i < hzrig_nsample_fields; i++) {
+			const struct hzrig_sample_field *f = &hzrig_sample_fields[i];
+
+			if (f->text)
+				col_text(st, (int)i, hzrig_sample_text(s, f), f->size);
+			else
+				*hzrig_sample_int(s, f) = col_opt_int(st, (int)i);
+		}
 	}
 	return finalize_done(db, st, rc, err);
 }

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "collect/collect.h"
 #include "history/db.h"
 #include "history/history.h"
 #include "runs/runs.h"
@@ -781,6 +782,117 @@ static void test_driver_site(void **state)
 	free(path);
 }
 
+/*
+ * Every field of the sample table (collect/sample.h) goes the whole way:
+ * a guest's records -> hzrig_collect() -> samples.jsonl -> hzrig_run_load()
+ * -> the history -> hzrig_db_load_run(), and comes back the same. The
+ * records cover every field, so a field added to the table and lost on the
+ * way fails here.
+ */
+static const char *const field_capture =
+	"{\"type\":\"meta\",\"variant\":\"hz-250\",\"hz\":250,\"release\":\"6.1.192\","
+	"\"clocksource\":\"tsc\",\"jiffy_rate_mhz\":250003,\"abi\":1,\"plan\":\"t.plan\","
+	"\"accel\":\"tcg\"}\n"
+	"{\"type\":\"noise\",\"sleep_us\":1000,\"n\":200,\"overshoot_p50_ns\":150000,"
+	"\"overshoot_p99_ns\":400000,\"rtt_n\":20,\"rtt_p50_ns\":300000,\"rtt_p99_ns\":600000}\n"
+	"{\"type\":\"sample\",\"case\":0,\"rep\":0,\"path\":\"kernel\",\"transfer\":\"bulk-in\","
+	"\"behaviour\":\"nak\",\"mode\":\"ms\",\"timeout_ms\":10,\"timeout_arg\":10,\"length\":64,"
+	"\"delay_us\":0,\"status\":-110,\"elapsed_ns\":12500000,\"actual_length\":0,\"seq\":1,"
+	"\"phase_ns\":250000,\"start_jiffies\":4294667396,\"jiffies_lag\":1,\"urb_ns\":12400000}\n"
+	"{\"type\":\"sample\",\"case\":1,\"rep\":0,\"path\":\"kernel\",\"transfer\":\"bulk-in\","
+	"\"behaviour\":\"delay\",\"mode\":\"ms\",\"timeout_ms\":100,\"timeout_arg\":100,"
+	"\"length\":32,\"delay_us\":50000,\"status\":0,\"elapsed_ns\":50200000,"
+	"\"actual_length\":32,\"seq\":2,\"phase_ns\":1000,\"start_jiffies\":4294667500,"
+	"\"jiffies_lag\":0}\n"
+	"{\"type\":\"sample\",\"case\":2,\"rep\":0,\"path\":\"libusb-async\",\"transfer\":\"bulk-in\","
+	"\"behaviour\":\"nak\",\"mode\":\"ms\",\"timeout_ms\":10,\"timeout_arg\":10,\"length\":64,"
+	"\"delay_us\":0,\"status\":-110,\"elapsed_ns\":12900000,\"actual_length\":0,\"seq\":3,"
+	"\"phase_ns\":0,\"urb_ns\":12800000}\n"
+	"{\"type\":\"sample\",\"case\":3,\"rep\":0,\"path\":\"usbmon\",\"transfer\":\"ctrl-in\","
+	"\"behaviour\":\"nak\",\"mode\":\"ms\",\"timeout_ms\":5000,\"timeout_arg\":5000,"
+	"\"length\":64,\"delay_us\":0,\"status\":-110,\"elapsed_ns\":5004000000,"
+	"\"actual_length\":0,\"seq\":0,\"phase_ns\":0,\"urb_ns\":5004000000,"
+	"\"driver\":\"ipheth\",\"site\":\"drivers/net/usb/ipheth.c:289\"}\n"
+	"{\"type\":\"end\",\"cases\":4,\"samples\":4,\"failures\":0}\n";
+
+/* Is field @f of @a the same as of @b? */
+static bool same_field(const struct hzrig_sample_field *f,
+		       const struct hzrig_run_sample *a,
+		       const struct hzrig_run_sample *b)
+{
+	const char *x = (const char *)a + f->off, *y = (const char *)b + f->off;
+
+	return f->text ? !strcmp(x, y) : *(const int64_t *)x == *(const int64_t *)y;
+}
+
+static void test_every_field(void **state)
+{
+	struct hzrig_collect_opts o = { .variant = "hz-250", .accel = "tcg",
+					.boot_status = "ok", .noise_floor_ns = 0 };
+	char *cap = path_in("ttyS1.jsonl"), *con = path_in("console.log");
+	char *dir = path_in("20261205T000000Z"), *dbp = path_in("h.db");
+	struct hzrig_capture c = { 0 };
+	struct hzrig_run f, d;
+	sqlite3 *db;
+	size_t i, k;
+	FILE *w;
+
+	(void)state;
+	w = fopen(cap, "w");
+	assert_non_null(w);
+	fputs(field_capture, w);
+	fclose(w);
+	w = fopen(con, "w");
+	assert_non_null(w);
+	fclose(w);
+	o.serial = cap;
+	o.console = con;
+	o.out_dir = dir;
+	o.err = err_open();
+	assert_int_equal(hzrig_capture_load(cap, &c, o.err), 0);
+	assert_int_equal(hzrig_collect(&o), HZRIG_COLLECT_OK);
+	err_free();
+	assert_int_equal(hzrig_run_load(dir, &f, err_open()), 0);
+	err_free();
+	assert_int_equal(f.ns, c.nrecs);
+	/* what the guest said comes through collect unchanged */
+	for (i = 0; i < f.ns; i++)
+		for (k = 0; k < hzrig_nsample_fields; k++)
+			if (hzrig_sample_fields[k].flags & HZRIG_SF_GUEST &&
+			    !same_field(&hzrig_sample_fields[k], &f.s[i], &c.recs[i].s))
+				fail_msg("sample %zu: field %s changed in collect", i,
+					 hzrig_sample_fields[k].key);
+	/* every field is present in some sample: the trip covers them all */
+	for (k = 0; k < hzrig_nsample_fields; k++) {
+		bool seen = false;
+
+		for (i = 0; i < f.ns; i++)
+			seen |= hzrig_sample_has(&f.s[i], &hzrig_sample_fields[k]);
+		if (!seen)
+			fail_msg("field %s: in no sample of the round trip",
+				 hzrig_sample_fields[k].key);
+	}
+	db = open_db(dbp);
+	ingest(db, dir, false, HZRIG_INGEST_DONE);
+	assert_int_equal(hzrig_db_load_run(db, "20261205T000000Z", &d,
+					   err_open()), 0);
+	err_free();
+	assert_int_equal(d.ns, f.ns);
+	for (i = 0; i < f.ns; i++)
+		for (k = 0; k < hzrig_nsample_fields; k++)
+			if (!same_field(&hzrig_sample_fields[k], &f.s[i], &d.s[i]))
+				fail_msg("sample %zu: field %s differs after the history",
+					 i, hzrig_sample_fields[k].key);
+	hzrig_run_free(&f);
+	hzrig_run_free(&d);
+	hzrig_capture_free(&c);
+	sqlite3_close(db);
+	free(cap);
+	free(con);
+	free(dir);
+	free(dbp);
+}
+
 /* Put findings with @titles (NULL-terminated) into @dir/@variant/run.json. */
 static void add_findings(const char *dir, const char *variant,
 			 const char *const *titles)
@@ -1274,6 +1386,7 @@ int main(void)
 		SCRATCH_TEST(test_jiffies_lag),
 		SCRATCH_TEST(test_urb_ns),
 		SCRATCH_TEST(test_driver_site),
+		SCRATCH_TEST(test_every_field),
 		SCRATCH_TEST(test_findings),
 		SCRATCH_TEST(test_findings_bad),
 		SCRATCH_TEST(test_ingest_idempotent),
