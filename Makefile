@@ -92,8 +92,9 @@ check-unit: tools
 	@$(TOP)/tests/checker/check-corpus.py $(HZRIG_SAN)
 	@$(MAKE) --no-print-directory check-fuzz
 
-# Hostile inputs (tests/hostile/: round one, hostile.sh; two, inputs.sh):
-# through an hzrig built with ASan+UBSan.
+# Hostile inputs (tests/hostile/: round one, hostile.sh; two, inputs.sh),
+# through an hzrig built with ASan+UBSan; verdicts.sh (every reader of a run
+# directory agrees on about 800 hostile ones) through the plain build.
 HZRIG_SAN := $(B)/rig-san/hzrig
 SAN_CFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 check-hostile:
@@ -101,6 +102,8 @@ check-hostile:
 	@$(MAKE) --no-print-directory -C rig O=$(B)/rig-san CFLAGS="$(SAN_CFLAGS)"
 	@$(TOP)/tests/hostile/hostile.sh $(HZRIG_SAN)
 	@$(TOP)/tests/hostile/inputs.sh $(HZRIG_SAN)
+	@$(MAKE) --no-print-directory -C rig
+	@$(TOP)/tests/hostile/verdicts.sh $(B)/rig/hzrig
 
 # libFuzzer (clang) on the plan parser, the capture's JSON-lines reader and
 # a run directory through the loader, the report and the KCIDB writer.

@@ -50,6 +50,9 @@ struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
 	v->rtt_p50_ns = v->rtt_p99_ns = HZRIG_ABSENT;
 	v->allowance_ns = v->waits_ms = v->wall_ms = HZRIG_ABSENT;
 	v->counted_samples = HZRIG_ABSENT;
+	v->jiffy_rate_mhz = v->tick_ns = v->noise_floor_ns = HZRIG_ABSENT;
+	v->collected_at = v->capture_errors = HZRIG_ABSENT;
+	v->boot_wall_s = -1;
 	v->probe_min_ns = v->probe_max_ns = HZRIG_ABSENT;
 	v->ktap_ok = v->ktap_not_ok = HZRIG_ABSENT;
 	v->kernel_build_s = v->module_build_s = -1;
@@ -110,6 +113,8 @@ void hzrig_run_free(struct hzrig_run *run)
 
 		hzrig_variant_free_cases(v);
 		free(v->run_json);
+		free(v->cmdline);
+		free(v->patch_sha256);
 		free(v->build_json);
 		free(v->fragments);
 		free(v->patches);
@@ -585,12 +590,161 @@ static struct json_object *load_object(struct loader *l, const char *path,
 	return o;
 }
 
+/* A true/false field; @out untouched when absent or null. */
+static void get_bool(struct loader *l, struct json_object *o, const char *pfx,
+		     const char *key, bool *out)
+{
+	struct json_object *v;
+
+	if (get_member(l, o, pfx, key, OPTIONAL, json_type_boolean,
+		       "true or false", &v) > 0 && out)
+		*out = json_object_get_boolean(v);
+}
+
+/* Counters @keys (NULL-terminated) of @o: integers 0..@max when there. */
+static void get_counts(struct loader *l, struct json_object *o,
+		       const char *pfx, const char *const *keys, int64_t max)
+{
+	int64_t x;
+
+	for (; o && *keys; keys++)
+		get_int(l, o, pfx, *keys, OPTIONAL, 0, max, &x);
+}
+
+/* A string of any length into a new allocation (NULL when absent). */
+static void get_strdup(struct loader *l, struct json_object *o,
+		       const char *key, size_t max, char **out)
+{
+	struct json_object *v;
+
+	if (get_member(l, o, "", key, OPTIONAL, json_type_string, "a string",
+		       &v) <= 0)
+		return;
+	if ((size_t)json_object_get_string_len(v) > max ||
+	    strlen(json_object_get_string(v)) !=
+	    (size_t)json_object_get_string_len(v)) {
+		lerr(l, "field \"%s\": longer than %zu characters or holds a NUL",
+		     key, max);
+		return;
+	}
+	*out = strdup(json_object_get_string(v));
+	if (!*out)
+		lerr(l, "out of memory");
+}
+
+int hzrig_utc_parse(const char *s, int64_t *out)
+{
+	struct tm tm = { 0 }, check;
+	int n = -1;
+	time_t t;
+
+	if (strlen(s) != 20 ||
+	    sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon,
+		   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
+	    n != 20)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	check = tm;
+	t = timegm(&check);
+	/* timegm normalises 2026-02-31: a date that moved was not a date. */
+	if (t == (time_t)-1 || check.tm_mday != tm.tm_mday ||
+	    check.tm_mon != tm.tm_mon || check.tm_hour != tm.tm_hour ||
+	    check.tm_min != tm.tm_min || check.tm_sec != tm.tm_sec)
+		return -1;
+	*out = (int64_t)t;
+	return 0;
+}
+
+/* boot: what `hzrig boot` said of the guest (status.json). */
+static void load_boot(struct loader *l, struct hzrig_variant *v,
+		      struct json_object *o)
+{
+	struct json_object *x = get_obj(l, o, "boot"), *w;
+	char buf[HZRIG_VARIANT_MAX];
+	int64_t rc;
+
+	if (!x)
+		return;
+	get_seconds(l, x, "wall_s");
+	get_seconds(l, x, "first_result_s");
+	get_seconds(l, x, "timeout_s");
+	if (json_object_object_get_ex(x, "wall_s", &w) && w &&
+	    (json_object_is_type(w, json_type_int) ||
+	     json_object_is_type(w, json_type_double)))
+		v->boot_wall_s = json_object_get_double(w);
+	get_int(l, x, "boot.", "guest_rc", OPTIONAL, INT32_MIN, INT32_MAX, &rc);
+	get_str(l, x, "boot.", "crash", OPTIONAL, v->boot_crash,
+		sizeof(v->boot_crash));
+	get_str(l, x, "boot.", "variant", OPTIONAL, buf, sizeof(buf));
+	get_str(l, x, "boot.", "status", OPTIONAL, buf, sizeof(buf));
+	get_str(l, x, "boot.", "accel", OPTIONAL, buf, sizeof(buf));
+}
+
+/*
+ * The fields of run.json no other part of the loader keeps: each checked
+ * for its type and range, the ones a reader uses kept in @v.
+ */
+static void load_rest(struct loader *l, struct hzrig_variant *v,
+		      struct json_object *o)
+{
+	static const char *const ktap[] = { "plan", "skip", NULL };
+	static const char *const capture[] = {
+		"lines", "bad_lines", "bad_records", "ignored_records", NULL
+	};
+	static const char *const end[] = { "cases", "samples", "failures", NULL };
+	static const char *const counts[] = {
+		"inside", "early", "late", "wrong_status", "refused", "outside", NULL
+	};
+	static const char *const noise[] = { "sleep_us", "n", "rtt_n", NULL };
+	struct json_object *x;
+	char when[32] = "";
+	int64_t abi;
+
+	get_strdup(l, o, "cmdline", 4096, &v->cmdline);
+	get_int(l, o, "", "abi", OPTIONAL, 0, INT32_MAX, &abi);
+	get_int(l, o, "", "jiffy_rate_mhz", OPTIONAL, 0, INT32_MAX,
+		&v->jiffy_rate_mhz);
+	get_int(l, o, "", "tick_ns", OPTIONAL, 1, HZRIG_NS_MAX, &v->tick_ns);
+	get_int(l, o, "", "noise_floor_ns", OPTIONAL, 0, HZRIG_NS_MAX,
+		&v->noise_floor_ns);
+	if (!get_str(l, o, "", "allowance_source", OPTIONAL,
+		     v->allowance_source, sizeof(v->allowance_source)) &&
+	    v->allowance_source[0] && strcmp(v->allowance_source, "noise") &&
+	    strcmp(v->allowance_source, "floor"))
+		lerr(l, "field \"allowance_source\": '%s' is not noise or floor",
+		     v->allowance_source);
+	if (!get_str(l, o, "", "collected_at", OPTIONAL, when, sizeof(when)) &&
+	    when[0] && hzrig_utc_parse(when, &v->collected_at))
+		lerr(l, "field \"collected_at\": '%s' is not a UTC time like 2026-12-03T10:21:14Z",
+		     when);
+	load_boot(l, v, o);
+	x = get_obj(l, o, "ktap");
+	get_counts(l, x, "ktap.", ktap, INT32_MAX);
+	if (x) {
+		get_bool(l, x, "ktap.", "version_seen", NULL);
+		get_bool(l, x, "ktap.", "bail_out", NULL);
+	}
+	x = get_obj(l, o, "capture");
+	v->have_capture = x != NULL;
+	get_counts(l, x, "capture.", capture, INT32_MAX);
+	if (x) {
+		get_int(l, x, "capture.", "errors", OPTIONAL, 0, INT32_MAX,
+			&v->capture_errors);
+		get_counts(l, get_obj(l, x, "end"), "capture.end.", end,
+			   INT32_MAX);
+	}
+	get_counts(l, get_obj(l, o, "counts"), "counts.", counts, INT64_MAX);
+	get_counts(l, get_obj(l, o, "noise"), "noise.", noise, INT32_MAX);
+}
+
 static void load_run_json(struct loader *l, struct hzrig_run *run,
 			  const char *path, const char *dname)
 {
 	char name[HZRIG_VARIANT_MAX] = "";
 	struct hzrig_variant *v;
 	struct json_object *o, *x;
+	double ratio;
 	int64_t hz = 0;
 	char *text;
 
@@ -623,12 +777,7 @@ static void load_run_json(struct loader *l, struct hzrig_run *run,
 	load_noise(l, v, o);
 	load_guest(l, v, o);
 	load_findings(l, v, o);
-	x = get_obj(l, o, "boot");
-	if (x) {
-		get_seconds(l, x, "wall_s");
-		get_seconds(l, x, "first_result_s");
-		get_seconds(l, x, "timeout_s");
-	}
+	load_rest(l, v, o);
 	x = get_obj(l, o, "efficiency");
 	if (x) {
 		get_int(l, x, "efficiency.", "waits_ms", OPTIONAL, 0, HZRIG_MS_MAX,
@@ -637,6 +786,7 @@ static void load_run_json(struct loader *l, struct hzrig_run *run,
 			&v->wall_ms);
 		get_str(l, x, "efficiency.", "parallel", OPTIONAL, v->parallel,
 			sizeof(v->parallel));
+		get_num(l, x, "ratio", &ratio);
 	}
 	x = get_obj(l, o, "counts");
 	if (x)
@@ -685,6 +835,59 @@ static int check_patch_names(struct loader *l, struct json_object *o)
 	return 0;
 }
 
+/* A lowercase sha256 hex digest. */
+static bool is_sha256(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return false;
+	return !s[64];
+}
+
+/*
+ * patch_sha256: the digests of the patches taken when the kernel was built,
+ * one per entry of "patches", in order.
+ */
+static void load_patch_sha256(struct loader *l, struct hzrig_variant *v,
+			      struct json_object *o)
+{
+	struct json_object *a, *e;
+	size_t i, n, want = 0;
+	const char *p;
+
+	if (get_member(l, o, "", "patch_sha256", OPTIONAL, json_type_array,
+		       "an array of digests", &a) <= 0)
+		return;
+	n = json_object_array_length(a);
+	for (p = v->patches; p && *p; want++) {
+		p += strcspn(p, " ");
+		p += strspn(p, " ");
+	}
+	if (n != want) {
+		lerr(l, "field \"patch_sha256\": %zu digests for %zu patches", n,
+		     want);
+		return;
+	}
+	v->patch_sha256 = calloc(n ? n : 1, sizeof(*v->patch_sha256));
+	if (!v->patch_sha256) {
+		lerr(l, "out of memory");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(e, json_type_string) ||
+		    !is_sha256(json_object_get_string(e))) {
+			lerr(l, "field \"patch_sha256[%zu]\": not a lowercase sha256 hex digest",
+			     i);
+			return;
+		}
+		memcpy(v->patch_sha256[i], json_object_get_string(e), 65);
+	}
+	v->npatch_sha256 = n;
+}
+
 static void load_build_json(struct loader *l, struct hzrig_variant *v,
 			    const char *path)
 {
@@ -710,6 +913,9 @@ static void load_build_json(struct loader *l, struct hzrig_variant *v,
 		sizeof(v->hzrig_version));
 	get_num(l, o, "kernel_build_s", &v->kernel_build_s);
 	get_num(l, o, "module_build_s", &v->module_build_s);
+	get_str(l, o, "", "compiler", OPTIONAL, v->compiler,
+		sizeof(v->compiler));
+	load_patch_sha256(l, v, o);
 	v->build_json = text;
 	json_object_put(o);
 }

@@ -119,8 +119,20 @@ struct hzrig_variant {
 	bool truncated;			/* capture.truncated */
 	char model_tree[16];		/* model.tree ("6.12"), or "" */
 	bool model_exact;		/* model.exact: derived from that line */
-	char *run_json;			/* the file's text */
+	char *run_json;			/* the file's text, every field validated */
+	/* The rest of run.json a reader uses (docs/results.md). */
+	char *cmdline;			/* the guest's; NULL: absent */
+	int64_t jiffy_rate_mhz, tick_ns, noise_floor_ns;	/* or absent */
+	char allowance_source[8];	/* "noise", "floor" or "" */
+	int64_t collected_at;		/* seconds since the epoch, or absent */
+	double boot_wall_s;		/* boot.wall_s; < 0: absent */
+	char boot_crash[HZRIG_FINDING_TITLE_MAX];	/* boot.crash, or "" */
+	bool have_capture;		/* run.json has "capture" */
+	int64_t capture_errors;		/* capture.errors, or absent */
 	/* build.json, when the run has one. */
+	char compiler[128];		/* "compiler", or "" */
+	char (*patch_sha256)[65];	/* one per patch, or NULL: absent */
+	size_t npatch_sha256;
 	char *build_json;		/* NULL: no build.json */
 	char *fragments, *patches;	/* space-separated; NULL if absent */
 	char tree_describe[128], config_hash[96], hzrig_version[64];
@@ -184,6 +196,12 @@ int64_t hzrig_percentile(const int64_t *sorted, size_t n, unsigned int p);
 
 /* qsort() comparator of int64_t, ascending: what hzrig_percentile() wants. */
 int hzrig_cmp_i64(const void *a, const void *b);
+
+/*
+ * "2026-12-03T10:21:14Z" (what collect writes) to seconds since the epoch;
+ * -1 when it is not that form or not a date.
+ */
+int hzrig_utc_parse(const char *s, int64_t *out);
 
 /* "2026-12-03T10:20:31Z" from a run id "20261203T102031Z"; -1 if not that form. */
 int hzrig_run_id_time(const char *id, char *buf, size_t len);

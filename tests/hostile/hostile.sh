@@ -127,7 +127,7 @@ while IFS='|' read -r desc filter pat; do
 		"$DATA/kcidb/20261203T102031Z/samples.jsonl" > "$T/m$i/samples.jsonl"
 	refused_by_all "$desc" "$T/m$i" "$pat"
 done <<'EOF'
-transfer not a name|.transfer = "bulk in"|is not a name
+transfer not a name|.transfer = "bulk in"|is not a transfer of the plan
 verdict unknown|.verdict = "maybe"|is not a verdict
 timeout_ms a string|.timeout_ms = "100"|expected an integer
 elapsed_ns negative|.elapsed_ns = -1|out of range

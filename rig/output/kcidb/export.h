@@ -34,17 +34,7 @@ struct vextra {
 	char run_path[PATH_LEN], build_path[PATH_LEN];
 	struct json_object *run;	/* parsed run.json */
 	struct json_object *build;	/* parsed build.json, or NULL */
-	const char *refused;		/* run.json "refused", NULL: none */
-	const char *cmdline;
-	int64_t jiffy_rate_mhz;		/* HZRIG_ABSENT: not recorded */
-	int64_t noise_floor_ns;
-	const char *allowance_source;
 	struct json_object *boot, *capture, *ktap;	/* or NULL */
-	double wall_s;			/* boot.wall_s; < 0: absent */
-	bool have_collected;
-	time_t collected_at;
-	const char *compiler;		/* build.json "compiler", or NULL */
-	struct json_object *patch_sha256;	/* build.json, or NULL */
 	size_t checkout;		/* index into ctx.co */
 };
 
@@ -57,21 +47,11 @@ struct ctx {
 	struct checkout *co;
 	size_t nco;
 	bool have_run_time;
-	time_t run_time;
+	int64_t run_time;
 	unsigned int errors;
 };
 
 void kcidb_fmt_time(char *buf, size_t len, int64_t ms, bool frac);
-
-struct json_object *kcidb_member(struct ctx *c, const char *file,
-				  struct json_object *o, const char *pfx,
-				  const char *key, enum json_type type);
-
-const char *kcidb_mstr(struct ctx *c, const char *file, struct json_object *o,
-			const char *pfx, const char *key);
-
-int64_t kcidb_mint(struct ctx *c, const char *file, struct json_object *o,
-		    const char *pfx, const char *key);
 
 void kcidb_build_id(char *buf, size_t len, struct ctx *c, size_t vi);
 

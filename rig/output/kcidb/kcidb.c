@@ -105,141 +105,45 @@ void kcidb_fmt_time(char *buf, size_t len, int64_t ms, bool frac)
 		snprintf(buf, len, "%s+00:00", base);
 }
 
-/* "2026-12-03T10:21:14Z" (what collect writes) to seconds since the epoch. */
-static int parse_utc(const char *s, time_t *out)
-{
-	struct tm tm = { 0 }, check;
-	int n = -1;
-	time_t t;
-
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon,
-		   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
-	    n < 0 || s[n] || strlen(s) != 20)
-		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	check = tm;
-	t = timegm(&check);
-	/* timegm normalises 2026-02-31: a date that moved was not a date. */
-	if (t == (time_t)-1 || check.tm_mday != tm.tm_mday ||
-	    check.tm_mon != tm.tm_mon || check.tm_hour != tm.tm_hour ||
-	    check.tm_min != tm.tm_min || check.tm_sec != tm.tm_sec)
-		return -1;
-	*out = t;
-	return 0;
-}
 
 /* ---------------------------------------------------------------------- */
 /* Fields runs/load.c does not keep                                          */
 /* ---------------------------------------------------------------------- */
 
-static const char *type_name(struct json_object *v)
-{
-	return json_type_to_name(json_object_get_type(v));
-}
-
-/* Member @key of @o of @type; NULL when absent or null (or mistyped: error). */
-struct json_object *kcidb_member(struct ctx *c, const char *file,
-				  struct json_object *o, const char *pfx,
-				  const char *key, enum json_type type)
+/* Member @key of @o when it is an object (the loader checked it is). */
+static struct json_object *object_member(struct json_object *o,
+					 const char *key)
 {
 	struct json_object *v;
 
-	if (!o || !json_object_object_get_ex(o, key, &v) || !v)
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_object))
 		return NULL;
-	if (!json_object_is_type(v, type) &&
-	    !(type == json_type_double &&
-	      json_object_is_type(v, json_type_int))) {
-		kerr(c, file, "field \"%s%s\": is %s, expected %s", pfx, key,
-		     type_name(v), json_type_to_name(type));
-		return NULL;
-	}
 	return v;
 }
 
-const char *kcidb_mstr(struct ctx *c, const char *file, struct json_object *o,
-			const char *pfx, const char *key)
-{
-	struct json_object *v = kcidb_member(c, file, o, pfx, key, json_type_string);
-
-	return v ? json_object_get_string(v) : NULL;
-}
-
-int64_t kcidb_mint(struct ctx *c, const char *file, struct json_object *o,
-		    const char *pfx, const char *key)
-{
-	struct json_object *v = kcidb_member(c, file, o, pfx, key, json_type_int);
-
-	return v ? json_object_get_int64(v) : HZRIG_ABSENT;
-}
-
-/* A finite double, or NAN when absent (or bad: error). */
-static double mnum(struct ctx *c, const char *file, struct json_object *o,
-		   const char *pfx, const char *key)
-{
-	struct json_object *v = kcidb_member(c, file, o, pfx, key, json_type_double);
-	double d;
-
-	if (!v)
-		return NAN;
-	d = json_object_get_double(v);
-	if (!isfinite(d)) {
-		kerr(c, file, "field \"%s%s\": not a finite number", pfx, key);
-		return NAN;
-	}
-	return d;
-}
-
+/*
+ * What the export needs of a variant beyond struct hzrig_variant: the
+ * loader validated every field of run.json, so only the members copied
+ * whole into "misc" (boot, ktap, capture) are looked up again here.
+ */
 static void load_extra(struct ctx *c, size_t vi)
 {
 	const struct hzrig_variant *v = &c->run.v[vi];
 	struct vextra *x = &c->x[vi];
-	const char *s;
-	double d;
 
 	snprintf(x->run_path, sizeof(x->run_path), "%s/%s/run.json",
 		 c->run.source, v->name);
 	snprintf(x->build_path, sizeof(x->build_path), "%s/%s/build.json",
 		 c->run.source, v->name);
-	/* runs/load.c parsed these texts already: they are valid JSON objects. */
 	x->run = json_tokener_parse(v->run_json);
 	if (!x->run) {
 		kerr(c, x->run_path, "cannot be parsed again (out of memory?)");
 		return;
 	}
-	x->refused = kcidb_mstr(c, x->run_path, x->run, "", "refused");
-	x->cmdline = kcidb_mstr(c, x->run_path, x->run, "", "cmdline");
-	x->jiffy_rate_mhz = kcidb_mint(c, x->run_path, x->run, "", "jiffy_rate_mhz");
-	x->noise_floor_ns = kcidb_mint(c, x->run_path, x->run, "", "noise_floor_ns");
-	x->allowance_source = kcidb_mstr(c, x->run_path, x->run, "",
-				   "allowance_source");
-	x->boot = kcidb_member(c, x->run_path, x->run, "", "boot", json_type_object);
-	x->capture = kcidb_member(c, x->run_path, x->run, "", "capture",
-			    json_type_object);
-	x->ktap = kcidb_member(c, x->run_path, x->run, "", "ktap", json_type_object);
-	d = mnum(c, x->run_path, x->boot, "boot.", "wall_s");
-	x->wall_s = isnan(d) || d < 0 ? -1 : d;
-	s = kcidb_mstr(c, x->run_path, x->run, "", "collected_at");
-	if (s) {
-		if (parse_utc(s, &x->collected_at))
-			kerr(c, x->run_path,
-			     "field \"collected_at\": '%s' is not a UTC time like 2026-12-03T10:21:14Z",
-			     s);
-		else
-			x->have_collected = true;
-	}
-
-	if (!v->build_json)
-		return;
-	x->build = json_tokener_parse(v->build_json);
-	if (!x->build) {
-		kerr(c, x->build_path, "cannot be parsed again (out of memory?)");
-		return;
-	}
-	/* Not written by matrix.sh yet; read when it is. */
-	x->compiler = kcidb_mstr(c, x->build_path, x->build, "", "compiler");
-	x->patch_sha256 = kcidb_member(c, x->build_path, x->build, "", "patch_sha256",
-				 json_type_array);
+	x->boot = object_member(x->run, "boot");
+	x->capture = object_member(x->run, "capture");
+	x->ktap = object_member(x->run, "ktap");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -339,17 +243,6 @@ out:
 	free(buf);
 	close(fd);
 	return ret;
-}
-
-static bool is_sha256(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < 64; i++)
-		if (!isdigit((unsigned char)s[i]) &&
-		    !(s[i] >= 'a' && s[i] <= 'f'))
-			return false;
-	return !s[64];
 }
 
 /* Number of names in a space-separated list. */
@@ -470,26 +363,18 @@ static bool patchset_hash(struct ctx *c, const struct checkout *co,
 			  char hash[65])
 {
 	size_t n = count_words(co->patches), i, vi;
-	struct json_object *given = NULL;
-	const char *given_in = NULL;
+	const char (*given)[65] = NULL;
 	char *lines;
 	bool ok = true;
 
 	hash[0] = '\0';
 	if (!n)
 		return true;
-	for (vi = 0; vi < c->run.nv && !given; vi++) {
+	/* the loader checked the digests: one per patch, lowercase hex */
+	for (vi = 0; vi < c->run.nv && !given; vi++)
 		if (c->x[vi].checkout == (size_t)(co - c->co) &&
-		    c->x[vi].patch_sha256) {
-			given = c->x[vi].patch_sha256;
-			given_in = c->x[vi].build_path;
-		}
-	}
-	if (given && json_object_array_length(given) != n) {
-		kerr(c, given_in, "field \"patch_sha256\": %zu digests for %zu patches",
-		     json_object_array_length(given), n);
-		return false;
-	}
+		    c->run.v[vi].patch_sha256)
+			given = (const char (*)[65])c->run.v[vi].patch_sha256;
 	lines = calloc(n, 65);
 	if (!lines)
 		return false;
@@ -497,21 +382,7 @@ static bool patchset_hash(struct ctx *c, const struct checkout *co,
 		char *hex = lines + 65 * i;
 
 		if (given) {
-			struct json_object *e;
-			const char *s = "";
-
-			e = json_object_array_get_idx(given, i);
-			if (json_object_is_type(e, json_type_string))
-				s = json_object_get_string(e);
-
-			if (!is_sha256(s)) {
-				kerr(c, given_in,
-				     "field \"patch_sha256[%zu]\": not a lowercase sha256 hex digest",
-				     i);
-				ok = false;
-				break;
-			}
-			memcpy(hex, s, 64);
+			memcpy(hex, given[i], 64);
 		} else {
 			const char *dir = c->o->patch_dir ? c->o->patch_dir :
 					  HZRIG_KCIDB_PATCH_DIR;
@@ -686,8 +557,8 @@ static struct json_object *build_json(struct ctx *c, size_t vi)
 					    (v->module_build_s >= 0 ?
 					     v->module_build_s : 0), 3));
 	json_object_object_add(o, "architecture", hzrig_json_str(HZRIG_KCIDB_ARCH));
-	if (x->compiler)
-		json_object_object_add(o, "compiler", hzrig_json_str(x->compiler));
+	if (v->compiler[0])
+		json_object_object_add(o, "compiler", hzrig_json_str(v->compiler));
 	json_object_object_add(o, "config_name", hzrig_json_str(v->name));
 	/* It booted (run.json exists): it was built. */
 	json_object_object_add(o, "valid", json_object_new_boolean(1));
@@ -926,7 +797,7 @@ struct json_object *hzrig_kcidb_document(const struct hzrig_kcidb_opts *o)
 		load_extra(&c, i);
 	/* The run id is the UTC time the run started; other names have none. */
 	if (!hzrig_run_id_time(c.run.id, t, sizeof(t)) &&
-	    !parse_utc(t, &c.run_time))
+	    !hzrig_utc_parse(t, &c.run_time))
 		c.have_run_time = true;
 	if (c.errors)
 		goto out;

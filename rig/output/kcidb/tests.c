@@ -30,7 +30,6 @@ static bool boot_broke(const char *boot_status)
 static struct json_object *environment_json(struct ctx *c, size_t vi)
 {
 	const struct hzrig_variant *v = &c->run.v[vi];
-	const struct vextra *x = &c->x[vi];
 	struct json_object *e = json_object_new_object(), *m;
 	char buf[256];
 
@@ -47,8 +46,8 @@ static struct json_object *environment_json(struct ctx *c, size_t vi)
 		json_object_object_add(m, "release", hzrig_json_str(v->release));
 	if (v->plan[0])
 		json_object_object_add(m, "plan", hzrig_json_str(v->plan));
-	if (x->cmdline)
-		json_object_object_add(m, "cmdline", hzrig_json_str(x->cmdline));
+	if (v->cmdline)
+		json_object_object_add(m, "cmdline", hzrig_json_str(v->cmdline));
 	json_object_object_add(e, "misc", m);
 	return e;
 }
@@ -57,7 +56,7 @@ static struct json_object *environment_json(struct ctx *c, size_t vi)
 static struct json_object *test_new(struct ctx *c, size_t vi, const char *what,
 				    const char *status)
 {
-	const struct vextra *x = &c->x[vi];
+	const struct hzrig_variant *v = &c->run.v[vi];
 	struct json_object *o = json_object_new_object();
 	char id[ID_MAX], path[ID_MAX], vw[HZRIG_VARIANT_MAX], t[64];
 
@@ -76,11 +75,11 @@ static struct json_object *test_new(struct ctx *c, size_t vi, const char *what,
 	 * The guest started wall_s before collect stamped the run, in whole
 	 * seconds: not before the run itself started.
 	 */
-	if (x->have_collected) {
-		int64_t ms = (int64_t)x->collected_at * 1000;
+	if (v->collected_at != HZRIG_ABSENT) {
+		int64_t ms = v->collected_at * 1000;
 
-		if (x->wall_s >= 0)
-			ms -= llround(x->wall_s * 1000);
+		if (v->boot_wall_s >= 0)
+			ms -= llround(v->boot_wall_s * 1000);
 		if (c->have_run_time && ms < (int64_t)c->run_time * 1000)
 			ms = (int64_t)c->run_time * 1000;
 		kcidb_fmt_time(t, sizeof(t), ms, true);
@@ -139,8 +138,8 @@ struct json_object *kcidb_boot_test(struct ctx *c, size_t vi)
 	else
 		status = "MISS";
 	t = test_new(c, vi, "boot", status);
-	if (x->boot)
-		crash = kcidb_mstr(c, x->run_path, x->boot, "boot.", "crash");
+	if (v->boot_crash[0])
+		crash = v->boot_crash;
 	if (!bs[0])
 		snprintf(buf, sizeof(buf), "boot outcome not recorded");
 	else if (!strcmp(status, "PASS"))
@@ -152,8 +151,8 @@ struct json_object *kcidb_boot_test(struct ctx *c, size_t vi)
 		snprintf(buf, sizeof(buf), "guest %s%s%.500s", bs,
 			 crash && crash[0] ? ": " : "", crash ? crash : "");
 	json_object_object_add(t, "comment", hzrig_json_str(buf));
-	if (x->wall_s >= 0)
-		json_object_object_add(t, "duration", hzrig_json_number(x->wall_s, 3));
+	if (v->boot_wall_s >= 0)
+		json_object_object_add(t, "duration", hzrig_json_number(v->boot_wall_s, 3));
 	m = json_object_new_object();
 	json_object_object_add(m, "boot_status", hzrig_json_str(bs[0] ? bs : "unknown"));
 	copy_members(m, x->boot, boot_keys);
@@ -177,7 +176,7 @@ struct json_object *kcidb_capture_test(struct ctx *c, size_t vi)
 		"truncated", NULL
 	};
 	const struct vextra *x = &c->x[vi];
-	struct json_object *t, *m, *tr;
+	struct json_object *t, *m;
 	int64_t errors;
 	bool truncated;
 	char buf[160];
@@ -188,10 +187,8 @@ struct json_object *kcidb_capture_test(struct ctx *c, size_t vi)
 				       hzrig_json_str("capture not recorded in run.json"));
 		return t;
 	}
-	errors = kcidb_mint(c, x->run_path, x->capture, "capture.", "errors");
-	tr = kcidb_member(c, x->run_path, x->capture, "capture.", "truncated",
-		    json_type_boolean);
-	truncated = tr && json_object_get_boolean(tr);
+	errors = c->run.v[vi].capture_errors;
+	truncated = c->run.v[vi].truncated;
 	/* Lost or garbled records: what the cases show is not all there was. */
 	t = test_new(c, vi, "capture",
 		     truncated || (errors != HZRIG_ABSENT && errors > 0) ?
@@ -209,18 +206,17 @@ struct json_object *kcidb_capture_test(struct ctx *c, size_t vi)
 struct json_object *kcidb_clocksource_test(struct ctx *c, size_t vi)
 {
 	const struct hzrig_variant *v = &c->run.v[vi];
-	const struct vextra *x = &c->x[vi];
 	struct json_object *t, *m;
 	char buf[400];
 
 	/* A jiffy clocksource makes every timing worthless: no case ran. */
-	if (x->refused)
+	if (v->refused[0])
 		t = test_new(c, vi, "clocksource", "ERROR");
 	else
 		t = test_new(c, vi, "clocksource",
 			     v->clocksource[0] ? "PASS" : "MISS");
-	if (x->refused)
-		snprintf(buf, sizeof(buf), "timings refused: %.300s", x->refused);
+	if (v->refused[0])
+		snprintf(buf, sizeof(buf), "timings refused: %.300s", v->refused);
 	else if (v->clocksource[0])
 		snprintf(buf, sizeof(buf), "clocksource %s has the resolution to time waits",
 			 v->clocksource);
@@ -230,8 +226,8 @@ struct json_object *kcidb_clocksource_test(struct ctx *c, size_t vi)
 	m = json_object_new_object();
 	if (v->clocksource[0])
 		json_object_object_add(m, "clocksource", hzrig_json_str(v->clocksource));
-	if (x->refused)
-		json_object_object_add(m, "refused", hzrig_json_str(x->refused));
+	if (v->refused[0])
+		json_object_object_add(m, "refused", hzrig_json_str(v->refused));
 	json_object_object_add(t, "misc", m);
 	return t;
 }
@@ -239,8 +235,7 @@ struct json_object *kcidb_clocksource_test(struct ctx *c, size_t vi)
 struct json_object *kcidb_jiffy_test(struct ctx *c, size_t vi)
 {
 	const struct hzrig_variant *v = &c->run.v[vi];
-	const struct vextra *x = &c->x[vi];
-	int64_t mhz = x->jiffy_rate_mhz;
+	int64_t mhz = v->jiffy_rate_mhz;
 	struct json_object *t, *m;
 	double rate, off;
 	char buf[200];
@@ -277,7 +272,6 @@ struct json_object *kcidb_jiffy_test(struct ctx *c, size_t vi)
 struct json_object *kcidb_noise_test(struct ctx *c, size_t vi)
 {
 	const struct hzrig_variant *v = &c->run.v[vi];
-	const struct vextra *x = &c->x[vi];
 	struct json_object *t, *m;
 	char buf[300];
 	bool measured = v->overshoot_p99_ns != HZRIG_ABSENT &&
@@ -291,8 +285,8 @@ struct json_object *kcidb_noise_test(struct ctx *c, size_t vi)
 	 */
 	if (measured && v->allowance_ns != HZRIG_ABSENT &&
 	    v->allowance_ns > v->overshoot_p99_ns + v->rtt_p99_ns &&
-	    (x->noise_floor_ns == HZRIG_ABSENT ||
-	     v->allowance_ns > x->noise_floor_ns))
+	    (v->noise_floor_ns == HZRIG_ABSENT ||
+	     v->allowance_ns > v->noise_floor_ns))
 		snprintf(buf, sizeof(buf),
 			 "before the plan: 1-ms sleep overshoot p99 %.3f ms + answered ctrl-in p99 %.3f ms; allowance up to %.3f ms on both window edges (later noise probes)",
 			 v->overshoot_p99_ns / 1e6, v->rtt_p99_ns / 1e6,
@@ -322,11 +316,11 @@ struct json_object *kcidb_noise_test(struct ctx *c, size_t vi)
 		json_object_object_add(m, "ctrl_in_rtt_p99_ms", hzrig_json_ms_trim(v->rtt_p99_ns));
 	if (v->allowance_ns != HZRIG_ABSENT)
 		json_object_object_add(m, "allowance_ms", hzrig_json_ms_trim(v->allowance_ns));
-	if (x->allowance_source)
+	if (v->allowance_source[0])
 		json_object_object_add(m, "allowance_source",
-				       hzrig_json_str(x->allowance_source));
-	if (x->noise_floor_ns != HZRIG_ABSENT)
-		json_object_object_add(m, "noise_floor_ms", hzrig_json_ms_trim(x->noise_floor_ns));
+				       hzrig_json_str(v->allowance_source));
+	if (v->noise_floor_ns != HZRIG_ABSENT)
+		json_object_object_add(m, "noise_floor_ms", hzrig_json_ms_trim(v->noise_floor_ns));
 	json_object_object_add(t, "misc", m);
 	return t;
 }
@@ -416,7 +410,6 @@ struct json_object *kcidb_case_test(struct ctx *c, size_t vi,
 				     const struct hzrig_case_stats *cs)
 {
 	const struct hzrig_variant *v = &c->run.v[vi];
-	const struct vextra *x = &c->x[vi];
 	size_t vc[NVERDICTS] = { 0 }, i, j;
 	struct json_object *t;
 	double elapsed = 0;	/* s; a sum of int64_t could overflow */
@@ -436,7 +429,7 @@ struct json_object *kcidb_case_test(struct ctx *c, size_t vi,
 				vc[j]++;
 		elapsed += s->elapsed_ns / 1e9;
 	}
-	refused = x->refused || vc[4];
+	refused = v->refused[0] || vc[4];
 	if (boot_broke(v->boot_status) || refused)
 		status = "ERROR";
 	else if (cs->inside == cs->n)

@@ -1,0 +1,112 @@
+#!/bin/bash
+# verdicts.sh HZRIG: every command that reads a run directory gives the same
+# verdict on it. Each field of a variant's run.json and build.json, and of
+# one samples.jsonl record, is replaced in turn by values of another type
+# or out of its range (a hostile run directory each); compare, report,
+# report --kcidb and ingest then all accept it or all refuse it (exit 2),
+# and a refused run never reaches the history. A run that is accepted is
+# drawn by the dashboard.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/tests/hostile/harness.sh"
+command -v jq >/dev/null || { echo "not ok - jq is missing"; exit 1; }
+RUN=$DATA/kcidb/20261203T102031Z
+V=hz-1000
+ID=20261203T102031Z
+
+# The mutations of one value: a string, a fraction, a negative, a huge
+# integer, null, an object, an array, an empty string, a bad date.
+MUTATIONS=('"x"' '1.5' '-1' '123456789012345678901' 'null' '{}' '""'
+	   '"2026-13-45T99:99:99Z"')
+
+# verdict CMD...: "refused" (exit 2) or "accepted" (0, 1), or "crashed".
+verdict() {
+	"$@" >"$T/out" 2>"$T/err"
+	local rc=$?
+	if ! sanitizer_quiet || [ $rc -gt 2 ]; then echo crashed
+	elif [ $rc -eq 2 ]; then echo refused
+	else echo accepted; fi
+}
+
+# judge DESC: the four readers on $T/$ID agree; a refused run is not
+# ingested, an accepted one is drawn.
+judge() {
+	local desc=$1 c v first="" all=""
+	rm -f "$T/h.db"*
+	for c in compare report "report --kcidb=$T/k.json" "ingest --db $T/h.db"; do
+		# shellcheck disable=SC2086
+		v=$(verdict $HZRIG $c "$T/$ID")
+		all="$all ${c%% *}=$v"
+		[ -z "$first" ] && first=$v
+		[ "$v" = "$first" ] || first=disagree
+		[ "$v" = crashed ] && first=crashed
+	done
+	case $first in
+	accepted)
+		v=$(verdict $HZRIG dashboard --db "$T/h.db" --out "$T/dash")
+		[ "$v" = accepted ] || first="accepted, but the dashboard $v"
+		;;
+	refused)
+		[ -s "$T/h.db" ] && [ "$(sqlite3 "$T/h.db" 'SELECT count(*) FROM runs' 2>/dev/null)" != 0 ] &&
+			first="refused, but ingested"
+		;;
+	esac
+	case $first in
+	accepted | refused) ok "$desc: $first by all" ;;
+	*) ko "$desc:$all ($first)"; head -3 "$T/err" | sed 's/^/# /' ;;
+	esac
+}
+
+fresh() { rm -rf "${T:?}/$ID"; cp -r "$RUN" "$T/$ID"; }
+
+# mutate_json FILE: each leaf of FILE, each mutation.
+mutate_json() {
+	local rel=$1 p m
+	while read -r p; do
+		for m in "${MUTATIONS[@]}"; do
+			fresh
+			jq --argjson p "$p" --argjson m "$m" 'setpath($p; $m)' \
+				"$RUN/$rel" >"$T/$ID/$rel"
+			judge "$rel $(jq -r 'map(tostring) | join(".")' <<<"$p") = $m"
+		done
+	done < <(jq -c 'paths(scalars, arrays, objects) | select(length > 0)' "$RUN/$rel")
+}
+
+mutate_json "$V/run.json"
+mutate_json "$V/build.json"
+
+# What jq cannot write: json-c reads NaN and Infinity as numbers.
+for f in tick_ns jiffy_rate_mhz allowance_ns noise_floor_ns; do
+	for m in NaN -Infinity; do
+		fresh
+		sed -E "s/(\"$f\": )[0-9]+/\1$m/" "$RUN/$V/run.json" >"$T/$ID/$V/run.json"
+		judge "$V/run.json $f = $m"
+	done
+done
+fresh
+sed -E 's/("wall_s": )[0-9.]+/\1NaN/' "$RUN/$V/run.json" >"$T/$ID/$V/run.json"
+judge "$V/run.json boot.wall_s = NaN"
+
+# patch_sha256: the digests of the patches, one each, lowercase hex.
+for m in '["0123"]' '["ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789"]' \
+	 '["0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"]' \
+	 '[7]'; do
+	fresh
+	jq --argjson m "$m" '.patches = ["a.patch"] | .patch_sha256 = $m' \
+		"$RUN/$V/build.json" >"$T/$ID/$V/build.json"
+	judge "$V/build.json patch_sha256 = $m"
+done
+
+# One samples.jsonl record: its first line, field by field.
+first=$(head -1 "$RUN/samples.jsonl")
+for k in $(jq -r 'keys[]' <<<"$first"); do
+	for m in "${MUTATIONS[@]}"; do
+		fresh
+		{ jq -c --arg k "$k" --argjson m "$m" '.[$k] = $m' <<<"$first"
+		  tail -n +2 "$RUN/samples.jsonl"; } >"$T/$ID/samples.jsonl"
+		judge "samples.jsonl:1 $k = $m"
+	done
+done
+
+echo "verdicts: $pass passed, $failn failed"
+[ "$failn" -eq 0 ]
