@@ -1023,9 +1023,18 @@ static int load_findings(sqlite3 *db, struct hzrig_variant *v,
 	return finalize_done(db, st, rc, err);
 }
 
+/* The database's file name, for messages. */
+static const char *db_name(sqlite3 *db)
+{
+	const char *f = sqlite3_db_filename(db, "main");
+
+	return f && *f ? f : "history";
+}
+
 int hzrig_db_load_run(sqlite3 *db, const char *run_id, struct hzrig_run *run,
 		      FILE *err)
 {
+	char label[HZRIG_RUN_ID_MAX + HZRIG_VARIANT_MAX + 512];
 	sqlite3_stmt *st;
 	int rc;
 
@@ -1068,6 +1077,16 @@ int hzrig_db_load_run(sqlite3 *db, const char *run_id, struct hzrig_run *run,
 		v->build_json = col_strdup(st, 20);
 		if (!run->source)
 			run->source = col_strdup(st, 21);
+		/* the record is checked as the file was before it came in */
+		snprintf(label, sizeof(label), "%s: run %s, %s/run.json", db_name(db),
+			 run_id, v->name);
+		if (hzrig_variant_load_json(v, label, err)) {
+			fprintf(err, "hzrig: %s: run %s cannot be used\n", db_name(db),
+				run_id);
+			sqlite3_finalize(st);
+			return -1;
+		}
+		hzrig_variant_free_findings(v);
 		if (load_samples(db, run, run->nv - 1, id, err) ||
 		    load_findings(db, v, id, err)) {
 			sqlite3_finalize(st);

@@ -738,33 +738,13 @@ static void load_rest(struct loader *l, struct hzrig_variant *v,
 	get_counts(l, get_obj(l, o, "noise"), "noise.", noise, INT32_MAX);
 }
 
-static void load_run_json(struct loader *l, struct hzrig_run *run,
-			  const char *path, const char *dname)
+/* The fields of run.json's object @o into @v, whose name and HZ are set. */
+static void load_variant_fields(struct loader *l, struct hzrig_variant *v,
+				struct json_object *o)
 {
-	char name[HZRIG_VARIANT_MAX] = "";
-	struct hzrig_variant *v;
-	struct json_object *o, *x;
+	struct json_object *x;
 	double ratio;
-	int64_t hz = 0;
-	char *text;
 
-	o = load_object(l, path, &text);
-	if (!o)
-		return;
-	if (get_str(l, o, "", "variant", REQUIRED, name, sizeof(name)) |
-	    get_int(l, o, "", "hz", REQUIRED, 1, 100000, &hz))
-		goto out;
-	if (strcmp(name, dname)) {
-		lerr(l, "field \"variant\": '%s' in directory '%s'", name, dname);
-		goto out;
-	}
-	v = hzrig_run_add_variant(run, name, (int)hz);
-	if (!v) {
-		lerr(l, "out of memory");
-		goto out;
-	}
-	v->run_json = text;
-	text = NULL;
 	get_str(l, o, "", "release", OPTIONAL, v->release, sizeof(v->release));
 	get_str(l, o, "", "clocksource", OPTIONAL, v->clocksource,
 		sizeof(v->clocksource));
@@ -792,9 +772,71 @@ static void load_run_json(struct loader *l, struct hzrig_run *run,
 	if (x)
 		get_int(l, x, "counts.", "samples", OPTIONAL, 0, INT64_MAX,
 			&v->counted_samples);
+}
+
+static void load_run_json(struct loader *l, struct hzrig_run *run,
+			  const char *path, const char *dname)
+{
+	char name[HZRIG_VARIANT_MAX] = "";
+	struct hzrig_variant *v;
+	struct json_object *o;
+	int64_t hz = 0;
+	char *text;
+
+	o = load_object(l, path, &text);
+	if (!o)
+		return;
+	if (get_str(l, o, "", "variant", REQUIRED, name, sizeof(name)) |
+	    get_int(l, o, "", "hz", REQUIRED, 1, 100000, &hz))
+		goto out;
+	if (strcmp(name, dname)) {
+		lerr(l, "field \"variant\": '%s' in directory '%s'", name, dname);
+		goto out;
+	}
+	v = hzrig_run_add_variant(run, name, (int)hz);
+	if (!v) {
+		lerr(l, "out of memory");
+		goto out;
+	}
+	v->run_json = text;
+	text = NULL;
+	load_variant_fields(l, v, o);
 out:
 	json_object_put(o);
 	free(text);
+}
+
+int hzrig_variant_load_json(struct hzrig_variant *v, const char *file,
+			    FILE *err)
+{
+	struct loader l = { .err = err ? err : stderr, .file = file };
+	char name[HZRIG_VARIANT_MAX] = "";
+	struct json_object *o;
+	int64_t hz = 0;
+
+	if (!v->run_json) {
+		lerr(&l, "no run.json");
+		return (int)l.errors;
+	}
+	o = parse_doc(&l, v->run_json, strlen(v->run_json));
+	if (o && !json_object_is_type(o, json_type_object))
+		lerr(&l, "is %s, expected an object", jtype(o));
+	else if (o) {
+		check_schema(&l, o);
+		if (!get_str(&l, o, "", "variant", REQUIRED, name, sizeof(name)) &&
+		    strcmp(name, v->name))
+			lerr(&l, "field \"variant\": '%s' for variant '%s'", name,
+			     v->name);
+		if (!get_int(&l, o, "", "hz", REQUIRED, 1, 100000, &hz) &&
+		    hz != v->hz)
+			lerr(&l, "field \"hz\": %" PRId64 " for HZ=%d", hz, v->hz);
+		hzrig_variant_free_findings(v);
+		free(v->cmdline);
+		v->cmdline = NULL;
+		load_variant_fields(&l, v, o);
+	}
+	json_object_put(o);
+	return (int)l.errors;
 }
 
 /*

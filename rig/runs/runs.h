@@ -164,6 +164,15 @@ struct hzrig_run {
  */
 int hzrig_run_load(const char *dir, struct hzrig_run *run, FILE *err);
 
+/*
+ * Check @v->run_json (a variant's run.json, from the history) as
+ * hzrig_run_load() checks the file, and set @v's fields from it; its
+ * findings are replaced by those of the text. Errors go to @err naming
+ * @file; returns their number.
+ */
+int hzrig_variant_load_json(struct hzrig_variant *v, const char *file,
+			    FILE *err);
+
 /* Build a run by hand (the DB loader, tests): a variant, then its samples. */
 struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
 					    const char *name, int hz);
