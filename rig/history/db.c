@@ -798,8 +798,8 @@ static int count_new_findings(sqlite3 *db, const char *run_id,
 }
 
 /*
- * Long: one transaction from the check for an existing run to the commit,
- * with the two INSERT statements spelled out column by column.
+ * One transaction from the check for an existing run to the commit: the
+ * run, its variants and their samples (columns from the sample's table).
  */
 int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		    FILE *out, FILE *err)

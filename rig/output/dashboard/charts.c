@@ -16,8 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "history/db.h"
 #include "model/model.h"
 #include "output/dashboard/dash.h"

@@ -2,7 +2,8 @@
 /*
  * The dashboard's insides, shared by its files (the interface is
  * dashboard.h):
- *   data.c              the chosen run and the history, read from SQLite
+ *   data.c              the chosen run's samples, from the history's view
+ *                       (history/view.h: every run loaded, no SQL here)
  *   page.c              the page: head, summary, sections in order, writing
  *   charts.c            scales, axes, the model's band, colours
  *   sections_timing.c   observed vs requested, error per HZ, legacy modes
@@ -18,8 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <sqlite3.h>
-
+#include "history/view.h"
 #include "output/dashboard/dashboard.h"
 #include "runs/runs.h"
 
@@ -37,7 +37,7 @@ struct strtab {
 
 /* A variant of the chosen run. */
 struct dvar {
-	int64_t id;		/* variant_runs.id */
+	const struct hzrig_variant *lv;	/* as loaded */
 	size_t name;
 	int hz;
 	size_t ns, ninside;	/* counted from its samples */
@@ -57,17 +57,18 @@ struct dash {
 	const struct hzrig_dash_opts *o;
 	FILE *err;
 	FILE *f;		/* the page being written */
-	sqlite3 *db;
+	struct hzrig_view view;	/* the whole history, loaded */
 	struct strtab st;
-	char *run;		/* the chosen run */
-	char **runs;		/* every run, oldest first */
+	const struct hzrig_view_run *cur;	/* the chosen run */
+	const char *run;	/* its id */
+	const char **runs;	/* every run's id, oldest first (view.r) */
 	size_t nruns;
 	struct dvar *v;		/* by HZ, then name */
 	size_t nv;
 	struct dsample *s;	/* by variant, case, rep */
 	size_t ns;
 	unsigned int nsvg;	/* for unique ids */
-	bool failed;		/* an SQLite error half-way: no page */
+	bool failed;		/* out of memory half-way: no page */
 };
 
 #define NO_STR	0
@@ -137,29 +138,13 @@ void dash_strtab_free(struct strtab *t);
 
 const char *dash_S(const struct dash *d, size_t i);
 
-void dash_dberr(struct dash *d, const char *what);
-
 void dash_out_of_memory(struct dash *d);
 
-sqlite3_stmt *dash_prep(struct dash *d, const char *sql);
-
-bool dash_row(struct dash *d, sqlite3_stmt *st);
-
-int64_t dash_col_i64(sqlite3_stmt *st, int c);
-
-double dash_col_dbl(sqlite3_stmt *st, int c);
-
-const char *dash_col_str(sqlite3_stmt *st, int c);
-
-size_t dash_col_intern(struct dash *d, sqlite3_stmt *st, int c);
-
-int dash_has_table(struct dash *d, const char *name);
-
-int dash_load_runs(struct dash *d);
-
-int dash_load_variants(struct dash *d);
-
+/* The chosen run's variants and samples (d->cur) into d->v and d->s. */
 int dash_load_samples(struct dash *d);
+
+/* A string into d->st; NO_STR for NULL, (size_t)-1 out of memory. */
+size_t dash_intern(struct dash *d, const char *s);
 
 bool dash_is(const struct dash *d, size_t i, const char *s);
 
@@ -175,9 +160,10 @@ void dash_esc(struct dash *d, const char *s);
 void dash_cell_two(struct dash *d, const char *a, const char *b,
 		     const char *cls);
 
-int64_t dash_count(struct dash *d, const char *sql);
-
 size_t dash_n_unexplained(const struct dash *d);
+
+/* The regressions recorded for the chosen run. */
+int64_t dash_run_regressions(const struct dash *d);
 
 size_t dash_lookup(const struct strtab *t, const char *s);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The dashboard's data: the chosen run's variants and samples and the list
- * of runs, read once from the history database; every string interned.
+ * The dashboard's data: the chosen run's variants and samples, taken from
+ * the history's view (history/view.h), every string interned.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,9 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
-#include "history/db.h"
 #include "model/model.h"
 #include "output/dashboard/dash.h"
 #include "runs/runs.h"
@@ -109,13 +106,6 @@ const char *dash_S(const struct dash *d, size_t i)
 	return i == NO_STR || i >= d->st.n ? "" : d->st.s[i];
 }
 
-void dash_dberr(struct dash *d, const char *what)
-{
-	fprintf(d->err, "hzrig dashboard: %s: %s: %s\n", d->o->db_path, what,
-		sqlite3_errmsg(d->db));
-	d->failed = true;
-}
-
 /* Out of memory half-way: say so, and no page. */
 void dash_out_of_memory(struct dash *d)
 {
@@ -123,52 +113,9 @@ void dash_out_of_memory(struct dash *d)
 	d->failed = true;
 }
 
-sqlite3_stmt *dash_prep(struct dash *d, const char *sql)
+size_t dash_intern(struct dash *d, const char *s)
 {
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		dash_dberr(d, "cannot read the history");
-		sqlite3_finalize(st);
-		return NULL;
-	}
-	return st;
-}
-
-/* A step of a query: true on a row, false when done (or on an error). */
-bool dash_row(struct dash *d, sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	if (rc == SQLITE_ROW)
-		return true;
-	if (rc != SQLITE_DONE)
-		dash_dberr(d, "reading the history");
-	return false;
-}
-
-int64_t dash_col_i64(sqlite3_stmt *st, int c)
-{
-	if (sqlite3_column_type(st, c) == SQLITE_NULL)
-		return HZRIG_ABSENT;
-	return sqlite3_column_int64(st, c);
-}
-
-double dash_col_dbl(sqlite3_stmt *st, int c)
-{
-	if (sqlite3_column_type(st, c) == SQLITE_NULL)
-		return NAN;
-	return sqlite3_column_double(st, c);
-}
-
-const char *dash_col_str(sqlite3_stmt *st, int c)
-{
-	return (const char *)sqlite3_column_text(st, c);
-}
-
-size_t dash_col_intern(struct dash *d, sqlite3_stmt *st, int c)
-{
-	size_t i = intern(&d->st, dash_col_str(st, c));
+	size_t i = intern(&d->st, s);
 
 	if (i == (size_t)-1) {
 		dash_out_of_memory(d);
@@ -177,173 +124,74 @@ size_t dash_col_intern(struct dash *d, sqlite3_stmt *st, int c)
 	return i;
 }
 
-/* Does the history have table @name? -1 on error. */
-int dash_has_table(struct dash *d, const char *name)
+/* The samples in the history's order: variant (by HZ, name), case, rep. */
+static int cmp_dsample(const void *a, const void *b)
 {
-	sqlite3_stmt *st = dash_prep(d, "SELECT 1 FROM sqlite_master"
-				   " WHERE type = 'table' AND name = ?1");
-	int r;
+	const struct dsample *x = a, *y = b;
 
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	r = dash_row(d, st) ? 1 : 0;
-	sqlite3_finalize(st);
-	return d->failed ? -1 : r;
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	if (x->case_idx != y->case_idx)
+		return x->case_idx < y->case_idx ? -1 : 1;
+	return x->rep < y->rep ? -1 : x->rep > y->rep;
 }
 
-/*
- * Every run, oldest first: by the time in its id (started_at), else by
- * when it was ingested, as `hzrig history` orders them.
- */
-int dash_load_runs(struct dash *d)
+/* One loaded sample as the page draws it. */
+static void dsample_of(struct dash *d, const struct hzrig_run_sample *s,
+		       struct dsample *x)
 {
-	sqlite3_stmt *st = dash_prep(d, "SELECT run_id FROM runs ORDER BY"
-				   " coalesce(started_at, ingested_at),"
-				   " ingested_at, run_id");
-	size_t cap = 0;
+	char key[HZRIG_CASE_KEY_MAX];
 
-	if (!st)
-		return -1;
-	while (dash_row(d, st)) {
-		if (d->nruns == cap) {
-			char **n = realloc(d->runs, (cap * 2 + 8) * sizeof(*n));
-
-			if (!n)
-				goto oom;
-			d->runs = n;
-			cap = cap * 2 + 8;
-		}
-		d->runs[d->nruns] = strdup(dash_col_str(st, 0) ? dash_col_str(st, 0) : "");
-		if (!d->runs[d->nruns])
-			goto oom;
-		d->nruns++;
-	}
-	sqlite3_finalize(st);
-	return d->failed ? -1 : 0;
-oom:
-	sqlite3_finalize(st);
-	fprintf(d->err, "hzrig dashboard: out of memory\n");
-	return -1;
-}
-
-int dash_load_variants(struct dash *d)
-{
-	sqlite3_stmt *st = dash_prep(d, "SELECT id, variant, hz FROM variant_runs"
-				   " WHERE run_id = ?1 ORDER BY hz, variant");
-	size_t cap = 0;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, d->run, -1, SQLITE_STATIC);
-	while (dash_row(d, st)) {
-		if (d->nv == cap) {
-			struct dvar *n = realloc(d->v, (cap * 2 + 4) * sizeof(*n));
-
-			if (!n) {
-				dash_out_of_memory(d);
-				break;
-			}
-			d->v = n;
-			cap = cap * 2 + 4;
-		}
-		memset(&d->v[d->nv], 0, sizeof(d->v[0]));
-		d->v[d->nv].id = sqlite3_column_int64(st, 0);
-		d->v[d->nv].name = dash_col_intern(d, st, 1);
-		d->v[d->nv].hz = sqlite3_column_int(st, 2);
-		d->nv++;
-	}
-	sqlite3_finalize(st);
-	return d->failed ? -1 : 0;
-}
-
-static size_t var_index(const struct dash *d, int64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < d->nv; i++)
-		if (d->v[i].id == id)
-			return i;
-	return 0;	/* cannot happen: the join is on the same run */
-}
-
-/* Whether the samples table has column @col (later schemas add some). */
-static bool have_column(struct dash *d, const char *col)
-{
-	sqlite3_stmt *st = NULL;
-	char sql[96];
-	bool ok;
-
-	snprintf(sql, sizeof(sql), "SELECT %s FROM samples LIMIT 0", col);
-	ok = sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK;
-	sqlite3_finalize(st);
-	return ok;
+	x->v = s->variant;
+	x->case_idx = s->case_idx;
+	x->rep = s->rep;
+	x->key = dash_intern(d, hzrig_sample_key(s, key, sizeof(key)) < 0 ?
+			     "" : key);
+	x->transfer = dash_intern(d, s->transfer);
+	x->behaviour = dash_intern(d, s->behaviour);
+	x->mode = dash_intern(d, s->mode);
+	x->timeout_ms = s->timeout_ms;
+	x->timeout_arg = s->timeout_arg;
+	x->delay_us = s->delay_us;
+	x->length = s->length;
+	x->status = s->status;
+	x->expected = s->expected_status;
+	x->elapsed = s->elapsed_ns;
+	x->lo = s->window_lo_ns;
+	x->hi = s->window_hi_ns;
+	x->allowance = s->allowance_ns;
+	x->verdict = dash_intern(d, s->verdict);
+	/* samples from before the paths were the kernel driver's */
+	x->path = dash_intern(d, hzrig_run_path(s->path));
+	x->urb = s->urb_ns;
 }
 
 int dash_load_samples(struct dash *d)
 {
-	char sql[1024];
-	sqlite3_stmt *st;
-	size_t cap = 0;
+	const struct hzrig_run *run = &d->cur->run;
+	size_t i;
 
-	/*
-	 * A history of schema 1 predates paths (its samples are kernel
-	 * ones), one before schema 4 has no usbmon figures.
-	 */
-	snprintf(sql, sizeof(sql),
-		 "SELECT v.id, s.case_idx, s.rep, s.case_key, s.transfer,"
-		 " s.behaviour, s.mode, s.timeout_ms, s.timeout_arg, s.delay_us,"
-		 " s.length, s.status, s.expected_status, s.elapsed_ns,"
-		 " s.window_lo_ns, s.window_hi_ns, s.allowance_ns, s.verdict,"
-		 " %s, %s"
-		 " FROM samples s JOIN variant_runs v ON v.id = s.variant_run"
-		 " WHERE v.run_id = ?1 ORDER BY v.hz, v.variant, s.case_idx, s.rep",
-		 have_column(d, "path") ?
-		 "coalesce(nullif(s.path, ''), 'kernel')" : "'kernel'",
-		 have_column(d, "urb_ns") ? "s.urb_ns" : "NULL");
-	st = dash_prep(d, sql);
-
-	if (!st)
+	d->v = calloc(run->nv + 1, sizeof(*d->v));
+	d->s = calloc(run->ns + 1, sizeof(*d->s));
+	if (!d->v || !d->s) {
+		dash_out_of_memory(d);
 		return -1;
-	sqlite3_bind_text(st, 1, d->run, -1, SQLITE_STATIC);
-	while (dash_row(d, st)) {
-		struct dsample *x;
+	}
+	for (i = 0; i < run->nv; i++) {
+		d->v[i].lv = &run->v[i];
+		d->v[i].name = dash_intern(d, run->v[i].name);
+		d->v[i].hz = run->v[i].hz;
+	}
+	d->nv = run->nv;
+	for (i = 0; i < run->ns; i++) {
+		struct dsample *x = &d->s[d->ns++];
 
-		if (d->ns == cap) {
-			x = realloc(d->s, (cap * 2 + 256) * sizeof(*x));
-			if (!x) {
-				dash_out_of_memory(d);
-				break;
-			}
-			d->s = x;
-			cap = cap * 2 + 256;
-		}
-		x = &d->s[d->ns++];
-		x->v = var_index(d, sqlite3_column_int64(st, 0));
-		x->case_idx = sqlite3_column_int64(st, 1);
-		x->rep = sqlite3_column_int64(st, 2);
-		x->key = dash_col_intern(d, st, 3);
-		x->transfer = dash_col_intern(d, st, 4);
-		x->behaviour = dash_col_intern(d, st, 5);
-		x->mode = dash_col_intern(d, st, 6);
-		x->timeout_ms = sqlite3_column_int64(st, 7);
-		x->timeout_arg = sqlite3_column_int64(st, 8);
-		x->delay_us = dash_col_i64(st, 9);
-		x->length = dash_col_i64(st, 10);
-		x->status = sqlite3_column_int64(st, 11);
-		x->expected = dash_col_i64(st, 12);
-		x->elapsed = sqlite3_column_int64(st, 13);
-		x->lo = dash_col_i64(st, 14);
-		x->hi = dash_col_i64(st, 15);
-		x->allowance = dash_col_i64(st, 16);
-		x->verdict = dash_col_intern(d, st, 17);
-		x->path = dash_col_intern(d, st, 18);
-		x->urb = dash_col_i64(st, 19);
+		dsample_of(d, &run->s[i], x);
 		d->v[x->v].ns++;
 		if (!strcmp(dash_S(d, x->verdict), "inside"))
 			d->v[x->v].ninside++;
 	}
-	sqlite3_finalize(st);
+	qsort(d->s, d->ns, sizeof(*d->s), cmp_dsample);
 	return d->failed ? -1 : 0;
 }
 

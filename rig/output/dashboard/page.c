@@ -32,9 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
-#include "history/db.h"
 #include "lib/io.h"
 #include "model/model.h"
 #include "output/dashboard/dash.h"
@@ -218,21 +215,6 @@ static void page_foot(struct dash *d)
 	    "</main>\n</body>\n</html>\n");
 }
 
-/* Count the rows of @sql with ?1 bound to the chosen run; -1 on error. */
-int64_t dash_count(struct dash *d, const char *sql)
-{
-	sqlite3_stmt *st = dash_prep(d, sql);
-	int64_t n = -1;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, d->run, -1, SQLITE_STATIC);
-	if (dash_row(d, st))
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 size_t dash_n_unexplained(const struct dash *d)
 {
 	size_t i, n = 0;
@@ -244,32 +226,24 @@ size_t dash_n_unexplained(const struct dash *d)
 
 static void header(struct dash *d, int64_t nreg)
 {
-	sqlite3_stmt *st;
+	const struct hzrig_view_run *r = d->cur;
 	size_t bad = dash_n_unexplained(d);
 
 	dash_out(d, "<header>\n<h1>hzrig: how long USB timeouts really take, per HZ</h1>\n"
 	    "<p class=\"sub\">Run <b class=\"mono\" id=\"run-id\">");
 	dash_esc(d, d->run);
 	dash_out(d, "</b>");
-	st = dash_prep(d, "SELECT started_at, plan, hzrig_version, source FROM runs"
-		     " WHERE run_id = ?1");
-	if (st) {
-		sqlite3_bind_text(st, 1, d->run, -1, SQLITE_STATIC);
-		if (dash_row(d, st)) {
-			if (dash_col_str(st, 0)) {
-				dash_out(d, " &middot; started ");
-				dash_esc(d, dash_col_str(st, 0));
-			}
-			if (dash_col_str(st, 1)) {
-				dash_out(d, " &middot; plan ");
-				dash_esc(d, dash_col_str(st, 1));
-			}
-			if (dash_col_str(st, 2)) {
-				dash_out(d, " &middot; hzrig ");
-				dash_esc(d, dash_col_str(st, 2));
-			}
-		}
-		sqlite3_finalize(st);
+	if (r->started_at) {
+		dash_out(d, " &middot; started ");
+		dash_esc(d, r->started_at);
+	}
+	if (r->plan) {
+		dash_out(d, " &middot; plan ");
+		dash_esc(d, r->plan);
+	}
+	if (r->hzrig_version) {
+		dash_out(d, " &middot; hzrig ");
+		dash_esc(d, r->hzrig_version);
 	}
 	dash_out(d, " &middot; %zu variant%s, %zu samples, ", d->nv,
 	    d->nv == 1 ? "" : "s", d->ns);
@@ -288,7 +262,6 @@ static void header(struct dash *d, int64_t nreg)
 
 static void summary(struct dash *d, int64_t nreg)
 {
-	sqlite3_stmt *st;
 	size_t i;
 
 	dash_out(d, "<section id=\"summary\">\n");
@@ -298,32 +271,37 @@ static void summary(struct dash *d, int64_t nreg)
 		    " see <a href=\"#regressions\">Regressions</a>.</div>\n",
 		    nreg, nreg == 1 ? "" : "s");
 	dash_out(d, "<div class=\"cards\">\n");
-	st = dash_prep(d, "SELECT variant, release, allowance_ns, overshoot_p99_ns,"
-		     " rtt_p99_ns, boot_status FROM variant_runs WHERE run_id = ?1"
-		     " ORDER BY hz, variant");
-	if (!st)
-		return;
-	sqlite3_bind_text(st, 1, d->run, -1, SQLITE_STATIC);
-	for (i = 0; dash_row(d, st) && i < d->nv; i++) {
+	for (i = 0; i < d->nv; i++) {
 		const struct dvar *v = &d->v[i];
+		const struct hzrig_variant *lv = v->lv;
 		bool ok = v->ninside == v->ns;
 
 		dash_out(d, "<div class=\"card\"><span class=\"sw\" style=\"background:%s\">"
 		    "</span><span class=\"v\">", dash_variant_colour(i));
 		dash_esc(d, dash_S(d, v->name));
 		dash_out(d, "</span> <span class=\"k\">HZ=%d", v->hz);
-		if (dash_col_str(st, 1)) {
+		if (lv->release[0]) {
 			dash_out(d, ", ");
-			dash_esc(d, dash_col_str(st, 1));
+			dash_esc(d, lv->release);
 		}
 		dash_out(d, "</span><br><span class=\"%s\">%zu / %zu inside</span>"
 		    " <span class=\"k\">&middot; allowance %s ms &middot; boot ",
-		    ok ? "good" : "bad", v->ninside, v->ns, MS(dash_col_i64(st, 2)));
-		dash_esc(d, dash_col_str(st, 5) ? dash_col_str(st, 5) : "?");
+		    ok ? "good" : "bad", v->ninside, v->ns, MS(lv->allowance_ns));
+		dash_esc(d, lv->boot_status[0] ? lv->boot_status : "?");
 		dash_out(d, "</span></div>\n");
 	}
-	sqlite3_finalize(st);
 	dash_out(d, "</div>\n</section>\n");
+}
+
+/* The regressions recorded for this page's run. */
+int64_t dash_run_regressions(const struct dash *d)
+{
+	int64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < d->view.ng; i++)
+		n += !strcmp(d->view.g[i].run_id, d->run);
+	return n;
 }
 
 /* ------------------------------------------------------------------------
@@ -348,7 +326,7 @@ static void full_page(struct dash *d, const struct hist *h)
 	char title[256];
 	int64_t nreg;
 
-	nreg = dash_count(d, "SELECT count(*) FROM regressions WHERE run_id = ?1");
+	nreg = dash_run_regressions(d);
 	snprintf(title, sizeof(title), "hzrig dashboard: run %s", d->run);
 	page_head(d, title);
 	header(d, nreg);
@@ -395,74 +373,20 @@ static int make_dirs(const char *path, FILE *err)
 	return rc;
 }
 
-/*
- * Open the history read-only. 1: a history (schema >= 1), 0: an empty
- * file (no tables at all), -1: not usable (after a message).
- */
-static int open_db(struct dash *d)
-{
-	const char *path = d->o->db_path;
-	sqlite3_stmt *st;
-	int ver = -1, ntables = -1;
-	static const char *const tables[] = {
-		"runs", "variant_runs", "samples", "baselines", "regressions",
-	};
-	size_t i;
-
-	/* A missing file, a read-only directory: db.c says what to do. */
-	d->db = hzrig_db_open_readonly(path, d->err);
-	if (!d->db)
-		return -1;
-	if (hzrig_db_user_version(d->db, &ver))
-		ver = -1;
-	if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM sqlite_master", -1,
-			       &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		ntables = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (ver < 0 || ntables < 0) {
-		/*
-		 * A text file says "file is not a database"; a WAL file in
-		 * a directory we cannot write, "unable to open database file".
-		 */
-		fprintf(d->err, "hzrig dashboard: %s: cannot read it as a history"
-			" database: %s\n", path, sqlite3_errmsg(d->db));
-		return -1;
-	}
-	if (ver == 0 && ntables == 0)
-		return 0;
-	if (ver < HZRIG_DASH_DB_SCHEMA) {
-		fprintf(d->err, "hzrig dashboard: %s: not a history database"
-			" (schema version %d; `hzrig ingest` writes version %d"
-			" and later)\n", path, ver, HZRIG_DASH_DB_SCHEMA);
-		return -1;
-	}
-	for (i = 0; i < ARRAY_SIZE(tables); i++) {
-		int r = dash_has_table(d, tables[i]);
-
-		if (r <= 0) {
-			if (!r)
-				fprintf(d->err, "hzrig dashboard: %s: schema version"
-					" %d but no table %s: not a history"
-					" database\n", path, ver, tables[i]);
-			return -1;
-		}
-	}
-	return 1;
-}
-
 /* The chosen run: --run, else the newest. -1 after a message. */
 static int choose_run(struct dash *d)
 {
 	size_t i;
 
 	if (!d->o->run_id) {
-		d->run = d->runs[d->nruns - 1];
+		d->cur = &d->view.r[d->nruns - 1];
+		d->run = d->cur->id;
 		return 0;
 	}
 	for (i = 0; i < d->nruns; i++)
 		if (!strcmp(d->runs[i], d->o->run_id)) {
-			d->run = d->runs[i];
+			d->cur = &d->view.r[i];
+			d->run = d->cur->id;
 			return 0;
 		}
 	fprintf(d->err, "hzrig dashboard: %s: no run '%s'; the newest:",
@@ -486,18 +410,19 @@ int hzrig_dashboard(const struct hzrig_dash_opts *o)
 		fprintf(d.err, "hzrig dashboard: no database or output directory\n");
 		return HZRIG_DASH_FAILED;
 	}
-	have = open_db(&d);
+	have = hzrig_view_open(o->db_path, "hzrig dashboard", &d.view, d.err);
 	if (have < 0)
 		goto out;
-	/* One read transaction: one snapshot even while ingest writes. */
-	if (have && sqlite3_exec(d.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-		dash_dberr(&d, "cannot start reading");
+	d.nruns = d.view.nr;
+	d.runs = calloc(d.nruns + 1, sizeof(*d.runs));
+	if (!d.runs) {
+		dash_out_of_memory(&d);
 		goto out;
 	}
-	if (have && dash_load_runs(&d))
-		goto out;
+	for (i = 0; i < d.nruns; i++)
+		d.runs[i] = d.view.r[i].id;
 	if (d.nruns) {
-		if (choose_run(&d) || dash_load_variants(&d) || dash_load_samples(&d) ||
+		if (choose_run(&d) || dash_load_samples(&d) ||
 		    dash_hist_load(&d, &h))
 			goto out;
 	} else if (o->run_id) {
@@ -543,13 +468,8 @@ int hzrig_dashboard(const struct hzrig_dash_opts *o)
 	}
 	rc = HZRIG_DASH_OK;
 out:
-	if (d.db) {
-		sqlite3_exec(d.db, "ROLLBACK", NULL, NULL, NULL);
-		sqlite3_close(d.db);
-	}
+	hzrig_view_close(&d.view);
 	dash_hist_free(&h);
-	for (i = 0; i < d.nruns; i++)
-		free(d.runs[i]);
 	free(d.runs);
 	free(d.v);
 	free(d.s);

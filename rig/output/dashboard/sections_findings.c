@@ -4,33 +4,115 @@
  * each variant's console, per variant over the whole history, then the
  * reports of this page's run, each with the case or scenario it came in,
  * whether its title is new to the history, and its console excerpt
- * (docs/robustness.md). Histories older than schema 5 have no findings
- * table: the section says so.
+ * (docs/robustness.md). All of it from the loaded runs (history/view.h).
  */
 #include <inttypes.h>
 #include <string.h>
 
+#include "lib/util.h"
 #include "output/dashboard/dash.h"
 
-/* Per variant: runs scanned, runs with reports, reports, distinct titles. */
+/* One variant's kernel reports over the history. */
+struct fvar {
+	const char *name;
+	int hz;			/* the largest it was built with */
+	int64_t scanned, with, reports;
+	const char **titles;	/* distinct */
+	size_t ntitles, tcap;
+};
+
+static int cmp_fvar(const void *a, const void *b)
+{
+	const struct fvar *x = a, *y = b;
+
+	return x->hz != y->hz ? (x->hz < y->hz ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+static struct fvar *fvar_of(struct fvar **f, size_t *n, size_t *cap,
+			    const char *name)
+{
+	struct fvar *x;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*f)[i].name, name))
+			return &(*f)[i];
+	x = hzrig_grow(*f, *n, cap, 8, sizeof(*x));
+	if (!x)
+		return NULL;
+	*f = x;
+	x = &x[(*n)++];
+	memset(x, 0, sizeof(*x));
+	x->name = name;
+	return x;
+}
+
+static int add_title(struct fvar *x, const char *title)
+{
+	const char **t;
+	size_t i;
+
+	for (i = 0; i < x->ntitles; i++)
+		if (!strcmp(x->titles[i], title))
+			return 0;
+	t = hzrig_grow(x->titles, x->ntitles, &x->tcap, 8, sizeof(*t));
+	if (!t)
+		return -1;
+	x->titles = t;
+	x->titles[x->ntitles++] = title;
+	return 0;
+}
+
+/*
+ * Per variant over every scanned variant run of the history: runs scanned,
+ * runs with reports, reports, distinct titles.
+ */
+static struct fvar *gather(struct dash *d, size_t *n)
+{
+	struct fvar *f = NULL, *x;
+	size_t cap = 0, i, k, j;
+
+	*n = 0;
+	for (i = 0; i < d->view.nr; i++) {
+		const struct hzrig_run *run = &d->view.r[i].run;
+
+		for (k = 0; k < run->nv; k++) {
+			const struct hzrig_variant *v = &run->v[k];
+
+			if (!v->scanned)
+				continue;
+			x = fvar_of(&f, n, &cap, v->name);
+			if (!x)
+				goto oom;
+			if (v->hz > x->hz)
+				x->hz = v->hz;
+			x->scanned++;
+			x->with += v->nfindings > 0;
+			x->reports += (int64_t)v->nfindings;
+			for (j = 0; j < v->nfindings; j++)
+				if (add_title(x, v->findings[j].title))
+					goto oom;
+		}
+	}
+	if (*n)
+		qsort(f, *n, sizeof(*f), cmp_fvar);
+	return f;
+oom:
+	for (i = 0; i < *n; i++)
+		free(f[i].titles);
+	free(f);
+	*n = 0;
+	dash_out_of_memory(d);
+	return NULL;
+}
+
 static void per_variant(struct dash *d)
 {
-	sqlite3_stmt *st;
-	size_t n = 0;
+	size_t n, i;
+	struct fvar *f = gather(d, &n);
 
-	st = dash_prep(d, "SELECT v.variant, count(DISTINCT v.id),"
-		     " count(DISTINCT f.variant_run), count(f.title),"
-		     " count(DISTINCT f.title), max(v.hz)"
-		     " FROM variant_runs v LEFT JOIN findings f"
-		     " ON f.variant_run = v.id"
-		     " WHERE json_type(v.run_json, '$.findings') IS NOT NULL"
-		     " GROUP BY v.variant ORDER BY max(v.hz), v.variant");
-	if (!st)
-		return;
-	while (dash_row(d, st)) {
-		int64_t reports = dash_col_i64(st, 3);
-
-		if (!n++)
+	for (i = 0; i < n; i++) {
+		if (!i)
 			dash_out(d, "<table class=\"data\" id=\"findings-variants\">\n"
 			    "<thead><tr><th scope=\"col\">variant</th>"
 			    "<th scope=\"col\" class=\"num\">runs scanned</th>"
@@ -39,16 +121,16 @@ static void per_variant(struct dash *d)
 			    "<th scope=\"col\" class=\"num\">distinct titles</th>"
 			    "</tr></thead>\n<tbody>\n");
 		dash_out(d, "<tr><td class=\"nw\">");
-		dash_esc(d, dash_col_str(st, 0));
+		dash_esc(d, f[i].name);
 		dash_out(d, "</td><td class=\"num\">%" PRId64 "</td>"
 		    "<td class=\"num%s\">%" PRId64 "</td>"
 		    "<td class=\"num%s\">%" PRId64 "</td>"
-		    "<td class=\"num\">%" PRId64 "</td></tr>\n",
-		    dash_col_i64(st, 1), reports ? " bad" : " good",
-		    dash_col_i64(st, 2), reports ? " bad" : " good", reports,
-		    dash_col_i64(st, 4));
+		    "<td class=\"num\">%zu</td></tr>\n",
+		    f[i].scanned, f[i].reports ? " bad" : " good", f[i].with,
+		    f[i].reports ? " bad" : " good", f[i].reports, f[i].ntitles);
+		free(f[i].titles);
 	}
-	sqlite3_finalize(st);
+	free(f);
 	if (n)
 		dash_out(d, "</tbody></table>\n");
 	else if (!d->failed)
@@ -57,55 +139,54 @@ static void per_variant(struct dash *d)
 		    " the scanner have no findings field).</p>\n");
 }
 
+/* One report: its title and where, kind, the case, new or known, excerpt. */
+static void finding_row(struct dash *d, const char *variant,
+			const struct hzrig_run_finding *f)
+{
+	dash_out(d, "<tr class=\"finding\"><td class=\"nw\">");
+	dash_esc(d, variant);
+	dash_out(d, "</td><td class=\"bad mono\">");
+	dash_esc(d, f->title);
+	if (f->where[0]) {
+		dash_out(d, "<br><span class=\"small\">at ");
+		dash_esc(d, f->where);
+		dash_out(d, "</span>");
+	}
+	dash_out(d, "</td><td>");
+	dash_esc(d, f->kind);
+	dash_out(d, "</td><td class=\"small\">");
+	dash_esc(d, f->running[0] ? f->running : "boot");
+	dash_out(d, "</td><td>%s</td><td class=\"small\">line %" PRId64 "%s",
+	    f->known ? "known" : "<span class=\"bad\">new</span>",
+	    f->console_line, f->truncated ? ", cut off" : "");
+	if (f->excerpt) {
+		dash_out(d, "<details><summary>excerpt</summary><pre>");
+		dash_esc(d, f->excerpt);
+		dash_out(d, "</pre></details>");
+	}
+	dash_out(d, "</td></tr>\n");
+}
+
 /* The reports of this page's run, in console order per variant. */
 static void this_run(struct dash *d)
 {
-	sqlite3_stmt *st;
-	size_t n = 0;
+	const struct hzrig_run *run = &d->cur->run;
+	size_t n = 0, k, i;
 
-	st = dash_prep(d, "SELECT v.variant, f.title, f.kind, f.running,"
-		     " f.console_line, f.truncated, f.known, f.excerpt,"
-		     " f.location FROM findings f JOIN variant_runs v"
-		     " ON f.variant_run = v.id WHERE v.run_id = ?1"
-		     " ORDER BY v.hz, v.variant, f.idx");
-	if (!st)
-		return;
-	sqlite3_bind_text(st, 1, d->run, -1, SQLITE_STATIC);
-	while (dash_row(d, st)) {
-		const char *running = dash_col_str(st, 3);
+	for (k = 0; k < run->nv; k++) {
+		for (i = 0; i < run->v[k].nfindings; i++) {
+			const struct hzrig_run_finding *f = &run->v[k].findings[i];
 
-		if (!n++)
-			dash_out(d, "<table class=\"data wide\" id=\"findings-table\">\n"
-			    "<thead><tr><th scope=\"col\">variant</th>"
-			    "<th scope=\"col\">report</th><th scope=\"col\">kind</th>"
-			    "<th scope=\"col\">running</th>"
-			    "<th scope=\"col\">history</th>"
-			    "<th scope=\"col\">console</th></tr></thead>\n<tbody>\n");
-		dash_out(d, "<tr class=\"finding\"><td class=\"nw\">");
-		dash_esc(d, dash_col_str(st, 0));
-		dash_out(d, "</td><td class=\"bad mono\">");
-		dash_esc(d, dash_col_str(st, 1));
-		if (dash_col_str(st, 8)) {
-			dash_out(d, "<br><span class=\"small\">at ");
-			dash_esc(d, dash_col_str(st, 8));
-			dash_out(d, "</span>");
+			if (!n++)
+				dash_out(d, "<table class=\"data wide\" id=\"findings-table\">\n"
+				    "<thead><tr><th scope=\"col\">variant</th>"
+				    "<th scope=\"col\">report</th><th scope=\"col\">kind</th>"
+				    "<th scope=\"col\">running</th>"
+				    "<th scope=\"col\">history</th>"
+				    "<th scope=\"col\">console</th></tr></thead>\n<tbody>\n");
+			finding_row(d, run->v[k].name, f);
 		}
-		dash_out(d, "</td><td>");
-		dash_esc(d, dash_col_str(st, 2));
-		dash_out(d, "</td><td class=\"small\">");
-		dash_esc(d, running && *running ? running : "boot");
-		dash_out(d, "</td><td>%s</td><td class=\"small\">line %" PRId64 "%s",
-		    dash_col_i64(st, 6) ? "known" :
-		    "<span class=\"bad\">new</span>", dash_col_i64(st, 4),
-		    dash_col_i64(st, 5) ? ", cut off" : "");
-		if (dash_col_str(st, 7)) {
-			dash_out(d, "<details><summary>excerpt</summary><pre>");
-			dash_esc(d, dash_col_str(st, 7));
-			dash_out(d, "</pre></details>");
-		}
-		dash_out(d, "</td></tr>\n");
 	}
-	sqlite3_finalize(st);
 	if (n)
 		dash_out(d, "</tbody></table>\n");
 	else if (!d->failed)
@@ -115,10 +196,6 @@ static void this_run(struct dash *d)
 
 void dash_section_findings(struct dash *d)
 {
-	int have = dash_has_table(d, "findings");
-
-	if (have < 0)
-		return;
 	dash_out(d, "<section id=\"findings\">\n<h2>Kernel reports</h2>\n"
 	    "<p class=\"lead\">What the console scanner found on each variant's"
 	    " console: KASAN, lockdep, debug objects, sleeping in atomic"
@@ -127,12 +204,6 @@ void dash_section_findings(struct dash *d)
 	    " function, stable from one boot to the next. A title is"
 	    " <i>new</i> when the history had not seen it from another run."
 	    " Any report fails its run.</p>\n");
-	if (!have) {
-		dash_out(d, "<p id=\"findings-old-db\">This history predates the"
-		    " findings table (schema 5): ingest a run with a newer hzrig"
-		    " to add it.</p>\n</section>\n");
-		return;
-	}
 	per_variant(d);
 	this_run(d);
 	dash_out(d, "</section>\n");

@@ -17,9 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
-#include "history/db.h"
+#include "lib/util.h"
 #include "model/model.h"
 #include "output/dashboard/dash.h"
 #include "runs/runs.h"
@@ -85,175 +83,173 @@ static size_t hist_var(const struct hist *h, size_t name)
 	return (size_t)-1;
 }
 
+/* A variant of the history: its name, the largest HZ it ran with. */
+static int add_hist_var(struct dash *d, struct hist *h, size_t *cap,
+			const struct hzrig_variant *v)
+{
+	size_t name = dash_intern(d, v->name), i;
+	struct hvar *n;
+
+	for (i = 0; i < h->nv; i++) {
+		if (h->v[i].name == name) {
+			if (v->hz > h->v[i].hz)
+				h->v[i].hz = v->hz;
+			return 0;
+		}
+	}
+	n = hzrig_grow(h->v, h->nv, cap, 4, sizeof(*n));
+	if (!n)
+		return -1;
+	h->v = n;
+	h->v[h->nv].name = name;
+	h->v[h->nv].hz = v->hz;
+	h->v[h->nv].base = -1;
+	h->nv++;
+	return 0;
+}
+
+static int cmp_hvar(const void *a, const void *b, void *ctx)
+{
+	const struct hvar *x = a, *y = b;
+
+	if (x->hz != y->hz)
+		return x->hz < y->hz ? -1 : 1;
+	return strcmp(dash_S(ctx, x->name), dash_S(ctx, y->name));
+}
+
+/* Every variant of the history by its largest HZ, then name; baselines. */
 static int hist_vars(struct dash *d, struct hist *h,
 		     const struct run_ref *runs)
 {
-	sqlite3_stmt *st = dash_prep(d, "SELECT variant, max(hz) FROM variant_runs"
-				   " GROUP BY variant ORDER BY 2, 1");
-	size_t cap = 0;
+	size_t cap = 0, i, k;
 
-	if (!st)
-		return -1;
-	while (dash_row(d, st)) {
-		if (h->nv == cap) {
-			struct hvar *n = realloc(h->v, (cap * 2 + 4) * sizeof(*n));
-
-			if (!n)
+	for (i = 0; i < d->view.nr; i++)
+		for (k = 0; k < d->view.r[i].run.nv; k++)
+			if (add_hist_var(d, h, &cap, &d->view.r[i].run.v[k]))
 				goto oom;
-			h->v = n;
-			cap = cap * 2 + 4;
-		}
-		h->v[h->nv].name = dash_col_intern(d, st, 0);
-		h->v[h->nv].hz = sqlite3_column_int(st, 1);
-		h->v[h->nv].base = -1;
-		h->nv++;
-	}
-	sqlite3_finalize(st);
-	if (d->failed)
-		return -1;
-	st = dash_prep(d, "SELECT variant, run_id FROM baselines");
-	if (!st)
-		return -1;
-	while (dash_row(d, st)) {
-		size_t v = hist_var(h, dash_lookup(&d->st, dash_col_str(st, 0) ?
-						    dash_col_str(st, 0) : ""));
-		size_t r = run_index(runs, d->nruns, dash_col_str(st, 1));
+	qsort_r(h->v, h->nv, sizeof(*h->v), cmp_hvar, d);
+	for (i = 0; i < d->view.nb; i++) {
+		size_t v = hist_var(h, dash_lookup(&d->st, d->view.b[i].variant));
+		size_t r = run_index(runs, d->nruns, d->view.b[i].run_id);
 
 		if (v != (size_t)-1 && r != (size_t)-1)
 			h->v[v].base = (ssize_t)r;
 	}
-	sqlite3_finalize(st);
 	return d->failed ? -1 : 0;
 oom:
-	sqlite3_finalize(st);
 	dash_out_of_memory(d);
 	return -1;
 }
 
-/* Close the group of samples in @e: one point. */
-static void hist_point(struct hpoint *p, const int64_t *e, size_t n)
+/* One case of one variant of one run: a point of the history. */
+struct hcase {
+	const char *key, *variant, *run;
+	size_t run_idx;
+	const struct hzrig_case_stats *c;
+};
+
+static int cmp_hcase(const void *a, const void *b)
 {
-	p->n = n;
-	p->p5 = hzrig_percentile(e, n, 5);
-	p->med = hzrig_percentile(e, n, 50);
-	p->p95 = hzrig_percentile(e, n, 95);
+	const struct hcase *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (!c)
+		c = strcmp(x->variant, y->variant);
+	return c ? c : strcmp(x->run, y->run);
+}
+
+/* Every case of every variant of every run, by key, variant and run. */
+static struct hcase *hist_cases(struct dash *d, size_t *n)
+{
+	struct hcase *all = NULL, *x;
+	size_t cap = 0, i, k, c;
+
+	*n = 0;
+	for (i = 0; i < d->view.nr; i++) {
+		const struct hzrig_run *run = &d->view.r[i].run;
+
+		for (k = 0; k < run->nv; k++) {
+			for (c = 0; c < run->v[k].ncases; c++) {
+				x = hzrig_grow(all, *n, &cap, 256, sizeof(*x));
+				if (!x) {
+					free(all);
+					return NULL;
+				}
+				all = x;
+				x = &all[(*n)++];
+				x->key = run->v[k].cases[c].key;
+				x->variant = run->v[k].name;
+				x->run = d->view.r[i].id;
+				x->run_idx = i;
+				x->c = &run->v[k].cases[c];
+			}
+		}
+	}
+	if (*n)
+		qsort(all, *n, sizeof(*all), cmp_hcase);
+	return all ? all : calloc(1, sizeof(*all));
+}
+
+/* A new key of the history, described by its first case. */
+static struct hkey *new_hkey(struct dash *d, struct hist *h, size_t *kcap,
+			     const struct hzrig_case_stats *c)
+{
+	struct hkey *x = hzrig_grow(h->k, h->nk, kcap, 64, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	h->k = x;
+	x = &h->k[h->nk++];
+	x->key = dash_intern(d, c->key);
+	x->transfer = dash_intern(d, c->transfer);
+	x->behaviour = dash_intern(d, c->behaviour);
+	x->mode = dash_intern(d, c->mode);
+	x->t = c->timeout_ms;
+	x->delay = c->delay_us;
+	x->length = c->length;
+	x->first = x->end = h->np;
+	return x;
 }
 
 /*
- * One pass over every sample, sorted so that each (case, variant, run) is
- * a run of rows with its elapsed times ascending: nothing but the current
- * group is held in memory.
+ * The points, from the case figures runs/stats.c computed for each loaded
+ * run: one per (case, variant, run), grouped by case key in binary order.
  */
-static int hist_points(struct dash *d, struct hist *h,
-		       const struct run_ref *runs)
+static int hist_points(struct dash *d, struct hist *h)
 {
-	sqlite3_stmt *st = dash_prep(d,
-		"SELECT s.case_key, v.variant, v.run_id, s.elapsed_ns,"
-		" s.verdict = 'inside', s.transfer, s.behaviour, s.mode,"
-		" s.timeout_ms, s.delay_us, s.length"
-		" FROM samples s JOIN variant_runs v ON v.id = s.variant_run"
-		" ORDER BY s.case_key, v.variant, v.run_id, s.elapsed_ns");
-	size_t kcap = 0, pcap = 0, ecap = 0, ne = 0, nin = 0;
-	size_t key = NO_STR, var = (size_t)-1, run = (size_t)-1;
-	int64_t *e = NULL;
+	size_t n, i, kcap = 0, pcap = 0;
+	struct hcase *all = hist_cases(d, &n);
+	struct hpoint *p;
 
-	if (!st)
-		return -1;
-	for (;;) {
-		bool more = dash_row(d, st);
-		size_t k = NO_STR, v = (size_t)-1, r = (size_t)-1;
+	if (!all)
+		goto oom;
+	for (i = 0; i < n; i++) {
+		const struct hzrig_case_stats *c = all[i].c;
 
-		if (more) {
-			k = dash_col_intern(d, st, 0);
-			v = hist_var(h, dash_col_intern(d, st, 1));
-			r = run_index(runs, d->nruns, dash_col_str(st, 2));
-			if (v == (size_t)-1 || r == (size_t)-1)
-				continue;	/* cannot happen: same tables */
-		}
-		if (ne && (!more || k != key || v != var || r != run)) {
-			struct hpoint *p;
-
-			if (h->np == pcap) {
-				p = realloc(h->p, (pcap * 2 + 64) * sizeof(*p));
-				if (!p)
-					goto oom;
-				h->p = p;
-				pcap = pcap * 2 + 64;
-			}
-			p = &h->p[h->np++];
-			memset(p, 0, sizeof(*p));
-			p->var = var;
-			p->run = run;
-			p->inside = nin;
-			hist_point(p, e, ne);
-			h->k[h->nk - 1].end = h->np;
-			ne = nin = 0;
-		}
-		if (!more)
-			break;
-		if (k != key) {
-			struct hkey *x;
-
-			if (h->nk == kcap) {
-				x = realloc(h->k, (kcap * 2 + 64) * sizeof(*x));
-				if (!x)
-					goto oom;
-				h->k = x;
-				kcap = kcap * 2 + 64;
-			}
-			x = &h->k[h->nk++];
-			x->key = k;
-			x->transfer = dash_col_intern(d, st, 5);
-			x->behaviour = dash_col_intern(d, st, 6);
-			x->mode = dash_col_intern(d, st, 7);
-			x->t = sqlite3_column_int64(st, 8);
-			x->delay = dash_col_i64(st, 9);
-			x->length = dash_col_i64(st, 10);
-			x->first = x->end = h->np;
-		}
-		key = k;
-		var = v;
-		run = r;
-		if (ne == ecap) {
-			int64_t *n = realloc(e, (ecap * 2 + 64) * sizeof(*n));
-
-			if (!n)
-				goto oom;
-			e = n;
-			ecap = ecap * 2 + 64;
-		}
-		e[ne++] = sqlite3_column_int64(st, 3);
-		nin += sqlite3_column_int(st, 4) != 0;
+		if ((!i || strcmp(all[i - 1].key, all[i].key)) &&
+		    !new_hkey(d, h, &kcap, c))
+			goto oom;
+		p = hzrig_grow(h->p, h->np, &pcap, 64, sizeof(*p));
+		if (!p)
+			goto oom;
+		h->p = p;
+		p = &h->p[h->np++];
+		memset(p, 0, sizeof(*p));
+		p->var = hist_var(h, dash_lookup(&d->st, all[i].variant));
+		p->run = all[i].run_idx;
+		p->n = c->n;
+		p->inside = c->inside;
+		p->p5 = c->p5_ns;
+		p->med = c->median_ns;
+		p->p95 = c->p95_ns;
+		h->k[h->nk - 1].end = h->np;
 	}
-	sqlite3_finalize(st);
-	free(e);
+	free(all);
 	return d->failed ? -1 : 0;
 oom:
-	sqlite3_finalize(st);
-	free(e);
+	free(all);
 	dash_out_of_memory(d);
 	return -1;
-}
-
-/* The regressions recorded, placed on their points; the rows stay open. */
-static sqlite3_stmt *regressions_query(struct dash *d, bool this_run)
-{
-	sqlite3_stmt *st = dash_prep(d, this_run ?
-		"SELECT run_id, variant, case_key, kind, old_value, new_value,"
-		" threshold, baseline_run, baseline_variant, window_lo_ns,"
-		" window_hi_ns, detail, checked_at FROM regressions"
-		" WHERE run_id = ?1 ORDER BY variant, case_key, kind" :
-		"SELECT run_id, variant, case_key, kind FROM regressions");
-
-	if (st && this_run)
-		sqlite3_bind_text(st, 1, d->run, -1, SQLITE_STATIC);
-	return st;
-}
-
-static int cmp_hkey_name(const void *a, const void *b, void *ctx)
-{
-	return strcmp(dash_S(ctx, ((const struct hkey *)a)->key),
-		      dash_S(ctx, ((const struct hkey *)b)->key));
 }
 
 static size_t hist_key(struct dash *d, const struct hist *h, const char *key)
@@ -278,24 +274,20 @@ static size_t hist_key(struct dash *d, const struct hist *h, const char *key)
 static int hist_regressions(struct dash *d, struct hist *h,
 			    const struct run_ref *runs)
 {
-	sqlite3_stmt *st = regressions_query(d, false);
-	size_t k, v, r, i;
+	size_t k, v, r, i, j;
 
-	if (!st)
-		return -1;
-	while (dash_row(d, st)) {
-		if (!dash_col_str(st, 0) || !dash_col_str(st, 1) || !dash_col_str(st, 2))
-			continue;
-		k = hist_key(d, h, dash_col_str(st, 2));
-		v = hist_var(h, dash_lookup(&d->st, dash_col_str(st, 1)));
-		r = run_index(runs, d->nruns, dash_col_str(st, 0));
+	for (j = 0; j < d->view.ng; j++) {
+		const struct hzrig_view_regression *g = &d->view.g[j];
+
+		k = hist_key(d, h, g->case_key);
+		v = hist_var(h, dash_lookup(&d->st, g->variant));
+		r = run_index(runs, d->nruns, g->run_id);
 		if (k == (size_t)-1 || v == (size_t)-1 || r == (size_t)-1)
 			continue;	/* of a case or run no longer there */
 		for (i = h->k[k].first; i < h->k[k].end; i++)
 			if (h->p[i].var == v && h->p[i].run == r)
 				h->p[i].reg++;
 	}
-	sqlite3_finalize(st);
 	return d->failed ? -1 : 0;
 }
 
@@ -366,19 +358,8 @@ int dash_hist_load(struct dash *d, struct hist *h)
 		runs[i].idx = i;
 	}
 	qsort(runs, d->nruns, sizeof(*runs), cmp_run_ref);
-	if (hist_vars(d, h, runs) || hist_points(d, h, runs))
+	if (hist_vars(d, h, runs) || hist_points(d, h))
 		goto out;
-	/* SQLite sorted the keys with memcmp; make sure of it for bsearch. */
-	for (i = 1; i < h->nk; i++)
-		if (cmp_hkey_name(&h->k[i - 1], &h->k[i], d) > 0)
-			break;
-	if (i < h->nk) {
-		fprintf(d->err, "hzrig dashboard: %s: case keys are not in binary"
-			" order (a collation on samples.case_key?)\n",
-			d->o->db_path);
-		d->failed = true;
-		goto out;
-	}
 	if (hist_regressions(d, h, runs))
 		goto out;
 	h->order = calloc(h->nk + 1, sizeof(*h->order));
@@ -576,9 +557,8 @@ void dash_section_history(struct dash *d, const struct hist *h)
 
 void dash_section_regressions(struct dash *d)
 {
-	sqlite3_stmt *st;
-	int64_t others;
-	size_t n = 0;
+	int64_t others = 0;
+	size_t n = 0, j;
 
 	dash_out(d, "<section id=\"regressions\">\n<h2>Regressions of this run</h2>\n"
 	    "<p class=\"lead\">What <code>hzrig check-regressions</code> recorded"
@@ -586,13 +566,16 @@ void dash_section_regressions(struct dash *d)
 	    " more than the threshold (the window's width plus both runs' noise"
 	    " allowances), a share inside the window that fell, or a majority"
 	    " status that changed. Values in ms; <i>inside</i> as a share.</p>\n");
-	st = regressions_query(d, true);
-	if (!st)
-		return;
-	while (dash_row(d, st)) {
-		const char *kind = dash_col_str(st, 3) ? dash_col_str(st, 3) : "";
+	for (j = 0; j < d->view.ng; j++) {
+		const struct hzrig_view_regression *g = &d->view.g[j];
+		const char *kind = g->kind;
 		bool share = !strcmp(kind, "inside");
-		double o = dash_col_dbl(st, 4), nw = dash_col_dbl(st, 5), th = dash_col_dbl(st, 6);
+		double o = g->old_value, nw = g->new_value, th = g->threshold;
+
+		if (strcmp(g->run_id, d->run)) {
+			others++;
+			continue;
+		}
 
 		if (!n++)
 			dash_out(d, "<table class=\"data wide\" id=\"regressions-table\">\n"
@@ -601,11 +584,11 @@ void dash_section_regressions(struct dash *d)
 			    "<th class=\"num\">threshold</th><th>window (ms)</th>"
 			    "<th>finding</th></tr></thead>\n<tbody>\n");
 		dash_out(d, "<tr class=\"regression\"><td>");
-		dash_esc(d, dash_col_str(st, 1));
+		dash_esc(d, g->variant);
 		dash_out(d, "</td>");
-		dash_cell_two(d, dash_col_str(st, 7), dash_col_str(st, 8), "mono nw");
+		dash_cell_two(d, g->base_run, g->base_variant, "mono nw");
 		dash_out(d, "<td class=\"mono nw\">");
-		dash_esc(d, dash_col_str(st, 2));
+		dash_esc(d, g->case_key);
 		dash_out(d, "</td><td class=\"bad\">");
 		dash_esc(d, kind);
 		if (share)
@@ -618,23 +601,21 @@ void dash_section_regressions(struct dash *d)
 		else
 			dash_out(d, "</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td>"
 			    "<td class=\"num\">%.3f</td>", o, nw, th);
-		if (dash_col_i64(st, 9) != HZRIG_ABSENT && dash_col_i64(st, 10) != HZRIG_ABSENT)
-			dash_out(d, "<td class=\"num\">(%s, %s]</td>", MS(dash_col_i64(st, 9)),
-			    MS(dash_col_i64(st, 10)));
+		if (g->window_lo_ns != HZRIG_ABSENT && g->window_hi_ns != HZRIG_ABSENT)
+			dash_out(d, "<td class=\"num\">(%s, %s]</td>", MS(g->window_lo_ns),
+			    MS(g->window_hi_ns));
 		else
 			dash_out(d, "<td class=\"num\">-</td>");
 		dash_out(d, "<td class=\"muted\">");
-		dash_esc(d, dash_col_str(st, 11));
+		dash_esc(d, g->detail ? g->detail : "");
 		dash_out(d, "</td></tr>\n");
 	}
-	sqlite3_finalize(st);
 	if (n)
 		dash_out(d, "</tbody></table>\n");
 	else
 		dash_out(d, "<p class=\"note\" id=\"no-regressions\">No regression recorded"
 		    " for this run (<code>hzrig check-regressions --run ID</code>"
 		    " records them; a run never checked has none either).</p>\n");
-	others = dash_count(d, "SELECT count(*) FROM regressions WHERE run_id != ?1");
 	if (others > 0)
 		dash_out(d, "<p class=\"muted\">%" PRId64 " more recorded for other runs:"
 		    " red dots in the <a href=\"#history\">history</a>.</p>\n",
@@ -646,12 +627,12 @@ void dash_section_regressions(struct dash *d)
  * Runs and their noise floor; unexplained samples.
  */
 
-static void cell_str(struct dash *d, sqlite3_stmt *st, int c, const char *cls)
+static void cell_str(struct dash *d, const char *s, const char *cls)
 {
 	dash_out(d, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "",
 	    cls ? "\"" : "");
-	if (dash_col_str(st, c) && *dash_col_str(st, c))
-		dash_esc(d, dash_col_str(st, c));
+	if (s && *s)
+		dash_esc(d, s);
 	else
 		dash_out(d, "<span class=\"muted\">-</span>");
 	dash_out(d, "</td>");
@@ -668,7 +649,7 @@ static void cell_hash(struct dash *d, const char *h)
 		return;
 	}
 	hex = strchr(h, ':') ? strchr(h, ':') + 1 : h;
-	snprintf(buf, sizeof(buf), "%s", hex);
+	snprintf(buf, sizeof(buf), "%.12s", hex);
 	dash_out(d, "<td class=\"mono\" title=\"");
 	dash_esc(d, h);
 	dash_out(d, "\">");
@@ -676,10 +657,59 @@ static void cell_hash(struct dash *d, const char *h)
 	dash_out(d, "</td>");
 }
 
+/* One variant of one run in the runs table; @first: the run's first. */
+static void run_row(struct dash *d, const struct hzrig_view_run *r,
+		    const struct hzrig_variant *v, bool first)
+{
+	const char *base = hzrig_view_baseline(&d->view, v->name);
+	int64_t ns = (int64_t)v->nsamples, ni = (int64_t)v->ninside;
+	bool boot_ok = !strcmp(v->boot_status, "ok");
+
+	dash_out(d, "<tr class=\"%s%s\">", first ? "first" : "",
+	    strcmp(r->id, d->run) ? "" : " sel");
+	if (first)
+		dash_cell_two(d, r->id, r->plan, "mono nw");
+	else
+		dash_out(d, "<td></td>");
+	dash_out(d, "<td class=\"nw\">");
+	dash_esc(d, v->name);
+	if (base && !strcmp(base, r->id))
+		dash_out(d, "<br><span class=\"small good\" title=\"the"
+		    " variant's baseline run\">&#9679; baseline</span>");
+	dash_out(d, "</td><td class=\"num\">%d</td>", v->hz);
+	dash_cell_two(d, v->release, v->tree_describe, "kern");
+	cell_hash(d, v->config_hash);
+	cell_str(d, v->patches, "mono");
+	dash_out(d, "<td class=\"nw\">");
+	dash_esc(d, v->accel[0] ? v->accel : "?");
+	dash_out(d, ", ");
+	dash_esc(d, v->clocksource[0] ? v->clocksource : "?");
+	dash_out(d, "<br><span class=\"small %s\">boot ", boot_ok ? "muted" : "bad");
+	dash_esc(d, v->boot_status[0] ? v->boot_status : "?");
+	dash_out(d, "</span></td>");
+	dash_out(d, "<td class=\"num\">%s / %s</td><td class=\"num\">%s / %s</td>"
+	    "<td class=\"num\">%s</td>", MS(v->overshoot_p50_ns),
+	    MS(v->overshoot_p99_ns), MS(v->rtt_p50_ns), MS(v->rtt_p99_ns),
+	    MS(v->allowance_ns));
+	if (v->waits_ms != HZRIG_ABSENT && v->wall_ms != HZRIG_ABSENT &&
+	    v->wall_ms > 0)
+		dash_out(d, "<td class=\"num\">%.2f<br><span class=\"small muted\">"
+		    "%.1f / %.1f s</span></td>",
+		    (double)v->waits_ms / (double)v->wall_ms, v->waits_ms / 1e3,
+		    v->wall_ms / 1e3);
+	else
+		dash_out(d, "<td class=\"num muted\">-</td>");
+	if (ns > 0)
+		dash_out(d, "<td class=\"num%s\">%" PRId64 "/%" PRId64 "</td>",
+		    ni == ns ? "" : " bad", ni, ns);
+	else
+		dash_out(d, "<td class=\"num muted\">-</td>");
+	dash_out(d, "</tr>\n");
+}
+
 void dash_section_runs(struct dash *d)
 {
-	sqlite3_stmt *st;
-	char *prev = NULL;
+	size_t i, k;
 
 	dash_out(d, "<section id=\"runs\">\n<h2>Runs, builds and noise floor</h2>\n"
 	    "<p class=\"lead\">Every variant of every run in the history, newest"
@@ -705,70 +735,12 @@ void dash_section_runs(struct dash *d)
 	    "<th scope=\"col\" class=\"num\">allowance</th>"
 	    "<th scope=\"col\" class=\"num\">efficiency<br>waits / wall</th>"
 	    "<th scope=\"col\" class=\"num\">inside</th></tr></thead>\n<tbody>\n");
-	st = dash_prep(d, "SELECT r.run_id, r.started_at, r.plan, v.variant, v.hz,"
-		     " v.release, v.tree_describe, v.config_hash, v.patches,"
-		     " v.accel, v.clocksource, v.boot_status, v.overshoot_p50_ns,"
-		     " v.overshoot_p99_ns, v.rtt_p50_ns, v.rtt_p99_ns,"
-		     " v.allowance_ns, v.waits_ms, v.wall_ms, v.samples, v.inside,"
-		     " b.run_id IS NOT NULL"
-		     " FROM variant_runs v JOIN runs r ON r.run_id = v.run_id"
-		     " LEFT JOIN baselines b ON b.variant = v.variant"
-		     " AND b.run_id = v.run_id"
-		     " ORDER BY coalesce(r.started_at, r.ingested_at) DESC,"
-		     " r.ingested_at DESC, r.run_id DESC, v.hz, v.variant");
-	if (!st)
-		return;
-	while (dash_row(d, st)) {
-		const char *run = dash_col_str(st, 0) ? dash_col_str(st, 0) : "";
-		bool first = !prev || strcmp(prev, run);
-		int64_t ns = dash_col_i64(st, 19), ni = dash_col_i64(st, 20);
-		int64_t waits = dash_col_i64(st, 17), wall = dash_col_i64(st, 18);
-		const char *boot = dash_col_str(st, 11);
-		bool boot_ok = boot && !strcmp(boot, "ok");
+	for (i = d->view.nr; i-- > 0;) {
+		const struct hzrig_view_run *r = &d->view.r[i];
 
-		dash_out(d, "<tr class=\"%s%s\">", first ? "first" : "",
-		    strcmp(run, d->run) ? "" : " sel");
-		if (first)
-			dash_cell_two(d, run, dash_col_str(st, 2), "mono nw");
-		else
-			dash_out(d, "<td></td>");
-		dash_out(d, "<td class=\"nw\">");
-		dash_esc(d, dash_col_str(st, 3));
-		if (sqlite3_column_int(st, 21))
-			dash_out(d, "<br><span class=\"small good\" title=\"the"
-			    " variant's baseline run\">&#9679; baseline</span>");
-		dash_out(d, "</td><td class=\"num\">%d</td>", sqlite3_column_int(st, 4));
-		dash_cell_two(d, dash_col_str(st, 5), dash_col_str(st, 6), "kern");
-		cell_hash(d, dash_col_str(st, 7));
-		cell_str(d, st, 8, "mono");
-		dash_out(d, "<td class=\"nw\">");
-		dash_esc(d, dash_col_str(st, 9) ? dash_col_str(st, 9) : "?");
-		dash_out(d, ", ");
-		dash_esc(d, dash_col_str(st, 10) ? dash_col_str(st, 10) : "?");
-		dash_out(d, "<br><span class=\"small %s\">boot ", boot_ok ? "muted" : "bad");
-		dash_esc(d, boot ? boot : "?");
-		dash_out(d, "</span></td>");
-		dash_out(d, "<td class=\"num\">%s / %s</td><td class=\"num\">%s / %s</td>"
-		    "<td class=\"num\">%s</td>", MS(dash_col_i64(st, 12)),
-		    MS(dash_col_i64(st, 13)), MS(dash_col_i64(st, 14)), MS(dash_col_i64(st, 15)),
-		    MS(dash_col_i64(st, 16)));
-		if (waits != HZRIG_ABSENT && wall != HZRIG_ABSENT && wall > 0)
-			dash_out(d, "<td class=\"num\">%.2f<br><span class=\"small muted\">"
-			    "%.1f / %.1f s</span></td>", (double)waits / (double)wall,
-			    waits / 1e3, wall / 1e3);
-		else
-			dash_out(d, "<td class=\"num muted\">-</td>");
-		if (ns != HZRIG_ABSENT && ni != HZRIG_ABSENT && ns > 0)
-			dash_out(d, "<td class=\"num%s\">%" PRId64 "/%" PRId64 "</td>",
-			    ni == ns ? "" : " bad", ni, ns);
-		else
-			dash_out(d, "<td class=\"num muted\">-</td>");
-		dash_out(d, "</tr>\n");
-		free(prev);
-		prev = strdup(run);
+		for (k = 0; k < r->run.nv; k++)
+			run_row(d, r, &r->run.v[k], !k);
 	}
-	free(prev);
-	sqlite3_finalize(st);
 	dash_out(d, "</tbody></table>\n</section>\n");
 }
 

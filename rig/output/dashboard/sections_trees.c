@@ -138,16 +138,7 @@ void dash_section_trees(struct dash *d)
 		 " median or tail is later by more than the noise threshold, or"
 		 " with fewer calls inside, is a regression of the upgrade"
 		 " (<code>hzrig compare --trees</code>).</p>\n");
-	/* Histories from before schema 2 have no fragments to pair by. */
-	if (dash_count(d, "SELECT count(*) FROM pragma_table_info('variant_runs')"
-		       " WHERE name = 'fragments' AND ?1 IS NOT NULL") <= 0) {
-		dash_out(d, "<p class=\"note\" id=\"trees-none\">This history was"
-			 " recorded before the build details that pair variants"
-			 " across trees (<code>hzrig ingest</code> migrates it).</p>\n"
-			 "</section>\n");
-		return;
-	}
-	if (hzrig_trees_load(d->db, d->run, &t, d->err)) {
+	if (hzrig_trees_load(d->view.db, d->run, &t, d->err)) {
 		hzrig_trees_free(&t);
 		d->failed = true;
 		return;

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The whole history read once for a reader that draws it (view.h): the
+ * runs through hzrig_db_load_run(), the baselines and the regressions.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history/db.h"
+#include "history/view.h"
+#include "lib/util.h"
+
+static const char *const tables[] = {
+	"runs", "variant_runs", "samples", "baselines", "regressions",
+};
+
+static char *col_dup(sqlite3_stmt *st, int c)
+{
+	const unsigned char *s = sqlite3_column_text(st, c);
+
+	return s ? strdup((const char *)s) : NULL;
+}
+
+static void col_copy(sqlite3_stmt *st, int c, char *buf, size_t len)
+{
+	const unsigned char *s = sqlite3_column_text(st, c);
+
+	snprintf(buf, len, "%s", s ? (const char *)s : "");
+}
+
+static double col_real(sqlite3_stmt *st, int c)
+{
+	return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN :
+	       sqlite3_column_double(st, c);
+}
+
+static int64_t col_int(sqlite3_stmt *st, int c)
+{
+	return sqlite3_column_type(st, c) == SQLITE_NULL ? HZRIG_ABSENT :
+	       sqlite3_column_int64(st, c);
+}
+
+/* How many tables the file has and its schema version; -1 unreadable. */
+static int schema_of(sqlite3 *db, int *ver, int *ntables)
+{
+	sqlite3_stmt *st = NULL;
+
+	*ver = *ntables = -1;
+	if (hzrig_db_user_version(db, ver))
+		*ver = -1;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1,
+			       &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		*ntables = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return *ver < 0 || *ntables < 0 ? -1 : 0;
+}
+
+static int has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int r = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type ="
+			       " 'table' AND name = ?1", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		r = sqlite3_step(st);
+		r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : -1;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/*
+ * A history of an older schema, copied into memory and migrated there:
+ * every reader then sees the current columns. The file is not touched.
+ */
+static sqlite3 *migrated_copy(sqlite3 *src, const char *path, FILE *err)
+{
+	sqlite3_backup *b;
+	sqlite3 *mem = NULL;
+
+	if (sqlite3_open(":memory:", &mem) != SQLITE_OK)
+		goto fail;
+	b = sqlite3_backup_init(mem, "main", src, "main");
+	if (!b || sqlite3_backup_step(b, -1) != SQLITE_DONE) {
+		sqlite3_backup_finish(b);
+		goto fail;
+	}
+	if (sqlite3_backup_finish(b) != SQLITE_OK)
+		goto fail;
+	if (hzrig_db_migrate(mem, path, err)) {
+		sqlite3_close(mem);
+		return NULL;
+	}
+	return mem;
+fail:
+	fprintf(err, "hzrig: %s: cannot copy it to read: %s\n", path,
+		mem ? sqlite3_errmsg(mem) : "out of memory");
+	sqlite3_close(mem);
+	return NULL;
+}
+
+/* Open and check: 1 a history, 0 an empty file, -1 after a message. */
+static int open_checked(const char *path, const char *who, struct hzrig_view *v,
+			FILE *err)
+{
+	int ver, ntables, r;
+	size_t i;
+
+	v->db = hzrig_db_open_readonly(path, err);
+	if (!v->db)
+		return -1;
+	if (schema_of(v->db, &ver, &ntables)) {
+		/*
+		 * A text file says "file is not a database"; a WAL file in
+		 * a directory we cannot write, "unable to open database file".
+		 */
+		fprintf(err, "%s: %s: cannot read it as a history database: %s\n",
+			who, path, sqlite3_errmsg(v->db));
+		return -1;
+	}
+	if (ver == 0 && ntables == 0)
+		return 0;
+	if (ver < 1) {
+		fprintf(err, "%s: %s: not a history database (schema version %d;"
+			" `hzrig ingest` writes version 1 and later)\n", who, path,
+			ver);
+		return -1;
+	}
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		r = has_table(v->db, tables[i]);
+		if (r <= 0) {
+			if (!r)
+				fprintf(err, "%s: %s: schema version %d but no table"
+					" %s: not a history database\n", who, path,
+					ver, tables[i]);
+			return -1;
+		}
+	}
+	if (ver < hzrig_db_version) {
+		sqlite3 *mem = migrated_copy(v->db, path, err);
+
+		sqlite3_close(v->db);
+		v->db = mem;
+		if (!mem)
+			return -1;
+	}
+	return 1;
+}
+
+static struct hzrig_view_run *add_run(struct hzrig_view *v)
+{
+	struct hzrig_view_run *r;
+
+	r = hzrig_grow(v->r, v->nr, &v->rcap, 16, sizeof(*r));
+	if (!r)
+		return NULL;
+	v->r = r;
+	r = &v->r[v->nr];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+static void free_run(struct hzrig_view_run *r)
+{
+	free(r->started_at);
+	free(r->plan);
+	free(r->hzrig_version);
+	hzrig_run_free(&r->run);
+}
+
+/*
+ * Every run, oldest first: by the time in its id (started_at), else by
+ * when it was ingested, as `hzrig history` orders them. A run that cannot
+ * be loaded is named and left out.
+ */
+static int load_runs(struct hzrig_view *v, const char *who, FILE *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct hzrig_view_run *r;
+	int rc;
+
+	if (sqlite3_prepare_v2(v->db, "SELECT run_id, started_at, plan,"
+			       " hzrig_version FROM runs ORDER BY"
+			       " coalesce(started_at, ingested_at), ingested_at,"
+			       " run_id", -1, &st, NULL) != SQLITE_OK)
+		goto dberr;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		r = add_run(v);
+		if (!r)
+			goto oom;
+		col_copy(st, 0, r->id, sizeof(r->id));
+		r->started_at = col_dup(st, 1);
+		r->plan = col_dup(st, 2);
+		r->hzrig_version = col_dup(st, 3);
+		if (hzrig_db_load_run(v->db, r->id, &r->run, err)) {
+			fprintf(err, "%s: run %s left out\n", who, r->id);
+			free_run(r);
+			v->skipped++;
+			continue;
+		}
+		v->nr++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto dberr;
+	return 0;
+oom:
+	sqlite3_finalize(st);
+	fprintf(err, "%s: out of memory\n", who);
+	return -1;
+dberr:
+	fprintf(err, "%s: database: %s\n", who, hzrig_db_error(v->db));
+	return -1;
+}
+
+static int load_baselines(struct hzrig_view *v, const char *who, FILE *err)
+{
+	struct hzrig_view_baseline *b;
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_ERROR;
+
+	if (sqlite3_prepare_v2(v->db, "SELECT variant, run_id FROM baselines"
+			       " ORDER BY variant", -1, &st, NULL) == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			b = hzrig_grow(v->b, v->nb, &v->bcap, 8, sizeof(*b));
+			if (!b) {
+				sqlite3_finalize(st);
+				fprintf(err, "%s: out of memory\n", who);
+				return -1;
+			}
+			v->b = b;
+			b = &v->b[v->nb++];
+			col_copy(st, 0, b->variant, sizeof(b->variant));
+			col_copy(st, 1, b->run_id, sizeof(b->run_id));
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	fprintf(err, "%s: database: %s\n", who, hzrig_db_error(v->db));
+	return -1;
+}
+
+static void regression_row(sqlite3_stmt *st, struct hzrig_view_regression *g)
+{
+	memset(g, 0, sizeof(*g));
+	col_copy(st, 0, g->run_id, sizeof(g->run_id));
+	col_copy(st, 1, g->variant, sizeof(g->variant));
+	col_copy(st, 2, g->case_key, sizeof(g->case_key));
+	col_copy(st, 3, g->kind, sizeof(g->kind));
+	g->old_value = col_real(st, 4);
+	g->new_value = col_real(st, 5);
+	g->threshold = col_real(st, 6);
+	col_copy(st, 7, g->base_run, sizeof(g->base_run));
+	col_copy(st, 8, g->base_variant, sizeof(g->base_variant));
+	g->window_lo_ns = col_int(st, 9);
+	g->window_hi_ns = col_int(st, 10);
+	g->detail = col_dup(st, 11);
+	col_copy(st, 12, g->checked_at, sizeof(g->checked_at));
+}
+
+static int load_regressions(struct hzrig_view *v, const char *who, FILE *err)
+{
+	struct hzrig_view_regression *g;
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_ERROR;
+
+	if (sqlite3_prepare_v2(v->db, "SELECT run_id, variant, case_key, kind,"
+			       " old_value, new_value, threshold, baseline_run,"
+			       " baseline_variant, window_lo_ns, window_hi_ns,"
+			       " detail, checked_at FROM regressions"
+			       " ORDER BY run_id, variant, case_key, kind", -1,
+			       &st, NULL) == SQLITE_OK) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			g = hzrig_grow(v->g, v->ng, &v->gcap, 16, sizeof(*g));
+			if (!g) {
+				sqlite3_finalize(st);
+				fprintf(err, "%s: out of memory\n", who);
+				return -1;
+			}
+			v->g = g;
+			regression_row(st, &v->g[v->ng++]);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	fprintf(err, "%s: database: %s\n", who, hzrig_db_error(v->db));
+	return -1;
+}
+
+int hzrig_view_open(const char *path, const char *who, struct hzrig_view *v,
+		    FILE *err)
+{
+	int have;
+
+	memset(v, 0, sizeof(*v));
+	have = open_checked(path, who, v, err);
+	if (have <= 0)
+		return have;
+	/* One read transaction: one snapshot even while ingest writes. */
+	if (sqlite3_exec(v->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		fprintf(err, "%s: database: cannot start reading: %s\n", who,
+			hzrig_db_error(v->db));
+		return -1;
+	}
+	if (load_runs(v, who, err) || load_baselines(v, who, err) ||
+	    load_regressions(v, who, err))
+		return -1;
+	return 1;
+}
+
+void hzrig_view_close(struct hzrig_view *v)
+{
+	size_t i;
+
+	if (v->db) {
+		sqlite3_exec(v->db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close(v->db);
+	}
+	for (i = 0; i < v->nr; i++)
+		free_run(&v->r[i]);
+	for (i = 0; i < v->ng; i++)
+		free(v->g[i].detail);
+	free(v->r);
+	free(v->b);
+	free(v->g);
+	memset(v, 0, sizeof(*v));
+}
+
+const struct hzrig_view_run *hzrig_view_run(const struct hzrig_view *v,
+					    const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++)
+		if (!strcmp(v->r[i].id, id))
+			return &v->r[i];
+	return NULL;
+}
+
+const char *hzrig_view_baseline(const struct hzrig_view *v,
+				const char *variant)
+{
+	size_t i;
+
+	for (i = 0; i < v->nb; i++)
+		if (!strcmp(v->b[i].variant, variant))
+			return v->b[i].run_id;
+	return NULL;
+}
