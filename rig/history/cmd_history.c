@@ -475,25 +475,17 @@ static int case_row_emit(struct case_row *r, enum hzrig_format fmt,
 	snprintf(hz, sizeof(hz), "%d", r->hz);
 	snprintf(n, sizeof(n), "%zu", r->n);
 	if (fmt == HZRIG_FMT_TABLE) {
-		const char *cells[8];
-
-		snprintf(m, sizeof(m), "%.3f", med / 1e6);
-		snprintf(p, sizeof(p), "%.3f", p95 / 1e6);
+		hzrig_case_ms(m, sizeof(m), med, 3);
+		hzrig_case_ms(p, sizeof(p), p95, 3);
 		if (r->lo == HZRIG_ABSENT)
 			snprintf(win, sizeof(win), "none");
 		else
 			snprintf(win, sizeof(win), "(%.3f, %.3f]", r->lo / 1e6,
 				 r->hi / 1e6);
 		snprintf(in, sizeof(in), "%zu/%zu", r->inside, r->n);
-		cells[0] = strcmp(last, r->run) ? r->run : "";
-		cells[1] = r->variant;
-		cells[2] = hz;
-		cells[3] = n;
-		cells[4] = win;
-		cells[5] = m;
-		cells[6] = p;
-		cells[7] = in;
-		hzrig_table_row(t, cells);
+		hzrig_table_row(t, (const char *[]){
+			strcmp(last, r->run) ? r->run : "", r->variant, hz, n,
+			win, m, p, in });
 		/* The baseline mark goes into the variant cell's neighbour. */
 		if (r->base) {
 			char *c = t->cell[(t->nrows - 1) * t->ncols + 1];
@@ -508,12 +500,10 @@ static int case_row_emit(struct case_row *r, enum hzrig_format fmt,
 	} else if (fmt == HZRIG_FMT_CSV) {
 		char lo[24] = "", hi[24] = "", sh[24];
 
-		if (r->lo != HZRIG_ABSENT) {
-			snprintf(lo, sizeof(lo), "%.6f", r->lo / 1e6);
-			snprintf(hi, sizeof(hi), "%.6f", r->hi / 1e6);
-		}
-		snprintf(m, sizeof(m), "%.6f", med / 1e6);
-		snprintf(p, sizeof(p), "%.6f", p95 / 1e6);
+		hzrig_case_ms(lo, sizeof(lo), r->lo, 6);
+		hzrig_case_ms(hi, sizeof(hi), r->hi, 6);
+		hzrig_case_ms(m, sizeof(m), med, 6);
+		hzrig_case_ms(p, sizeof(p), p95, 6);
 		snprintf(in, sizeof(in), "%zu", r->inside);
 		snprintf(sh, sizeof(sh), "%.6f", (double)r->inside / (double)r->n);
 		hzrig_csv_field(out, r->run, 0);

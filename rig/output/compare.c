@@ -90,44 +90,6 @@ static struct key_pos *case_order(const struct hzrig_run *run, size_t *np)
 	return k;
 }
 
-static void ms(char *buf, size_t len, int64_t ns, int decimals)
-{
-	if (ns == HZRIG_ABSENT)
-		buf[0] = '\0';
-	else
-		snprintf(buf, len, "%.*f", decimals, ns / 1e6);
-}
-
-/* "-110" or "0,-110": every status seen, most frequent first. */
-static void statuses(char *buf, size_t len, const struct hzrig_case_stats *c,
-		     char sep)
-{
-	size_t i, n = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < c->nstatus && n < len; i++) {
-		int r = snprintf(buf + n, len - n, "%s%" PRId64,
-				 i ? (char[]){ sep, 0 } : "", c->status[i].status);
-
-		if (r < 0)
-			break;
-		n += (size_t)r;
-	}
-}
-
-/* The window as report prints it: a completed call is bounded above only. */
-static void window(char *buf, size_t len, const struct hzrig_case_stats *c)
-{
-	if (c->window_lo_ns == HZRIG_ABSENT)
-		snprintf(buf, len, "none (no timer)");
-	else if (c->expected_status != HZRIG_ABSENT &&
-		 c->expected_status != HZRIG_ETIMEDOUT)
-		snprintf(buf, len, "<= %.3f", c->window_hi_ns / 1e6);
-	else
-		snprintf(buf, len, "(%.3f, %.3f]", c->window_lo_ns / 1e6,
-			 c->window_hi_ns / 1e6);
-}
-
 static int print_table(const struct hzrig_run *run, const struct key_pos *k,
 		       size_t nk, FILE *out)
 {
@@ -163,33 +125,17 @@ static int print_table(const struct hzrig_run *run, const struct key_pos *k,
 		for (j = 0; j < run->nv; j++) {
 			const struct hzrig_case_stats *c =
 				hzrig_variant_case(&run->v[j], k[i].key);
-			char hz[16], n[16], st[64], win[48], p5[24], med[24];
-			char p95[24], max[24], in[32];
-			const char *cells[11];
+			struct hzrig_case_cells x;
+			char hz[16];
 
 			if (!c)
 				continue;
 			snprintf(hz, sizeof(hz), "%d", run->v[j].hz);
-			snprintf(n, sizeof(n), "%zu", c->n);
-			statuses(st, sizeof(st), c, ',');
-			window(win, sizeof(win), c);
-			ms(p5, sizeof(p5), c->p5_ns, 3);
-			ms(med, sizeof(med), c->median_ns, 3);
-			ms(p95, sizeof(p95), c->p95_ns, 3);
-			ms(max, sizeof(max), c->max_ns, 3);
-			snprintf(in, sizeof(in), "%zu/%zu", c->inside, c->n);
-			cells[0] = first ? c->key : "";
-			cells[1] = run->v[j].name;
-			cells[2] = hz;
-			cells[3] = n;
-			cells[4] = st;
-			cells[5] = win;
-			cells[6] = p5;
-			cells[7] = med;
-			cells[8] = p95;
-			cells[9] = max;
-			cells[10] = in;
-			hzrig_table_row(&t, cells);
+			hzrig_case_cells(c, &x);
+			hzrig_table_row(&t, (const char *[]){
+				first ? c->key : "", run->v[j].name, hz, x.n,
+				x.status, x.window, x.p5, x.median, x.p95, x.max,
+				x.inside });
 			first = false;
 		}
 	}
@@ -209,7 +155,7 @@ static void csv_ms(FILE *out, int64_t ns, int last)
 {
 	char b[32];
 
-	ms(b, sizeof(b), ns, 6);
+	hzrig_case_ms(b, sizeof(b), ns, 6);
 	hzrig_csv_field(out, b, last);
 }
 
@@ -245,7 +191,7 @@ static void print_csv(const struct hzrig_run *run, const struct key_pos *k,
 			hzrig_csv_field(out, v->name, 0);
 			csv_int(out, v->hz);
 			csv_int(out, (int64_t)c->n);
-			statuses(st, sizeof(st), c, ' ');
+			hzrig_case_statuses(st, sizeof(st), c, ' ');
 			hzrig_csv_field(out, st, 0);
 			csv_int(out, c->majority_status);
 			csv_int(out, c->expected_status);
@@ -315,11 +261,7 @@ static int print_json(const struct hzrig_run *run, const struct key_pos *k,
 			hzrig_json_put(o, "window_lo_ms", hzrig_json_ms(c->window_lo_ns));
 			hzrig_json_put(o, "window_hi_ms", hzrig_json_ms(c->window_hi_ns));
 			hzrig_json_put(o, "allowance_ms", hzrig_json_ms(c->allowance_ns));
-			hzrig_json_put(o, "min_ms", hzrig_json_ms(c->min_ns));
-			hzrig_json_put(o, "p5_ms", hzrig_json_ms(c->p5_ns));
-			hzrig_json_put(o, "median_ms", hzrig_json_ms(c->median_ns));
-			hzrig_json_put(o, "p95_ms", hzrig_json_ms(c->p95_ns));
-			hzrig_json_put(o, "max_ms", hzrig_json_ms(c->max_ns));
+			hzrig_case_percentiles_json(o, c, hzrig_json_ms);
 			hzrig_json_put(o, "inside", hzrig_json_int((int64_t)c->inside));
 			share = c->n ? (double)c->inside / (double)c->n : 0;
 			snprintf(sh, sizeof(sh), "%.6f", share);
@@ -363,31 +305,18 @@ static void tree_row(struct hzrig_table *t, const char *key, const char *line,
 		     const struct hzrig_case_stats *c,
 		     const struct hzrig_window *w)
 {
-	char n[16], st[64], win[48], med[24], p95[24], max[24], in[32];
-	const char *cells[10];
+	struct hzrig_case_cells x;
 
-	snprintf(n, sizeof(n), "%zu", c->n);
-	statuses(st, sizeof(st), c, ',');
+	hzrig_case_cells(c, &x);
+	/* the window of this tree's model, not the case's own */
 	if (w->forever)
-		snprintf(win, sizeof(win), "none (no timer)");
+		snprintf(x.window, sizeof(x.window), "none (no timer)");
 	else
-		snprintf(win, sizeof(win), "(%.3f, %.3f]", w->lo_ns / 1e6,
-			 w->hi_ns / 1e6);
-	ms(med, sizeof(med), c->median_ns, 3);
-	ms(p95, sizeof(p95), c->p95_ns, 3);
-	ms(max, sizeof(max), c->max_ns, 3);
-	snprintf(in, sizeof(in), "%zu/%zu", c->inside, c->n);
-	cells[0] = key;
-	cells[1] = line;
-	cells[2] = v->name;
-	cells[3] = n;
-	cells[4] = st;
-	cells[5] = win;
-	cells[6] = med;
-	cells[7] = p95;
-	cells[8] = max;
-	cells[9] = in;
-	hzrig_table_row(t, cells);
+		snprintf(x.window, sizeof(x.window), "(%.3f, %.3f]",
+			 w->lo_ns / 1e6, w->hi_ns / 1e6);
+	hzrig_table_row(t, (const char *[]){
+		key, line, v->name, x.n, x.status, x.window, x.median, x.p95,
+		x.max, x.inside });
 }
 
 static void tree_side(FILE *out, const char *what, const char *line,

@@ -191,6 +191,32 @@ int hzrig_run_sort(struct hzrig_run *run);
 
 void hzrig_run_free(struct hzrig_run *run);
 
+/* ------------------------------------------------------------------------
+ * A case's figures as text and JSON (runs/format.c): every table of cases.
+ */
+/* @ns in ms with @decimals decimals; "" when absent. */
+void hzrig_case_ms(char *buf, size_t len, int64_t ns, int decimals);
+/* "-110" or "0,-110": every status seen, most frequent first, @sep between. */
+void hzrig_case_statuses(char *buf, size_t len,
+			 const struct hzrig_case_stats *c, char sep);
+/* The window: "(lo, hi]"; "<= hi" for a call that completes; none. */
+void hzrig_case_window(char *buf, size_t len, const struct hzrig_case_stats *c);
+
+struct hzrig_case_cells {
+	char n[16], status[64], window[48];
+	char p5[24], median[24], p95[24], max[24];	/* ms, 3 decimals */
+	char inside[32];				/* "inside/n" */
+};
+
+void hzrig_case_cells(const struct hzrig_case_stats *c,
+		      struct hzrig_case_cells *x);
+
+/* min_ms, p5_ms, median_ms, p95_ms and max_ms of @c into @o, by @ms. */
+struct json_object;
+void hzrig_case_percentiles_json(struct json_object *o,
+				 const struct hzrig_case_stats *c,
+				 struct json_object *(*ms)(int64_t ns));
+
 /* The case of @v with key @key, or NULL. */
 const struct hzrig_case_stats *hzrig_variant_case(const struct hzrig_variant *v,
 						  const char *key);

@@ -382,11 +382,7 @@ static struct json_object *case_misc(const struct hzrig_case_stats *cs,
 			json_object_object_add(o, verdict_names[j],
 					       hzrig_json_int((int64_t)vc[j]));
 	json_object_object_add(m, "verdicts", o);
-	json_object_object_add(m, "min_ms", hzrig_json_ms_trim(cs->min_ns));
-	json_object_object_add(m, "p5_ms", hzrig_json_ms_trim(cs->p5_ns));
-	json_object_object_add(m, "median_ms", hzrig_json_ms_trim(cs->median_ns));
-	json_object_object_add(m, "p95_ms", hzrig_json_ms_trim(cs->p95_ns));
-	json_object_object_add(m, "max_ms", hzrig_json_ms_trim(cs->max_ns));
+	hzrig_case_percentiles_json(m, cs, hzrig_json_ms_trim);
 	if (cs->window_lo_ns != HZRIG_ABSENT) {
 		json_object_object_add(m, "window_lo_ms", hzrig_json_ms_trim(cs->window_lo_ns));
 		json_object_object_add(m, "window_hi_ms", hzrig_json_ms_trim(cs->window_hi_ns));
