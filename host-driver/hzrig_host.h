@@ -52,8 +52,7 @@
 #define HZRIG_MINOR_BASE	240
 
 /* ARM and RESET are answered at once: a short timeout, not the one tested. */
-#define HZRIG_SETUP_TIMEOUT_MS	1000
-#define HZRIG_ARM_TRIES		8	/* waiting 0.2 ms .. 25.6 ms for the gadget */
+/* HZRIG_SETUP_TIMEOUT_MS, HZRIG_ARM_TRIES: the handshake's (wire.h) */
 /*
  * How far ahead of its ARM a DELAY call starts, so that ARM + SYNC fit in
  * between; doubled on each retry.

@@ -42,14 +42,7 @@ static const u16 hzrig_lane_targets[HZRIG_LANE_COUNT] = {
 };
 
 /* Where the gadget applies what is armed for each transfer. */
-static const u8 hzrig_target[HZRIG_XFER_COUNT] = {
-	[HZRIG_XFER_BULK_IN]		= HZRIG_TARGET_BULK_IN,
-	[HZRIG_XFER_BULK_OUT]		= HZRIG_TARGET_BULK_OUT,
-	[HZRIG_XFER_CTRL_IN]		= HZRIG_TARGET_EP0_IN,
-	[HZRIG_XFER_CTRL_OUT]		= HZRIG_TARGET_EP0_OUT,
-	[HZRIG_XFER_INT_IN]		= HZRIG_TARGET_INT_IN,
-	[HZRIG_XFER_BULK_IN_KILLABLE]	= HZRIG_TARGET_BULK_IN,
-};
+static const u8 hzrig_target[HZRIG_XFER_COUNT] = HZRIG_TRANSFER_TARGETS;
 
 /*
  * Read-only module parameters: the HZ this module was compiled with and the
@@ -332,7 +325,7 @@ static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 		 * arrives: a SYNC that beats it replaces the ARM's event in
 		 * gadgetfs, and the ARM is lost. Longer on each retry.
 		 */
-		usleep_range(200 << tries, 400 << tries);
+		usleep_range(HZRIG_ARM_WAIT_US(tries), 2 * HZRIG_ARM_WAIT_US(tries));
 		ret = usb_control_msg_recv(dev->udev, 0, HZRIG_REQ_SYNC,
 					   USB_DIR_IN | USB_TYPE_VENDOR |
 					   USB_RECIP_DEVICE, 0, 0, &echo,

@@ -10,6 +10,8 @@
 
 #include <linux/types.h>
 
+#include "hzrig/ioctl.h"	/* enum hzrig_transfer */
+
 /* pid.codes test VID:PID, reserved for private testing. */
 #define HZRIG_VID		0x1209
 #define HZRIG_PID		0x0001
@@ -106,6 +108,31 @@ struct hzrig_arm {
 	 */
 	__le64	start_ns;
 } __attribute__((packed));
+
+/*
+ * The ARM/SYNC handshake, which the driver (host-driver/hzrig_main.c) and
+ * the runner's userspace paths (initramfs/runner/userpath.c) both run for
+ * every transfer: send the ARM, wait HZRIG_ARM_WAIT_US(try) for the gadget
+ * to read it (gadgetfs drops an unread setup event when the next arrives),
+ * then SYNC; resend until SYNC echoes the seq, at most HZRIG_ARM_TRIES
+ * times. Each of its control requests has HZRIG_SETUP_TIMEOUT_MS.
+ */
+#define HZRIG_SETUP_TIMEOUT_MS	1000
+#define HZRIG_ARM_TRIES		8
+#define HZRIG_ARM_WAIT_US(try)	(200u << (try))	/* 0.2 ms .. 25.6 ms */
+
+/*
+ * The target an ARM names for each transfer (enum hzrig_transfer): where
+ * the gadget applies the behaviour. Use as an array's initializer.
+ */
+#define HZRIG_TRANSFER_TARGETS {					\
+	[HZRIG_XFER_BULK_IN]		= HZRIG_TARGET_BULK_IN,		\
+	[HZRIG_XFER_BULK_OUT]		= HZRIG_TARGET_BULK_OUT,	\
+	[HZRIG_XFER_CTRL_IN]		= HZRIG_TARGET_EP0_IN,		\
+	[HZRIG_XFER_CTRL_OUT]		= HZRIG_TARGET_EP0_OUT,		\
+	[HZRIG_XFER_INT_IN]		= HZRIG_TARGET_INT_IN,		\
+	[HZRIG_XFER_BULK_IN_KILLABLE]	= HZRIG_TARGET_BULK_IN,		\
+}
 
 /*
  * Payload header of every bulk/interrupt IN answer and of every OUT payload

@@ -19,8 +19,6 @@
 
 #include "userpath.h"
 
-#define SETUP_TIMEOUT_MS	1000
-#define ARM_TRIES		8
 /* A DELAY's start: this far ahead of the ARM, and at most this late. */
 #define START_GUARD_NS		4000000
 #define START_SLACK_NS		1000000
@@ -300,14 +298,7 @@ static int usbfs_control(struct userpath *u, uint8_t type, uint8_t req,
 	return ret < 0 ? -errno : ret;
 }
 
-static const uint8_t target_of[HZRIG_XFER_COUNT] = {
-	[HZRIG_XFER_BULK_IN] = HZRIG_TARGET_BULK_IN,
-	[HZRIG_XFER_BULK_OUT] = HZRIG_TARGET_BULK_OUT,
-	[HZRIG_XFER_CTRL_IN] = HZRIG_TARGET_EP0_IN,
-	[HZRIG_XFER_CTRL_OUT] = HZRIG_TARGET_EP0_OUT,
-	[HZRIG_XFER_INT_IN] = HZRIG_TARGET_INT_IN,
-	[HZRIG_XFER_BULK_IN_KILLABLE] = HZRIG_TARGET_BULK_IN,
-};
+static const uint8_t target_of[HZRIG_XFER_COUNT] = HZRIG_TRANSFER_TARGETS;
 
 /* HZRIG_REQ_ARM, then HZRIG_REQ_SYNC until the gadget echoes @seq. */
 static int arm(struct userpath *u, const struct hzrig_plan_case *pc,
@@ -326,15 +317,15 @@ static int arm(struct userpath *u, const struct hzrig_plan_case *pc,
 	uint32_t echo = 0;
 	int tries, ret;
 
-	for (tries = 0; tries < ARM_TRIES; tries++) {
+	for (tries = 0; tries < HZRIG_ARM_TRIES; tries++) {
 		ret = usbfs_control(u, VENDOR_OUT, HZRIG_REQ_ARM, 0, 0, &a,
-				    sizeof(a), SETUP_TIMEOUT_MS);
+				    sizeof(a), HZRIG_SETUP_TIMEOUT_MS);
 		if (ret < 0)
 			return ret;
 		/* As the driver: let the gadget read the ARM before SYNC. */
-		usleep(200u << tries);
+		usleep(HZRIG_ARM_WAIT_US(tries));
 		ret = usbfs_control(u, VENDOR_IN, HZRIG_REQ_SYNC, 0, 0, &echo,
-				    sizeof(echo), SETUP_TIMEOUT_MS);
+				    sizeof(echo), HZRIG_SETUP_TIMEOUT_MS);
 		if (ret < 0 && ret != -EPIPE)
 			return ret;
 		if (ret == (int)sizeof(echo) && le32toh(echo) == seq)
@@ -521,7 +512,7 @@ static int arm_and_wait(struct userpath *u, struct call *c)
 	bool delay = pc->behaviour == HZRIG_BEH_DELAY;
 	int tries, ret;
 
-	for (tries = 0; tries < ARM_TRIES; tries++) {
+	for (tries = 0; tries < HZRIG_ARM_TRIES; tries++) {
 		int64_t start = delay ? now_ns() + ((int64_t)START_GUARD_NS << tries) : 0;
 
 		c->seq = ++u->seq;
@@ -618,7 +609,7 @@ int userpath_run_case(struct userpath *u, const struct hzrig_plan_case *pc,
 	c.ctrl_len = c.in || pc->behaviour == HZRIG_BEH_ANSWER ? pc->length : 0;
 	ret = usbfs_control(u, VENDOR_OUT, HZRIG_REQ_RESET,
 			    1u << target_of[pc->transfer], 0, NULL, 0,
-			    SETUP_TIMEOUT_MS);
+			    HZRIG_SETUP_TIMEOUT_MS);
 	if (ret < 0)
 		return ret;
 	warm_up(u, &c);
