@@ -13,12 +13,8 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "boot/crash.h"
 #include "lib/io.h"
-
-static const char *const crash_patterns[] = {
-	"Kernel panic", "BUG:", "Oops:", "general protection fault",
-	"WARNING:", "INFO: task", "Unable to handle kernel",
-};
 
 /*
  * One console line, as every reader of a guest's console takes it (hzrig
@@ -30,17 +26,14 @@ enum hzrig_console_line hzrig_console_note(struct hzrig_console_end *e,
 					   const char *line)
 {
 	const char *p;
-	size_t i;
 
-	for (i = 0; i < sizeof(crash_patterns) / sizeof(*crash_patterns); i++) {
-		if (!e->crash[0] && strstr(line, crash_patterns[i])) {
-			/*
-			 * Truncation is fine: the log has the rest. It goes
-			 * into JSON, so as UTF-8.
-			 */
-			hzrig_utf8_clean(e->crash, sizeof(e->crash), line,
-					 strlen(line));
-		}
+	/* the first line that starts a kernel report (boot/crash.h) */
+	if (!e->crash[0] && hzrig_crash_line(line) >= 0) {
+		/*
+		 * Truncation is fine: the log has the rest. It goes into
+		 * JSON, so as UTF-8.
+		 */
+		hzrig_utf8_clean(e->crash, sizeof(e->crash), line, strlen(line));
 	}
 	if (*line) {
 		size_t n = strnlen(line, sizeof(e->last) - 1);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The console report scanner (scan.h). A report starts at a line matching
- * one of report_patterns[] (tried in order, the first match wins) and runs
+ * one of hzrig_report_patterns[] (tried in order, the first match wins) and runs
  * until its end marker (KASAN's closing rule, the stack's </TASK>, or the
  * "---[ end trace" of a WARN), until another report starts, or for at most
  * REPORT_MAX_LINES kernel lines. The function a title names comes from the
@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "boot/crash.h"
 #include "collect/scan.h"
 #include "lib/io.h"
 #include "lib/json.h"
@@ -27,100 +28,6 @@
 #define REPORT_MAX_LINES	200
 #define MAX_GROUPS		4
 
-/* Where the function in the title comes from. */
-enum func_from {
-	FROM_NONE,			/* the title names none */
-	FROM_LINE,			/* the start line's group 2 */
-	FROM_STACK,			/* the first frame not skipped */
-	FROM_RIP,			/* the oops's "RIP: 0010:func+..." */
-};
-
-/* What ends a report (besides another report, or the line limit). */
-enum report_end {
-	END_LINE,			/* the start line alone */
-	END_RULE,			/* KASAN: a line of '=' */
-	END_TASK,			/* the stack's " </TASK>" */
-	END_TRACE,			/* "---[ end trace ...]---" */
-};
-
-/*
- * JOINS: a line of this pattern inside an open report belongs to that report
- * (the WARNING line debug objects and DEBUG_RWSEMS print with WARN(), the
- * "Oops:" line after "BUG: unable to handle ...", the panic after an oops).
- */
-#define JOINS		0x1
-
-struct report_pattern {
-	const char *kind;
-	const char *re;		/* ERE on the line without its timestamp */
-	/* $1..$3: the start line's groups; $A: Read/Write; $F: the function */
-	const char *title;
-	enum func_from func;
-	int where_group;	/* group naming FILE:LINE; 0: none */
-	enum report_end end;
-	unsigned int flags;
-};
-
-/* The table: docs/robustness.md lists it with the 6.1 source of each. */
-static const struct report_pattern report_patterns[] = {
-	{ "KASAN", "^BUG: KASAN: ([a-z0-9-]+) in ([A-Za-z0-9_.]+)",
-	  "KASAN: $1 $A in $F", FROM_LINE, 0, END_RULE, 0 },
-	{ "lockdep", "^WARNING: possible circular locking dependency detected",
-	  "lockdep: circular locking dependency in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "lockdep", "^WARNING: (HARDIRQ|SOFTIRQ)-safe -> (HARDIRQ|SOFTIRQ)-unsafe lock order detected",
-	  "lockdep: $1-safe -> $2-unsafe lock order in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "lockdep", "^WARNING: possible recursive locking detected",
-	  "lockdep: recursive locking in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "lockdep", "^WARNING: inconsistent lock state",
-	  "lockdep: inconsistent lock state in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "lockdep", "^WARNING: possible irq lock inversion dependency detected",
-	  "lockdep: irq lock inversion in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "lockdep", "^WARNING: bad unlock balance detected!",
-	  "lockdep: bad unlock balance in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "lockdep", "^WARNING: held lock freed!",
-	  "lockdep: held lock freed in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "lockdep", "^WARNING: [^ ]+/[0-9]+ still has locks held!",
-	  "lockdep: locks held at exit in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "lockdep", "^WARNING: lock held when returning to user space!",
-	  "lockdep: lock held when returning to user space", FROM_NONE, 0, END_LINE, 0 },
-	{ "lockdep", "^WARNING: suspicious RCU usage",
-	  "lockdep: suspicious RCU usage in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "ODEBUG", "^ODEBUG: ([a-z_]+) ([a-z_ ]+) \\(active state [0-9]+\\) object type: ([A-Za-z0-9_]+)",
-	  "ODEBUG: $1 $2 $3 in $F", FROM_STACK, 0, END_TRACE, 0 },
-	{ "DEBUG_RWSEMS", "^DEBUG_RWSEMS_WARN_ON\\(",
-	  "DEBUG_RWSEMS: warning in $F", FROM_STACK, 0, END_TRACE, 0 },
-	{ "BUG", "^BUG: sleeping function called from invalid context at ([^ ]+)",
-	  "BUG: sleeping function called from invalid context in $F", FROM_STACK, 1, END_TASK, 0 },
-	{ "BUG", "^BUG: scheduling while atomic: ",
-	  "BUG: scheduling while atomic in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "WARNING", "^WARNING: CPU: [0-9]+ PID: [0-9]+ at ([^ ]+) ([A-Za-z0-9_.]+)",
-	  "WARNING in $F", FROM_LINE, 1, END_TRACE, JOINS },
-	{ "GPF", "^general protection fault",
-	  "general protection fault in $F", FROM_RIP, 0, END_TRACE, 0 },
-	{ "BUG", "^kernel BUG at ([^ !]+)!",
-	  "kernel BUG in $F", FROM_RIP, 1, END_TRACE, 0 },
-	{ "BUG", "^BUG: kernel NULL pointer dereference",
-	  "BUG: kernel NULL pointer dereference in $F", FROM_RIP, 0, END_TRACE, 0 },
-	{ "BUG", "^BUG: unable to handle page fault",
-	  "BUG: unable to handle page fault in $F", FROM_RIP, 0, END_TRACE, 0 },
-	{ "BUG", "^Oops: ",
-	  "Oops in $F", FROM_RIP, 0, END_TRACE, JOINS },
-	{ "hung", "^INFO: task [^ ]+ blocked for more than [0-9]+ seconds",
-	  "INFO: task hung in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "lockup", "^(watchdog: )?BUG: soft lockup - CPU#[0-9]+ stuck for",
-	  "BUG: soft lockup in $F", FROM_RIP, 0, END_TASK, 0 },
-	{ "BUG", "^BUG: workqueue lockup",
-	  "BUG: workqueue lockup", FROM_NONE, 0, END_LINE, 0 },
-	{ "BUG", "^BUG: (spinlock [a-z ]+) on CPU",
-	  "BUG: $1 in $F", FROM_STACK, 0, END_TASK, 0 },
-	{ "panic", "^Kernel panic - not syncing: (.*)",
-	  "kernel panic: $1", FROM_NONE, 0, END_LINE, JOINS },
-	/* Last: any other "BUG: <words>" the kernel prints. */
-	{ "BUG", "^BUG: ([A-Za-z][A-Za-z -]*[A-Za-z])",
-	  "BUG: $1 in $F", FROM_STACK, 0, END_TASK, 0 },
-};
-
-#define NPATTERNS (sizeof(report_patterns) / sizeof(report_patterns[0]))
 
 /*
  * Frames that are the reporting machinery, not the code at fault. A name
@@ -170,14 +77,13 @@ static bool frame_skipped(const char *fn)
 #define SCAN_LINE_MAX	16384
 
 struct scanner {
-	regex_t re[NPATTERNS];
+	struct hzrig_report_res res;
 	regex_t frame, rip, access;
-	size_t compiled;
 	bool frames_ok;
 	struct hzrig_findings *out;
 	char running[HZRIG_RUNNING_MAX];
 	/* the open report, if any */
-	const struct report_pattern *p;
+	const struct hzrig_report_pattern *p;
 	struct hzrig_finding *cur;	/* in out->v; NULL: none open */
 	bool cur_ts;			/* its start line had a timestamp */
 	bool in_trace;			/* after its "Call Trace:" */
@@ -192,26 +98,6 @@ struct scanner {
 	unsigned int lineno;		/* the line being scanned */
 	char clean[SCAN_LINE_MAX * 3 + 1];	/* the line, as UTF-8 */
 };
-
-/* Length of a printk timestamp "[   12.345678] " at @s, 0 if none. */
-static size_t timestamp_len(const char *s)
-{
-	const char *p = s;
-
-	if (*p++ != '[')
-		return 0;
-	while (*p == ' ')
-		p++;
-	if (*p < '0' || *p > '9')
-		return 0;
-	while ((*p >= '0' && *p <= '9') || *p == '.')
-		p++;
-	if (*p++ != ']')
-		return 0;
-	if (*p == ' ')
-		p++;
-	return (size_t)(p - s);
-}
 
 /* Copy a function name, dropping compiler suffixes (.isra.0, .cold). */
 static void copy_func(char *dst, size_t len, const char *src, size_t n)
@@ -341,7 +227,7 @@ static struct hzrig_finding *finding_new(struct hzrig_findings *out)
 	return v;
 }
 
-static int report_open(struct scanner *s, const struct report_pattern *p,
+static int report_open(struct scanner *s, const struct hzrig_report_pattern *p,
 		       const char *line, const char *body, bool ts,
 		       unsigned int lineno, const regmatch_t *m)
 {
@@ -370,11 +256,11 @@ static int report_open(struct scanner *s, const struct report_pattern *p,
 	if (p->where_group)
 		snprintf(f->where, sizeof(f->where), "%s",
 			 s->groups[p->where_group]);
-	if (p->func == FROM_LINE && m[2].rm_so >= 0)
+	if (p->func == HZRIG_FROM_LINE && m[2].rm_so >= 0)
 		copy_func(s->func, sizeof(s->func), body + m[2].rm_so,
 			  (size_t)(m[2].rm_eo - m[2].rm_so));
 	excerpt_add(s, line);
-	if (p->end == END_LINE)
+	if (p->end == HZRIG_END_LINE)
 		s->ended = true;
 	return 0;
 }
@@ -388,7 +274,7 @@ static void report_line(struct scanner *s, const char *line, const char *body)
 	s->cur_lines++;
 	if (!strncmp(body, "Call Trace:", 11))
 		s->in_trace = true;
-	if (s->p->func == FROM_STACK && !s->func[0] && s->in_trace &&
+	if (s->p->func == HZRIG_FROM_STACK && !s->func[0] && s->in_trace &&
 	    !regexec(&s->frame, body, 3, m, 0) && m[1].rm_so < 0) {
 		char fn[HZRIG_TITLE_MAX];
 
@@ -397,26 +283,26 @@ static void report_line(struct scanner *s, const char *line, const char *body)
 		if (!frame_skipped(fn))
 			snprintf(s->func, sizeof(s->func), "%s", fn);
 	}
-	if (s->p->func == FROM_RIP && !s->func[0] &&
+	if (s->p->func == HZRIG_FROM_RIP && !s->func[0] &&
 	    !regexec(&s->rip, body, 2, m, 0))
 		copy_func(s->func, sizeof(s->func), body + m[1].rm_so,
 			  (size_t)(m[1].rm_eo - m[1].rm_so));
 	if (!s->access_kind[0] && !regexec(&s->access, body, 2, m, 0))
 		group_copy(s->access_kind, sizeof(s->access_kind), body, &m[1]);
 	switch (s->p->end) {
-	case END_RULE:
+	case HZRIG_END_RULE:
 		if (strlen(body) >= 20 && strspn(body, "=") == strlen(body))
 			s->ended = true;
 		break;
-	case END_TASK:
+	case HZRIG_END_TASK:
 		if (!strncmp(body + strspn(body, " "), "</TASK>", 7))
 			s->ended = true;
 		break;
-	case END_TRACE:
+	case HZRIG_END_TRACE:
 		if (!strncmp(body, "---[ end trace", 14))
 			s->ended = true;
 		break;
-	case END_LINE:
+	case HZRIG_END_LINE:
 		break;
 	}
 	if (s->ended || s->cur_lines >= REPORT_MAX_LINES)
@@ -442,26 +328,21 @@ static void note_running(struct scanner *s, const char *body)
 
 static int match_start(struct scanner *s, const char *body, regmatch_t *m)
 {
-	size_t i;
-
-	for (i = 0; i < NPATTERNS; i++)
-		if (!regexec(&s->re[i], body, MAX_GROUPS, m, 0))
-			return (int)i;
-	return -1;
+	return hzrig_report_match(&s->res, body, MAX_GROUPS, m);
 }
 
 /*
- * A JOINS line just after a closed report still belongs to it; the panic
+ * A HZRIG_REPORT_JOINS line just after a closed report still belongs to it; the panic
  * an oops ends in ("Fatal exception", after its register dump) always does.
  */
 #define JOIN_AFTER_LINES	8
 
 static int scan_line(struct scanner *s, char *line, unsigned int lineno)
 {
-	size_t tl = timestamp_len(line);
+	size_t tl = hzrig_timestamp_len(line);
 	const char *body = line + tl;
 	regmatch_t m[MAX_GROUPS];
-	const struct report_pattern *p;
+	const struct hzrig_report_pattern *p;
 	int i;
 
 	s->lineno = lineno;
@@ -471,8 +352,8 @@ static int scan_line(struct scanner *s, char *line, unsigned int lineno)
 	if (s->cur && s->cur_ts && !tl)
 		return 0;
 	i = match_start(s, body, m);
-	p = i >= 0 ? &report_patterns[i] : NULL;
-	if (p && (p->flags & JOINS)) {
+	p = i >= 0 ? &hzrig_report_patterns[i] : NULL;
+	if (p && (p->flags & HZRIG_REPORT_JOINS)) {
 		if (s->cur) {
 			report_line(s, line, body);
 			return 0;
@@ -509,10 +390,8 @@ static int scanner_init(struct scanner *s, struct hzrig_findings *out)
 {
 	memset(s, 0, sizeof(*s));
 	s->out = out;
-	for (s->compiled = 0; s->compiled < NPATTERNS; s->compiled++)
-		if (regcomp(&s->re[s->compiled],
-			    report_patterns[s->compiled].re, REG_EXTENDED))
-			return -1;
+	if (hzrig_report_res_init(&s->res))
+		return -1;
 	/* " ? func+0x1f/0x40 [module]" */
 	if (regcomp(&s->frame,
 		    "^ *(\\? )?([A-Za-z0-9_.]+)\\+0x[0-9a-f]+/0x[0-9a-f]+",
@@ -534,10 +413,7 @@ static int scanner_init(struct scanner *s, struct hzrig_findings *out)
 
 static void scanner_fini(struct scanner *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->compiled; i++)
-		regfree(&s->re[i]);
+	hzrig_report_res_free(&s->res);
 	if (s->frames_ok) {
 		regfree(&s->frame);
 		regfree(&s->rip);
@@ -608,12 +484,12 @@ void hzrig_findings_free(struct hzrig_findings *fs)
 
 size_t hzrig_scan_patterns(void)
 {
-	return NPATTERNS;
+	return HZRIG_NREPORT_PATTERNS;
 }
 
 const char *hzrig_scan_pattern_kind(size_t i)
 {
-	return i < NPATTERNS ? report_patterns[i].kind : NULL;
+	return i < HZRIG_NREPORT_PATTERNS ? hzrig_report_patterns[i].kind : NULL;
 }
 
 struct json_object *hzrig_finding_json(const struct hzrig_finding *f)

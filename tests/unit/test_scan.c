@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "boot/boot.h"
+#include "boot/crash.h"
 #include "collect/scan.h"
 
 #define CONSOLES DATA_DIR "/consoles/"
@@ -287,10 +289,63 @@ static void test_table(void **state)
 	assert_null(hzrig_scan_pattern_kind(n));
 }
 
+/*
+ * Boot (boot/console.c) and the scanner read a console with one table
+ * (boot/crash.h): on every captured console, the line boot calls the
+ * guest's crash is the line the scanner's first report starts on, and a
+ * console without a report is no crash to either.
+ */
+static void test_boot_and_scanner_agree(void **state)
+{
+	static const char *const logs[] = {
+		"hung-lockup-gpf.log", "kasan-uaf.log", "lockdep-inconsistent.log",
+		"odebug-free-active.log", "sleeping-atomic.log", "truncated.log",
+	};
+	static const char *const clean[] = {
+		"[    1.000000] hzrig: 3 cases", "WARNING-free line", "# case bulk-in",
+		"[    2.000000] usb 1-1: new full-speed USB device number 2",
+	};
+	size_t i, n, crash_line;
+	char path[512], line[4096];
+
+	(void)state;
+	for (i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		struct hzrig_console_end e = { .guest_rc = -1 };
+		struct hzrig_findings fs = { 0 };
+		char why[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/consoles/%s", DATA_DIR, logs[i]);
+		assert_int_equal(hzrig_scan_file(path, &fs, why, sizeof(why)), 0);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		n = crash_line = 0;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\r\n")] = '\0';
+			n++;
+			if (!e.crash[0]) {
+				hzrig_console_note(&e, line);
+				if (e.crash[0])
+					crash_line = n;
+			}
+		}
+		fclose(f);
+		if (!fs.n)
+			fail_msg("%s: no report found", logs[i]);
+		if (crash_line != fs.v[0].line)
+			fail_msg("%s: boot's crash on line %zu, the first report on line %u",
+				 logs[i], crash_line, fs.v[0].line);
+		hzrig_findings_free(&fs);
+	}
+	for (i = 0; i < sizeof(clean) / sizeof(clean[0]); i++)
+		assert_int_equal(hzrig_crash_line(clean[i]), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kasan_interleaved),
+		cmocka_unit_test(test_boot_and_scanner_agree),
 		cmocka_unit_test(test_odebug_absorbs_its_warning),
 		cmocka_unit_test(test_odebug_two_word_state),
 		cmocka_unit_test(test_lockdep_skips_its_machinery),
