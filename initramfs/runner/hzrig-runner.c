@@ -6,11 +6,12 @@
  * port, where the host can collect them apart from the console noise (or,
  * with --inband, tagged on the console itself: a lab's one serial line).
  *
- * The userspace paths (usbfs, libusb-1.0) are in userpath.c; the kernel's
+ * What it writes (KTAP, the JSON-line records, --inband) is output.c; the
+ * userspace paths (usbfs, libusb-1.0) are in userpath.c; the kernel's
  * view of each URB comes from usbmon (usbmon.c). Linked against Debian's
  * shared libusb-1.0: mkinitramfs.sh copies what ldd names into the guest.
  */
-#define _GNU_SOURCE	/* fopencookie(): the --inband stream */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "drivers.h"
+#include "output.h"
 #include "plan/plan.h"
 #include "userpath.h"
 
@@ -57,164 +59,6 @@ _Static_assert(DRIVERS_RTT_N <= RTT_REPS, "a drivers probe fits the noise probe"
  * more). They sleep in the driver nearly all the time, so nobody starves.
  */
 #define LANE_RT_PRIO	10
-
-struct runner {
-	const char *dev_path;
-	const char *plan_path;
-	const char *out_path;
-	bool inband;		/* --inband: JSON lines tagged on stdout */
-	const char *variant;
-	const char *accel;
-	int parallel;		/* --parallel, -1: as the plan says */
-	int dev;
-	FILE *out;
-	struct hzrig_info info;
-	char clocksource[64];
-	/*
-	 * With lanes, several threads finish cases: the console, the samples
-	 * and the counters below are theirs in turn. Held for output only,
-	 * never across an ioctl.
-	 */
-	pthread_mutex_t lock;
-	int ktap_index;
-	int failures;
-	int64_t noise_at;	/* now_ns() at the end of the last noise probe */
-	/*
-	 * The userspace paths hold the device while they run; the driver is
-	 * bound again for kernel cases and noise probes (ensure_path()).
-	 * Lanes run kernel cases only: no switching while they do.
-	 */
-	struct userpath up;
-	bool have_up;		/* the device was found for userspace */
-	char up_err[160];
-	bool lanes_active;	/* usbmon is not paired while lanes run */
-	/*
-	 * --drivers: no device of ours; the plan's usbmon cases bind in-tree
-	 * drivers to the devices of /etc/hzrig/devices (drivers.h).
-	 */
-	bool drivers;
-	char site[160];		/* the last usbmon case's driver call */
-};
-
-/* Needs r->lock when lanes run. */
-static void ktap(struct runner *r, bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d ", ok ? "ok" : "not ok", ++r->ktap_index);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!ok)
-		r->failures++;
-}
-
-/* Print a string as a JSON string literal (plans and uname are ASCII). */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c > 0x7e)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/*
- * --inband: the JSON lines go to stdout, the console, as tagged lines
- * "hzrig-jsonl SEQ JSON" (SEQ from 1), then "hzrig-jsonl-end COUNT": for a
- * lab that reads one serial console (LAVA, docs/lava.md). The host checks
- * the sequence and the count, so a lost or cut line is an error there,
- * never a silently shorter run. They are kept in memory and printed when
- * the stream closes, after the plan: LAVA's monitor searches only the last
- * 4000 characters of what it has read for the next KTAP result, and
- * samples printed between results pushed some out of that window (6 of
- * 200 results unrecorded in a quick plan). The console then carries only
- * KTAP while calls are timed, too. A guest that dies mid-plan leaves its
- * KTAP and crash lines but no samples.
- */
-struct inband {
-	char *buf;
-	size_t len, cap;
-};
-
-static ssize_t inband_write(void *cookie, const char *buf, size_t n)
-{
-	struct inband *ib = cookie;
-
-	while (ib->len + n > ib->cap) {
-		size_t cap = ib->cap ? ib->cap * 2 : 1 << 16;
-		char *b = realloc(ib->buf, cap);
-
-		if (!b)
-			return -1;
-		ib->buf = b;
-		ib->cap = cap;
-	}
-	memcpy(ib->buf + ib->len, buf, n);
-	ib->len += n;
-	return (ssize_t)n;
-}
-
-static int inband_close(void *cookie)
-{
-	struct inband *ib = cookie;
-	unsigned long seq = 0;
-	size_t at = 0;
-
-	while (at < ib->len) {
-		char *nl = memchr(ib->buf + at, '\n', ib->len - at);
-		size_t n = nl ? (size_t)(nl - (ib->buf + at)) : ib->len - at;
-
-		printf("hzrig-jsonl %lu %.*s\n", ++seq, (int)n, ib->buf + at);
-		at += n + 1;
-	}
-	printf("hzrig-jsonl-end %lu\n", seq);
-	fflush(stdout);
-	free(ib->buf);
-	free(ib);
-	return 0;
-}
-
-static int open_out(struct runner *r)
-{
-	static const cookie_io_functions_t inband_io = {
-		.write = inband_write, .close = inband_close,
-	};
-	struct termios tio;
-	struct inband *ib;
-	int fd;
-
-	if (r->inband) {
-		ib = calloc(1, sizeof(*ib));
-		r->out = ib ? fopencookie(ib, "w", inband_io) : NULL;
-		if (!r->out)
-			free(ib);
-		return r->out ? 0 : -1;
-	}
-	fd = open(r->out_path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-
-	if (fd < 0) {
-		fprintf(stderr, "hzrig-runner: %s: %s\n", r->out_path,
-			strerror(errno));
-		return -1;
-	}
-	/* No \n -> \r\n translation: the host reads plain JSON lines. */
-	if (isatty(fd) && !tcgetattr(fd, &tio)) {
-		cfmakeraw(&tio);
-		tcsetattr(fd, TCSANOW, &tio);
-	}
-	r->out = fdopen(fd, "w");
-	return r->out ? 0 : -1;
-}
 
 /* The driver binds once the gadget has enumerated: give it a moment. */
 static int open_dev(struct runner *r)
@@ -512,14 +356,8 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 
 	/* lanes: long cases may be writing theirs meanwhile */
 	pthread_mutex_lock(&r->lock);
-	fprintf(r->out,
-		"{\"type\":\"noise\",\"sleep_us\":%d,\"n\":%d,"
-		"\"overshoot_p50_ns\":%" PRId64 ",\"overshoot_p99_ns\":%" PRId64
-		",\"rtt_n\":%zu,\"rtt_p50_ns\":%" PRId64 ",\"rtt_p99_ns\":%" PRId64
-		",\"at_case\":%zu}\n", NOISE_SLEEP_US, NOISE_SLEEPS,
-		pct(over, NOISE_SLEEPS, 50), over_p99, nrtt,
-		pct(rtt, nrtt, 50), rtt_p99, at_case);
-	fflush(r->out);
+	emit_noise(r, NOISE_SLEEP_US, NOISE_SLEEPS, pct(over, NOISE_SLEEPS, 50),
+		   over_p99, nrtt, pct(rtt, nrtt, 50), rtt_p99, at_case);
 	if (first) {
 		ktap(r, nrtt == rtt_case.reps || r->drivers, "noise_floor # sleep p99 %"
 		     PRId64 " us, answered ctrl-in p99 %" PRId64 " us%s%s",
@@ -535,77 +373,6 @@ static void measure_noise(struct runner *r, size_t at_case, bool first)
 	}
 	pthread_mutex_unlock(&r->lock);
 	r->noise_at = now_ns();
-}
-
-static void emit_meta(struct runner *r, const char *plan_name)
-{
-	struct utsname u;
-	char cmdline[1024] = "";
-	FILE *f;
-
-	uname(&u);
-	f = fopen("/proc/cmdline", "r");
-	if (f) {
-		if (fgets(cmdline, sizeof(cmdline), f))
-			cmdline[strcspn(cmdline, "\n")] = '\0';
-		fclose(f);
-	}
-	fputs("{\"type\":\"meta\",\"variant\":", r->out);
-	json_str(r->out, r->variant);
-	fprintf(r->out, ",\"hz\":%u,\"release\":", r->info.hz);
-	json_str(r->out, u.release);
-	fputs(",\"clocksource\":", r->out);
-	json_str(r->out, r->clocksource);
-	fprintf(r->out, ",\"jiffy_rate_mhz\":%u,\"abi\":%d,"
-		"\"usb_max_sync_timeout_ms\":%u,\"plan\":",
-		r->info.jiffy_rate_mhz, HZRIG_ABI_VERSION,
-		r->info.usb_max_sync_timeout_ms);
-	json_str(r->out, plan_name);
-	fputs(",\"accel\":", r->out);
-	json_str(r->out, r->accel);
-	fputs(",\"cmdline\":", r->out);
-	json_str(r->out, cmdline);
-	/* What ran the userspace paths: the library, and the kernel's view. */
-	fputs(",\"libusb\":", r->out);
-	json_str(r->out, r->up.libusb_version);
-	fprintf(r->out, ",\"usbmon\":%s", r->up.mon.fd >= 0 ? "true" : "false");
-	fputs("}\n", r->out);
-	fflush(r->out);
-}
-
-/*
- * One sample. A userspace path has no jiffies of its own to report; the
- * URB's lifetime as usbmon saw it (urb_ns) comes with every path when
- * usbmon paired it.
- */
-static void emit_sample(struct runner *r, size_t ci, uint32_t rep,
-			const struct hzrig_plan_case *pc,
-			const struct hzrig_sample *s, int64_t urb_ns)
-{
-	fprintf(r->out,
-		"{\"type\":\"sample\",\"case\":%zu,\"rep\":%u,\"path\":\"%s\","
-		"\"transfer\":\"%s\",\"behaviour\":\"%s\",\"mode\":\"%s\","
-		"\"timeout_ms\":%u,\"timeout_arg\":%d,\"length\":%u,"
-		"\"delay_us\":%u,\"status\":%d,\"elapsed_ns\":%" PRId64 ","
-		"\"actual_length\":%u,\"seq\":%u,\"phase_ns\":%u",
-		ci, rep, hzrig_path_name(pc->path),
-		hzrig_transfer_name(pc->transfer),
-		hzrig_behaviour_name(pc->behaviour), hzrig_mode_name(pc->mode),
-		pc->timeout_ms, s->timeout_arg, pc->length, pc->delay_us,
-		s->status, (int64_t)s->elapsed_ns, s->actual_length, s->seq,
-		s->phase_ns);
-	if (pc->path == HZRIG_PATH_KERNEL)
-		fprintf(r->out, ",\"start_jiffies\":%" PRIu64 ",\"jiffies_lag\":%d",
-			(uint64_t)s->start_jiffies, s->jiffies_lag);
-	if (urb_ns >= 0)
-		fprintf(r->out, ",\"urb_ns\":%" PRId64, urb_ns);
-	if (pc->path == HZRIG_PATH_USBMON) {
-		fputs(",\"driver\":", r->out);
-		json_str(r->out, pc->driver);
-		fputs(",\"site\":", r->out);
-		json_str(r->out, r->site);
-	}
-	fputs("}\n", r->out);
 }
 
 /*
@@ -987,11 +754,8 @@ static void run_plan(struct runner *r, const struct hzrig_plan *plan)
 	       " ms of measurement (%s): efficiency %.2f\n", total_ms, wall_ms,
 	       hzrig_parallel_name(parallel),
 	       wall_ms ? (double)total_ms / wall_ms : 0.0);
-	fprintf(r->out, "{\"type\":\"end\",\"cases\":%zu,\"samples\":%zu,"
-		"\"failures\":%d,\"waits_ms\":%" PRIu64 ",\"wall_ms\":%"
-		PRId64 ",\"parallel\":\"%s\"}\n", plan->ncases, pr.nsamples,
-		r->failures, total_ms, wall_ms, hzrig_parallel_name(parallel));
-	fflush(r->out);
+	emit_end(r, plan->ncases, pr.nsamples, (int64_t)total_ms, wall_ms,
+		 hzrig_parallel_name(parallel));
 }
 
 static void usage(FILE *f)
@@ -1132,8 +896,7 @@ int main(int argc, char **argv)
 		     r.clocksource);
 		printf("Bail out! timings on clocksource %s are worthless\n",
 		       r.clocksource);
-		fprintf(r.out, "{\"type\":\"end\",\"cases\":0,\"samples\":0,"
-			"\"failures\":%d}\n", r.failures);
+		emit_end(&r, 0, 0, -1, -1, NULL);
 		fclose(r.out);
 		return 1;
 	}
