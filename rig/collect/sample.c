@@ -45,20 +45,6 @@ void hzrig_sample_init(struct hzrig_run_sample *s)
 			*hzrig_sample_int(s, &hzrig_sample_fields[i]) = HZRIG_ABSENT;
 }
 
-static const char *json_type_what(struct json_object *v)
-{
-	switch (json_object_get_type(v)) {
-	case json_type_null: return "null";
-	case json_type_boolean: return "a boolean";
-	case json_type_double: return "a fractional number";
-	case json_type_int: return "an integer";
-	case json_type_object: return "an object";
-	case json_type_array: return "an array";
-	case json_type_string: return "a string";
-	}
-	return "?";
-}
-
 /* One field of @o into @s: NULL when it is fine, else what is wrong. */
 static const char *read_field(struct json_object *o, unsigned int need,
 			      const struct hzrig_sample_field *f,
@@ -79,7 +65,7 @@ static const char *read_field(struct json_object *o, unsigned int need,
 	if (f->text) {
 		if (!json_object_is_type(v, json_type_string)) {
 			snprintf(why, len, "is %s, expected a string",
-				 json_type_what(v));
+				 hzrig_json_what(v));
 			return why;
 		}
 		str = json_object_get_string(v);
@@ -100,7 +86,7 @@ static const char *read_field(struct json_object *o, unsigned int need,
 	}
 	if (!json_object_is_type(v, json_type_int)) {
 		snprintf(why, len, "is %s, expected an integer",
-			 json_type_what(v));
+			 hzrig_json_what(v));
 		return why;
 	}
 	x = json_object_get_int64(v);

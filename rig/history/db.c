@@ -911,20 +911,26 @@ int hzrig_db_newest_run(sqlite3 *db, const char *variant, char *buf,
 			 " run_id DESC LIMIT 1", variant, buf, len);
 }
 
-static int64_t col_opt_int(sqlite3_stmt *st, int i)
+int64_t hzrig_db_col_int(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? HZRIG_ABSENT :
 	       sqlite3_column_int64(st, i);
 }
 
-static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
+double hzrig_db_col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN :
+	       sqlite3_column_double(st, i);
+}
+
+void hzrig_db_col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
 
 	snprintf(buf, len, "%s", s ? (const char *)s : "");
 }
 
-static char *col_strdup(sqlite3_stmt *st, int i)
+char *hzrig_db_col_strdup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
 
@@ -960,9 +966,9 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 			const struct hzrig_sample_field *f = &hzrig_sample_fields[i];
 
 			if (f->text)
-				col_text(st, (int)i, hzrig_sample_text(s, f), f->size);
+				hzrig_db_col_text(st, (int)i, hzrig_sample_text(s, f), f->size);
 			else
-				*hzrig_sample_int(s, f) = col_opt_int(st, (int)i);
+				*hzrig_sample_int(s, f) = hzrig_db_col_int(st, (int)i);
 		}
 	}
 	return finalize_done(db, st, rc, err);
@@ -1010,13 +1016,13 @@ static int load_findings(sqlite3 *db, struct hzrig_variant *v,
 		v->findings = f;
 		f = &v->findings[v->nfindings++];
 		memset(f, 0, sizeof(*f));
-		col_text(st, 0, f->title, sizeof(f->title));
-		col_text(st, 1, f->kind, sizeof(f->kind));
-		col_text(st, 2, f->where, sizeof(f->where));
-		col_text(st, 3, f->running, sizeof(f->running));
+		hzrig_db_col_text(st, 0, f->title, sizeof(f->title));
+		hzrig_db_col_text(st, 1, f->kind, sizeof(f->kind));
+		hzrig_db_col_text(st, 2, f->where, sizeof(f->where));
+		hzrig_db_col_text(st, 3, f->running, sizeof(f->running));
 		f->console_line = sqlite3_column_int64(st, 4);
 		f->truncated = sqlite3_column_int(st, 5);
-		f->excerpt = col_strdup(st, 6);
+		f->excerpt = hzrig_db_col_strdup(st, 6);
 		f->known = sqlite3_column_int(st, 7);
 	}
 	v->scanned = v->nfindings || run_json_scanned(v->run_json);
@@ -1057,26 +1063,26 @@ int hzrig_db_load_run(sqlite3 *db, const char *run_id, struct hzrig_run *run,
 					  sqlite3_column_int(st, 2));
 		if (!v)
 			goto oom;
-		col_text(st, 3, v->release, sizeof(v->release));
-		col_text(st, 4, v->clocksource, sizeof(v->clocksource));
-		col_text(st, 5, v->accel, sizeof(v->accel));
-		col_text(st, 6, v->boot_status, sizeof(v->boot_status));
-		v->overshoot_p50_ns = col_opt_int(st, 7);
-		v->overshoot_p99_ns = col_opt_int(st, 8);
-		v->rtt_p50_ns = col_opt_int(st, 9);
-		v->rtt_p99_ns = col_opt_int(st, 10);
-		v->allowance_ns = col_opt_int(st, 11);
-		v->waits_ms = col_opt_int(st, 12);
-		v->wall_ms = col_opt_int(st, 13);
-		v->run_json = col_strdup(st, 14);
-		col_text(st, 15, v->tree_describe, sizeof(v->tree_describe));
-		col_text(st, 16, v->config_hash, sizeof(v->config_hash));
-		v->patches = col_strdup(st, 17);
-		v->fragments = col_strdup(st, 18);
-		col_text(st, 19, v->hzrig_version, sizeof(v->hzrig_version));
-		v->build_json = col_strdup(st, 20);
+		hzrig_db_col_text(st, 3, v->release, sizeof(v->release));
+		hzrig_db_col_text(st, 4, v->clocksource, sizeof(v->clocksource));
+		hzrig_db_col_text(st, 5, v->accel, sizeof(v->accel));
+		hzrig_db_col_text(st, 6, v->boot_status, sizeof(v->boot_status));
+		v->overshoot_p50_ns = hzrig_db_col_int(st, 7);
+		v->overshoot_p99_ns = hzrig_db_col_int(st, 8);
+		v->rtt_p50_ns = hzrig_db_col_int(st, 9);
+		v->rtt_p99_ns = hzrig_db_col_int(st, 10);
+		v->allowance_ns = hzrig_db_col_int(st, 11);
+		v->waits_ms = hzrig_db_col_int(st, 12);
+		v->wall_ms = hzrig_db_col_int(st, 13);
+		v->run_json = hzrig_db_col_strdup(st, 14);
+		hzrig_db_col_text(st, 15, v->tree_describe, sizeof(v->tree_describe));
+		hzrig_db_col_text(st, 16, v->config_hash, sizeof(v->config_hash));
+		v->patches = hzrig_db_col_strdup(st, 17);
+		v->fragments = hzrig_db_col_strdup(st, 18);
+		hzrig_db_col_text(st, 19, v->hzrig_version, sizeof(v->hzrig_version));
+		v->build_json = hzrig_db_col_strdup(st, 20);
 		if (!run->source)
-			run->source = col_strdup(st, 21);
+			run->source = hzrig_db_col_strdup(st, 21);
 		/* the record is checked as the file was before it came in */
 		snprintf(label, sizeof(label), "%s: run %s, %s/run.json", db_name(db),
 			 run_id, v->name);

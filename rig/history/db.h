@@ -55,6 +55,15 @@ const char *hzrig_db_error(sqlite3 *db);
  */
 sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err);
 
+/*
+ * A column of the current row of @st: text copied ("" when NULL) or
+ * duplicated (NULL when NULL), an integer (HZRIG_ABSENT), a real (NAN).
+ */
+void hzrig_db_col_text(sqlite3_stmt *st, int i, char *buf, size_t len);
+char *hzrig_db_col_strdup(sqlite3_stmt *st, int i);
+int64_t hzrig_db_col_int(sqlite3_stmt *st, int i);
+double hzrig_db_col_real(sqlite3_stmt *st, int i);
+
 /* Apply the missing migrations; -1 (after a message) on error or newer DB. */
 int hzrig_db_migrate(sqlite3 *db, const char *path, FILE *err);
 

@@ -15,32 +15,6 @@ static const char *const tables[] = {
 	"runs", "variant_runs", "samples", "baselines", "regressions",
 };
 
-static char *col_dup(sqlite3_stmt *st, int c)
-{
-	const unsigned char *s = sqlite3_column_text(st, c);
-
-	return s ? strdup((const char *)s) : NULL;
-}
-
-static void col_copy(sqlite3_stmt *st, int c, char *buf, size_t len)
-{
-	const unsigned char *s = sqlite3_column_text(st, c);
-
-	snprintf(buf, len, "%s", s ? (const char *)s : "");
-}
-
-static double col_real(sqlite3_stmt *st, int c)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN :
-	       sqlite3_column_double(st, c);
-}
-
-static int64_t col_int(sqlite3_stmt *st, int c)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL ? HZRIG_ABSENT :
-	       sqlite3_column_int64(st, c);
-}
-
 /* How many tables the file has and its schema version; -1 unreadable. */
 static int schema_of(sqlite3 *db, int *ver, int *ntables)
 {
@@ -191,10 +165,10 @@ static int load_runs(struct hzrig_view *v, const char *who, FILE *err)
 		r = add_run(v);
 		if (!r)
 			goto oom;
-		col_copy(st, 0, r->id, sizeof(r->id));
-		r->started_at = col_dup(st, 1);
-		r->plan = col_dup(st, 2);
-		r->hzrig_version = col_dup(st, 3);
+		hzrig_db_col_text(st, 0, r->id, sizeof(r->id));
+		r->started_at = hzrig_db_col_strdup(st, 1);
+		r->plan = hzrig_db_col_strdup(st, 2);
+		r->hzrig_version = hzrig_db_col_strdup(st, 3);
 		if (hzrig_db_load_run(v->db, r->id, &r->run, err)) {
 			fprintf(err, "%s: run %s left out\n", who, r->id);
 			free_run(r);
@@ -233,8 +207,8 @@ static int load_baselines(struct hzrig_view *v, const char *who, FILE *err)
 			}
 			v->b = b;
 			b = &v->b[v->nb++];
-			col_copy(st, 0, b->variant, sizeof(b->variant));
-			col_copy(st, 1, b->run_id, sizeof(b->run_id));
+			hzrig_db_col_text(st, 0, b->variant, sizeof(b->variant));
+			hzrig_db_col_text(st, 1, b->run_id, sizeof(b->run_id));
 		}
 	}
 	sqlite3_finalize(st);
@@ -247,19 +221,19 @@ static int load_baselines(struct hzrig_view *v, const char *who, FILE *err)
 static void regression_row(sqlite3_stmt *st, struct hzrig_view_regression *g)
 {
 	memset(g, 0, sizeof(*g));
-	col_copy(st, 0, g->run_id, sizeof(g->run_id));
-	col_copy(st, 1, g->variant, sizeof(g->variant));
-	col_copy(st, 2, g->case_key, sizeof(g->case_key));
-	col_copy(st, 3, g->kind, sizeof(g->kind));
-	g->old_value = col_real(st, 4);
-	g->new_value = col_real(st, 5);
-	g->threshold = col_real(st, 6);
-	col_copy(st, 7, g->base_run, sizeof(g->base_run));
-	col_copy(st, 8, g->base_variant, sizeof(g->base_variant));
-	g->window_lo_ns = col_int(st, 9);
-	g->window_hi_ns = col_int(st, 10);
-	g->detail = col_dup(st, 11);
-	col_copy(st, 12, g->checked_at, sizeof(g->checked_at));
+	hzrig_db_col_text(st, 0, g->run_id, sizeof(g->run_id));
+	hzrig_db_col_text(st, 1, g->variant, sizeof(g->variant));
+	hzrig_db_col_text(st, 2, g->case_key, sizeof(g->case_key));
+	hzrig_db_col_text(st, 3, g->kind, sizeof(g->kind));
+	g->old_value = hzrig_db_col_real(st, 4);
+	g->new_value = hzrig_db_col_real(st, 5);
+	g->threshold = hzrig_db_col_real(st, 6);
+	hzrig_db_col_text(st, 7, g->base_run, sizeof(g->base_run));
+	hzrig_db_col_text(st, 8, g->base_variant, sizeof(g->base_variant));
+	g->window_lo_ns = hzrig_db_col_int(st, 9);
+	g->window_hi_ns = hzrig_db_col_int(st, 10);
+	g->detail = hzrig_db_col_strdup(st, 11);
+	hzrig_db_col_text(st, 12, g->checked_at, sizeof(g->checked_at));
 }
 
 static int load_regressions(struct hzrig_view *v, const char *who, FILE *err)

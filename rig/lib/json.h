@@ -21,6 +21,21 @@
 #include "lib/io.h"
 #include "lib/util.h"
 
+/* What a JSON value is, for messages: "a string", "an integer", "null". */
+static inline const char *hzrig_json_what(struct json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a fractional number";
+	case json_type_int: return "an integer";
+	case json_type_object: return "an object";
+	case json_type_array: return "an array";
+	case json_type_string: return "a string";
+	}
+	return "?";
+}
+
 static inline void hzrig_json_put(struct json_object *o, const char *key,
 				  struct json_object *v)
 {

@@ -26,6 +26,7 @@
 #include "collect/collect.h"
 #include "runs/runs.h"
 #include "lib/io.h"
+#include "lib/json.h"
 #include "lib/util.h"
 #include "plan/plan.h"
 
@@ -154,20 +155,6 @@ static void lerr(struct loader *l, const char *fmt, ...)
 	l->errors++;
 }
 
-static const char *jtype(struct json_object *o)
-{
-	switch (json_object_get_type(o)) {
-	case json_type_null: return "null";
-	case json_type_boolean: return "a boolean";
-	case json_type_double: return "a fractional number";
-	case json_type_int: return "an integer";
-	case json_type_object: return "an object";
-	case json_type_array: return "an array";
-	case json_type_string: return "a string";
-	}
-	return "?";
-}
-
 enum { OPTIONAL, REQUIRED };
 
 /*
@@ -188,7 +175,7 @@ static int get_member(struct loader *l, struct json_object *o,
 	}
 	if (!json_object_is_type(*out, type)) {
 		lerr(l, "field \"%s%s\": is %s, expected %s", pfx, key,
-		     jtype(*out), what);
+		     hzrig_json_what(*out), what);
 		return -1;
 	}
 	return 1;
@@ -234,7 +221,7 @@ static int get_num(struct loader *l, struct json_object *o, const char *key,
 		return 0;
 	if (!json_object_is_type(v, json_type_int) &&
 	    !json_object_is_type(v, json_type_double)) {
-		lerr(l, "field \"%s\": is %s, expected a number", key, jtype(v));
+		lerr(l, "field \"%s\": is %s, expected a number", key, hzrig_json_what(v));
 		return -1;
 	}
 	*out = json_object_get_double(v);
@@ -259,7 +246,7 @@ static void get_seconds(struct loader *l, struct json_object *boot,
 		return;
 	if (!json_object_is_type(v, json_type_int) &&
 	    !json_object_is_type(v, json_type_double)) {
-		lerr(l, "field \"boot.%s\": is %s, expected seconds", key, jtype(v));
+		lerr(l, "field \"boot.%s\": is %s, expected seconds", key, hzrig_json_what(v));
 		return;
 	}
 	d = json_object_get_double(v);
@@ -321,7 +308,7 @@ static int get_str_list(struct loader *l, struct json_object *o,
 
 		if (!json_object_is_type(e, json_type_string)) {
 			lerr(l, "field \"%s[%zu]\": is %s, expected a string",
-			     key, i, jtype(e));
+			     key, i, hzrig_json_what(e));
 			return -1;
 		}
 		len += strlen(json_object_get_string(e)) + 1;
@@ -424,7 +411,7 @@ static void load_probes(struct loader *l, struct hzrig_variant *v,
 		e = json_object_array_get_idx(a, i);
 		if (!json_object_is_type(e, json_type_object)) {
 			lerr(l, "field \"noise_probes[%zu]\": is %s, expected an object",
-			     i, jtype(e));
+			     i, hzrig_json_what(e));
 			return;
 		}
 		x = HZRIG_ABSENT;
@@ -499,7 +486,7 @@ static void load_findings(struct loader *l, struct hzrig_variant *v,
 		e = json_object_array_get_idx(a, i);
 		if (!json_object_is_type(e, json_type_object)) {
 			lerr(l, "field \"findings[%zu]\": is %s, expected an object",
-			     i, jtype(e));
+			     i, hzrig_json_what(e));
 			return;
 		}
 		if (load_finding(l, e, &v->findings[i]))
@@ -577,7 +564,7 @@ static struct json_object *load_object(struct loader *l, const char *path,
 	}
 	o = parse_doc(l, *text, len);
 	if (o && !json_object_is_type(o, json_type_object)) {
-		lerr(l, "is %s, expected an object", jtype(o));
+		lerr(l, "is %s, expected an object", hzrig_json_what(o));
 		json_object_put(o);
 		o = NULL;
 	}
@@ -820,7 +807,7 @@ int hzrig_variant_load_json(struct hzrig_variant *v, const char *file,
 	}
 	o = parse_doc(&l, v->run_json, strlen(v->run_json));
 	if (o && !json_object_is_type(o, json_type_object))
-		lerr(&l, "is %s, expected an object", jtype(o));
+		lerr(&l, "is %s, expected an object", hzrig_json_what(o));
 	else if (o) {
 		check_schema(&l, o);
 		if (!get_str(&l, o, "", "variant", REQUIRED, name, sizeof(name)) &&
@@ -1069,7 +1056,7 @@ static void load_samples(struct loader *l, struct hzrig_run *run,
 		if (i != (size_t)len)
 			lerr(l, "not valid JSON: text after the object");
 		else if (!json_object_is_type(o, json_type_object))
-			lerr(l, "is %s, expected a sample object", jtype(o));
+			lerr(l, "is %s, expected a sample object", hzrig_json_what(o));
 		else
 			load_sample(l, run, o);
 		json_object_put(o);

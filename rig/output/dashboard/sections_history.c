@@ -627,17 +627,6 @@ void dash_section_regressions(struct dash *d)
  * Runs and their noise floor; unexplained samples.
  */
 
-static void cell_str(struct dash *d, const char *s, const char *cls)
-{
-	dash_out(d, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "",
-	    cls ? "\"" : "");
-	if (s && *s)
-		dash_esc(d, s);
-	else
-		dash_out(d, "<span class=\"muted\">-</span>");
-	dash_out(d, "</td>");
-}
-
 /* "sha256:0123456789abcdef..." as its first 12 hex digits, whole in a title. */
 static void cell_hash(struct dash *d, const char *h)
 {
@@ -679,7 +668,7 @@ static void run_row(struct dash *d, const struct hzrig_view_run *r,
 	dash_out(d, "</td><td class=\"num\">%d</td>", v->hz);
 	dash_cell_two(d, v->release, v->tree_describe, "kern");
 	cell_hash(d, v->config_hash);
-	cell_str(d, v->patches, "mono");
+	dash_cell_two(d, v->patches, NULL, "mono");
 	dash_out(d, "<td class=\"nw\">");
 	dash_esc(d, v->accel[0] ? v->accel : "?");
 	dash_out(d, ", ");
