@@ -333,43 +333,88 @@ void dash_section_observed(struct dash *d)
 	dash_out(d, "</section>\n");
 }
 
-/* ------------------------------------------------------------------------
- * Error per HZ: median(wait - T) of the NAKed ms-mode cases, all variants
- * on one chart, with the model's worst case hi - T.
+/*
+ * The timing charts' groups: the samples of one variant, timeout mode and
+ * T, with the p5, median and p95 of a figure of each (the error per HZ:
+ * wait - T; the legacy modes: the wait), as runs/stats.c takes them
+ * (hzrig_percentile()).
  */
-
-struct egroup {
-	size_t v;
-	int64_t t;
-	size_t n, bad;
-	int64_t p5, med, p95;	/* of wait - T, ns */
+struct tgroup {
+	size_t mode, v;
+	int64_t t, arg;		/* T, and the int passed (the first's) */
+	size_t n, bad;		/* bad: not inside */
+	int64_t p5, med, p95;
 	int64_t hi;		/* the recorded window's upper edge */
 };
 
-struct eitem {
-	size_t v;
-	int64_t t, err, hi;
+struct titem {
+	size_t mode, v;
+	int64_t t, arg, value, hi;
 	bool bad;
 };
 
-static int cmp_eitem(const void *a, const void *b)
-{
-	const struct eitem *x = a, *y = b;
+struct tgroup_order {
+	const struct dash *d;
+	bool t_first;		/* mode, T, variant; else mode, variant, T */
+};
 
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->err < y->err ? -1 : x->err > y->err;
+static int cmp3(int64_t a, int64_t b)
+{
+	return a < b ? -1 : a > b;
 }
 
-/* Group the NAKed ms-mode samples by variant and T; -1 out of memory. */
-static int error_groups(struct dash *d, struct egroup **gp, size_t *np)
+static int cmp_titem(const void *a, const void *b, void *ctx)
 {
-	struct eitem *it = calloc(d->ns + 1, sizeof(*it));
+	const struct tgroup_order *o = ctx;
+	const struct titem *x = a, *y = b;
+	int c = strcmp(dash_S(o->d, x->mode), dash_S(o->d, y->mode));
+
+	if (!c && o->t_first)
+		c = cmp3(x->t, y->t);
+	if (!c)
+		c = cmp3((int64_t)x->v, (int64_t)y->v);
+	if (!c)
+		c = cmp3(x->t, y->t);
+	return c ? c : cmp3(x->value, y->value);
+}
+
+/* Close the group of @it[0..n) into @g; @e is scratch for n values. */
+static void tgroup_close(struct tgroup *g, const struct titem *it, size_t n,
+			 int64_t *e)
+{
+	size_t k;
+
+	g->mode = it[0].mode;
+	g->v = it[0].v;
+	g->t = it[0].t;
+	g->arg = it[0].arg;
+	g->n = n;
+	g->hi = HZRIG_ABSENT;
+	for (k = 0; k < n; k++) {
+		e[k] = it[k].value;
+		g->bad += it[k].bad;
+		if (it[k].hi != HZRIG_ABSENT)
+			g->hi = it[k].hi;
+	}
+	g->p5 = hzrig_percentile(e, n, 5);
+	g->med = hzrig_percentile(e, n, 50);
+	g->p95 = hzrig_percentile(e, n, 95);
+}
+
+/*
+ * Group the samples @keep picks, each counted by @value, in @o's order;
+ * -1 out of memory.
+ */
+static int tgroups(struct dash *d, bool (*keep)(const struct dash *,
+						const struct dsample *),
+		   int64_t (*value)(const struct dsample *), bool t_first,
+		   struct tgroup **gp, size_t *np)
+{
+	struct tgroup_order o = { .d = d, .t_first = t_first };
+	struct titem *it = calloc(d->ns + 1, sizeof(*it));
 	int64_t *e = calloc(d->ns + 1, sizeof(*e));
-	struct egroup *g = calloc(d->ns + 1, sizeof(*g));
-	size_t n = 0, ng = 0, i, j, k;
+	struct tgroup *g = calloc(d->ns + 1, sizeof(*g));
+	size_t n = 0, ng = 0, i, j;
 
 	if (!it || !e || !g) {
 		free(it);
@@ -380,40 +425,40 @@ static int error_groups(struct dash *d, struct egroup **gp, size_t *np)
 	for (i = 0; i < d->ns; i++) {
 		const struct dsample *x = &d->s[i];
 
-		if (!wanted(d, x, NAK_MS))
+		if (!keep(d, x))
 			continue;
-		it[n].v = x->v;
-		it[n].t = x->timeout_ms;
-		it[n].err = x->elapsed - x->timeout_ms * 1000000;
-		it[n].hi = x->hi;
-		it[n].bad = !dash_inside(d, x);
+		it[n] = (struct titem){ .mode = x->mode, .v = x->v,
+			.t = x->timeout_ms, .arg = x->timeout_arg,
+			.value = value(x), .hi = x->hi, .bad = !dash_inside(d, x) };
 		n++;
 	}
-	qsort(it, n, sizeof(*it), cmp_eitem);
+	qsort_r(it, n, sizeof(*it), cmp_titem, &o);
 	for (i = 0; i < n; i = j) {
-		struct egroup *x = &g[ng++];
-
-		for (j = i; j < n && it[j].v == it[i].v && it[j].t == it[i].t; j++)
+		for (j = i; j < n && it[j].mode == it[i].mode &&
+			    it[j].v == it[i].v && it[j].t == it[i].t; j++)
 			;
-		x->v = it[i].v;
-		x->t = it[i].t;
-		x->n = j - i;
-		x->hi = HZRIG_ABSENT;
-		for (k = i; k < j; k++) {
-			e[k - i] = it[k].err;
-			x->bad += it[k].bad;
-			if (it[k].hi != HZRIG_ABSENT)
-				x->hi = it[k].hi;
-		}
-		x->p5 = hzrig_percentile(e, x->n, 5);
-		x->med = hzrig_percentile(e, x->n, 50);
-		x->p95 = hzrig_percentile(e, x->n, 95);
+		tgroup_close(&g[ng++], it + i, j - i, e);
 	}
 	free(it);
 	free(e);
 	*gp = g;
 	*np = ng;
 	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Error per HZ: median(wait - T) of the NAKed ms-mode cases, all variants
+ * on one chart, with the model's worst case hi - T.
+ */
+
+static bool nak_ms(const struct dash *d, const struct dsample *x)
+{
+	return wanted(d, x, NAK_MS);
+}
+
+static int64_t wait_error(const struct dsample *x)
+{
+	return x->elapsed - x->timeout_ms * 1000000;
 }
 
 /* The smallest and largest worst-case error (ms) of the model over T. */
@@ -433,7 +478,7 @@ static void worst_range(int hz, double t0, double t1, double *mn, double *mx)
 	}
 }
 
-static void error_chart(struct dash *d, const struct egroup *g, size_t ng)
+static void error_chart(struct dash *d, const struct tgroup *g, size_t ng)
 {
 	double t0 = INFINITY, t1 = 0, y0 = INFINITY, y1 = 0, xl, xh, yl, yh;
 	double off, x, y;
@@ -508,7 +553,7 @@ static void error_chart(struct dash *d, const struct egroup *g, size_t ng)
 	dash_out(d, "</g></svg>\n");
 }
 
-static void error_table(struct dash *d, const struct egroup *g, size_t ng)
+static void error_table(struct dash *d, const struct tgroup *g, size_t ng)
 {
 	int64_t ts[512];
 	size_t nt = 0, i, j, v;
@@ -564,7 +609,7 @@ static void error_table(struct dash *d, const struct egroup *g, size_t ng)
 
 void dash_section_error(struct dash *d)
 {
-	struct egroup *g = NULL;
+	struct tgroup *g = NULL;
 	size_t ng = 0, v;
 
 	dash_out(d, "<section id=\"error-per-hz\">\n<h2>Timeout error per HZ</h2>\n"
@@ -580,7 +625,7 @@ void dash_section_error(struct dash *d)
 	    " HZ=100); a fine HZ can lose at long ones, because the same T lands"
 	    " on a higher wheel level: T=600 ms is level 2 at HZ=1000 (64 ms"
 	    " granule) but level 0 at HZ=100 (10 ms).</p>\n<div class=\"legend\">");
-	if (error_groups(d, &g, &ng)) {
+	if (tgroups(d, nak_ms, wait_error, false, &g, &ng)) {
 		dash_out_of_memory(d);
 		return;
 	}
@@ -602,94 +647,25 @@ void dash_section_error(struct dash *d)
  * Legacy jiffies: callers that pass a jiffy count where the API wants ms.
  */
 
-struct litem {
-	size_t mode, v;
-	int64_t t, arg, elapsed, hi;
-	bool bad;
-};
-
-struct lgroup {
-	size_t mode, v;
-	int64_t t, arg, med, hi;
-	size_t n, bad;
-};
-
-static int cmp_litem(const void *a, const void *b, void *ctx)
+/* Timed-out kernel calls in a jiffies mode: an answered call does not wait. */
+static bool legacy_nak(const struct dash *d, const struct dsample *x)
 {
-	const struct litem *x = a, *y = b;
-	int c = strcmp(dash_S(ctx, x->mode), dash_S(ctx, y->mode));
-
-	if (c)
-		return c;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return x->elapsed < y->elapsed ? -1 : x->elapsed > y->elapsed;
+	return !dash_is(d, x->mode, "ms") && dash_is(d, x->behaviour, "nak") &&
+	       dash_kernel(d, x);
 }
 
-static int legacy_groups(struct dash *d, struct lgroup **gp, size_t *np)
+static int64_t wait_of(const struct dsample *x)
 {
-	struct litem *it = calloc(d->ns + 1, sizeof(*it));
-	int64_t *e = calloc(d->ns + 1, sizeof(*e));
-	struct lgroup *g = calloc(d->ns + 1, sizeof(*g));
-	size_t n = 0, ng = 0, i, j, k;
-
-	if (!it || !e || !g) {
-		free(it);
-		free(e);
-		free(g);
-		return -1;
-	}
-	for (i = 0; i < d->ns; i++) {
-		const struct dsample *x = &d->s[i];
-
-		/* Timed-out calls only: an answered call does not wait. */
-		if (dash_is(d, x->mode, "ms") || !dash_is(d, x->behaviour, "nak") ||
-		    !dash_kernel(d, x))
-			continue;
-		it[n].mode = x->mode;
-		it[n].v = x->v;
-		it[n].t = x->timeout_ms;
-		it[n].arg = x->timeout_arg;
-		it[n].elapsed = x->elapsed;
-		it[n].hi = x->hi;
-		it[n].bad = !dash_inside(d, x);
-		n++;
-	}
-	qsort_r(it, n, sizeof(*it), cmp_litem, d);
-	for (i = 0; i < n; i = j) {
-		struct lgroup *x = &g[ng++];
-
-		for (j = i; j < n && it[j].mode == it[i].mode &&
-			    it[j].t == it[i].t && it[j].v == it[i].v; j++)
-			;
-		x->mode = it[i].mode;
-		x->v = it[i].v;
-		x->t = it[i].t;
-		x->arg = it[i].arg;
-		x->hi = it[i].hi;
-		x->n = j - i;
-		for (k = i; k < j; k++) {
-			e[k - i] = it[k].elapsed;
-			x->bad += it[k].bad;
-		}
-		x->med = hzrig_percentile(e, x->n, 50);
-	}
-	free(it);
-	free(e);
-	*gp = g;
-	*np = ng;
-	return 0;
+	return x->elapsed;
 }
 
 /* Is group @i the first of its (mode, T)? */
-static bool lseries_start(const struct lgroup *g, size_t i)
+static bool lseries_start(const struct tgroup *g, size_t i)
 {
 	return !i || g[i - 1].mode != g[i].mode || g[i - 1].t != g[i].t;
 }
 
-static void legacy_chart(struct dash *d, const struct lgroup *g, size_t ng)
+static void legacy_chart(struct dash *d, const struct tgroup *g, size_t ng)
 {
 	double y0 = INFINITY, y1 = 0, yl, yh, x, step;
 	size_t i, v, k, series = 0;
@@ -775,7 +751,7 @@ static void legacy_chart(struct dash *d, const struct lgroup *g, size_t ng)
 	dash_out(d, "</svg>\n");
 }
 
-static void legacy_table(struct dash *d, const struct lgroup *g, size_t ng)
+static void legacy_table(struct dash *d, const struct tgroup *g, size_t ng)
 {
 	size_t i, k, v, series = 0;
 
@@ -825,7 +801,7 @@ static void legacy_table(struct dash *d, const struct lgroup *g, size_t ng)
 
 void dash_section_legacy(struct dash *d)
 {
-	struct lgroup *g = NULL;
+	struct tgroup *g = NULL;
 	size_t ng = 0;
 
 	dash_out(d, "<section id=\"legacy-jiffies\">\n<h2>Jiffies passed as milliseconds</h2>\n"
@@ -839,7 +815,7 @@ void dash_section_legacy(struct dash *d)
 	    " HZ=1000, where a jiffy is a millisecond, hides the bug. Solid:"
 	    " legacy-jiffies, dashed: hz-constant; grey: the T that was"
 	    " meant.</p>\n");
-	if (legacy_groups(d, &g, &ng)) {
+	if (tgroups(d, legacy_nak, wait_of, true, &g, &ng)) {
 		dash_out_of_memory(d);
 		return;
 	}
