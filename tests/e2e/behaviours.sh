@@ -9,18 +9,11 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 V=${1:?usage: behaviours.sh VARIANT}
 OUT=$TOP/build/tests/e2e-quick
-pass=0 failn=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-ko() { echo "not ok - $1"; failn=$((failn + 1)); }
-check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+. "$TOP/tests/e2e/lib.sh"
 # q FILTER: how many samples match the jq filter.
 q() { jq -s "map(select($1)) | length" "$S"; }
 
-rm -rf "$OUT"
-"$TOP/rig/boot/matrix.sh" --plan quick --out "$OUT" "$V"
-echo "matrix exit status: $?"
-S=$OUT/latest/samples.jsonl
-RUN=$OUT/latest/$V/run.json
+e2e_run quick "$OUT" "$V"
 hz=${V#hz-}
 
 check "guest finished (boot status ok)" "[ \"\$(jq -r .boot_status '$RUN' 2>/dev/null)\" = ok ]"
@@ -82,5 +75,4 @@ inside=$(q '.verdict == "inside"' 2>/dev/null || echo 0)
 echo "# $inside of $n samples inside the model window"
 check ">= 95% of all samples explained by the model" "[ $n -gt 0 ] && [ \$((inside * 100)) -ge \$((n * 95)) ]"
 
-echo "behaviours: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+e2e_done behaviours

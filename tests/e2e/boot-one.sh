@@ -9,19 +9,9 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 V=${1:?usage: boot-one.sh VARIANT}
 OUT=$TOP/build/tests/e2e-results
-pass=0 failn=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-ko() { echo "not ok - $1"; failn=$((failn + 1)); }
-check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+. "$TOP/tests/e2e/lib.sh"
 
-rm -rf "$OUT"
-"$TOP/rig/boot/matrix.sh" --plan default --out "$OUT" "$V"
-echo "matrix exit status: $?"
-
-R=$OUT/latest
-S=$R/samples.jsonl
-RUN=$R/$V/run.json
-CON=$TOP/build/$V/run/console.log
+e2e_run default "$OUT" "$V"
 check "run.json written" "[ -s '$RUN' ]"
 check "guest finished (boot status ok)" "[ \"\$(jq -r .boot_status '$RUN' 2>/dev/null)\" = ok ]"
 check "KTAP header on the console" "grep -q '^KTAP version 1' '$CON'"
@@ -75,5 +65,4 @@ check "watchdog: no QEMU left behind" "! pgrep -f 'hung.ttyS1' >/dev/null"
 check "watchdog: a panicking guest exits 5, status crashed, panic named" \
 	"[ $? -eq 5 ] && [ \"\$(jq -r .status '$W/panic.json')\" = crashed ] && jq -r .crash '$W/panic.json' | grep -q 'Kernel panic'"
 
-echo "$pass passed, $failn failed"
-[ $failn -eq 0 ]
+e2e_done boot-one

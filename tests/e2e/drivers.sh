@@ -11,19 +11,9 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 V=${1:-hz-250-drivers}
 OUT=$TOP/build/tests/drivers-results
 GOLDEN=$TOP/tests/checker/golden-6.1.json
-pass=0 failn=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-ko() { echo "not ok - $1"; failn=$((failn + 1)); }
-check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+. "$TOP/tests/e2e/lib.sh"
 
-rm -rf "$OUT"
-"$TOP/rig/boot/matrix.sh" --plan drivers --out "$OUT" "$V"
-echo "matrix exit status: $?"
-
-R=$OUT/latest
-S=$R/samples.jsonl
-RUN=$R/$V/run.json
-CON=$TOP/build/$V/run/console.log
+e2e_run drivers "$OUT" "$V"
 hz=$(jq -r .hz "$RUN" 2>/dev/null)
 check "guest finished (boot status ok)" "[ \"\$(jq -r .boot_status '$RUN' 2>/dev/null)\" = ok ]"
 check "no KTAP failure, no Bail out" "grep -q '^ok' '$CON' && ! grep -qE '^not ok|Bail out' '$CON'"
@@ -47,5 +37,4 @@ for d in ipheth orinoco_usb; do
 	check "$d: every sample inside the model's window" \
 		"jq -se 'map(select(.driver == \"$d\")) | all(.verdict == \"inside\")' '$S' >/dev/null"
 done
-echo "drivers: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+e2e_done drivers

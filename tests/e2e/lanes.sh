@@ -12,17 +12,9 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 V=${1:?usage: lanes.sh VARIANT}
 OUT=$TOP/build/tests/e2e-lanes
-pass=0 failn=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-ko() { echo "not ok - $1"; failn=$((failn + 1)); }
-check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+. "$TOP/tests/e2e/lib.sh"
 
-rm -rf "$OUT"
-mkdir -p "$OUT"
-HZRIG_DB=$OUT/hzrig.db "$TOP/rig/boot/matrix.sh" --plan lanes --out "$OUT" "$V"
-echo "matrix exit status: $?"
-R=$OUT/latest
-S=$R/samples.jsonl
+HZRIG_DB=$OUT/hzrig.db e2e_run lanes "$OUT" "$V"
 C=$R/$V/console.log
 hz=$(jq -r .hz "$R/$V/run.json" 2>/dev/null || echo 0)
 
@@ -49,5 +41,4 @@ echo "# $V: $out of $n samples outside their windows"
 check "at most one sample outside its window" "[ '$n' -ge 40 ] && [ '$out' -le 1 ]"
 check "the run says lanes" "[ \"\$(jq -r .efficiency.parallel '$R/$V/run.json')\" = lanes ]"
 
-echo "lanes: $pass passed, $failn failed"
-[ "$failn" -eq 0 ]
+e2e_done lanes

@@ -23,10 +23,7 @@ HZRIG=$B/rig/hzrig
 OUT=$B/tests/e2e-demo
 DB=$OUT/hzrig.db
 HZ=250
-pass=0 failn=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-ko() { echo "not ok - $1"; failn=$((failn + 1)); }
-check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+. "$TOP/tests/e2e/lib.sh"
 sql() { sqlite3 -batch -noheader "$DB" "$@"; }
 
 CLEAN=$(readlink -f "$CLEAN")
@@ -96,5 +93,4 @@ check "a regression names case, figures and the model window" \
 	"jq -e '[.checks[].regressions[] | select(.detail | test(\"window\"))] | length > 0' '$OUT/legacy.json' > /dev/null"
 check "the findings are in the database" "[ \"\$(sql \"SELECT count(*) FROM regressions WHERE run_id = '$N' AND variant = 'hz-250-legacy'\")\" -gt 0 ]"
 
-echo "regression-demo: $pass passed, $failn failed"
-[ "$failn" -eq 0 ]
+e2e_done regression-demo

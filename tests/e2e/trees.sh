@@ -14,10 +14,7 @@ V=${1:?usage: trees.sh VARIANT}
 V2=$V-6.12
 OUT=$TOP/build/tests/e2e-trees
 HZRIG=$TOP/build/rig/hzrig
-pass=0 failn=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-ko() { echo "not ok - $1"; failn=$((failn + 1)); }
-check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+. "$TOP/tests/e2e/lib.sh"
 
 [ -f "$TOP/kernel/variants/$V2.variant" ] || { echo "not ok - no variant $V2"; exit 1; }
 rm -rf "$OUT"
@@ -69,5 +66,4 @@ check "every case on both trees, the same window on both ($cases cases)" \
 check "a row per tree for each case" \
 	"[ \$(grep -cE '^ +6\\.12 +$V2 ' '$OUT/trees.txt') -eq $cases ]"
 
-echo "trees: $pass passed, $failn failed"
-[ $failn -eq 0 ]
+e2e_done trees
