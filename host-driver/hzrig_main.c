@@ -295,17 +295,10 @@ static int hzrig_reset_lane(struct hzrig_dev *dev, struct hzrig_lane *lane)
 static int hzrig_arm(struct hzrig_dev *dev, const struct hzrig_case *c,
 		     u32 seq, ktime_t start)
 {
-	struct hzrig_arm arm = {
-		.version	= HZRIG_WIRE_VERSION,
-		.target		= hzrig_target[c->transfer],
-		.behaviour	= c->behaviour,
-		.seq		= cpu_to_le32(seq),
-		.delay_us	= cpu_to_le32(c->delay_us),
-		/* SHORT answers short_length bytes, the others all of them */
-		.length		= cpu_to_le32(c->behaviour == HZRIG_BEH_SHORT ?
-					      c->short_length : c->length),
-		.start_ns	= cpu_to_le64(ktime_to_ns(start)),
-	};
+	struct hzrig_arm arm = hzrig_arm_make(hzrig_target[c->transfer],
+					      c->behaviour, seq, c->delay_us,
+					      c->length, c->short_length,
+					      ktime_to_ns(start));
 	__le32 echo = 0;
 	int tries, ret;
 

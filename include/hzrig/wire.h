@@ -9,6 +9,7 @@
 #define HZRIG_WIRE_H
 
 #include <linux/types.h>
+#include <asm/byteorder.h>
 
 #include "hzrig/ioctl.h"	/* enum hzrig_transfer */
 
@@ -120,6 +121,30 @@ struct hzrig_arm {
 #define HZRIG_SETUP_TIMEOUT_MS	1000
 #define HZRIG_ARM_TRIES		8
 #define HZRIG_ARM_WAIT_US(try)	(200u << (try))	/* 0.2 ms .. 25.6 ms */
+
+/*
+ * The ARM for transfer @seq: what the host asks of the gadget. A SHORT
+ * answer is @short_length bytes, every other @length; @start_ns: when the
+ * host starts the transfer (0: not known).
+ */
+static inline struct hzrig_arm hzrig_arm_make(__u8 target, __u8 behaviour,
+					      __u32 seq, __u32 delay_us,
+					      __u32 length, __u32 short_length,
+					      __u64 start_ns)
+{
+	struct hzrig_arm a = {
+		.version	= HZRIG_WIRE_VERSION,
+		.target		= target,
+		.behaviour	= behaviour,
+		.seq		= __cpu_to_le32(seq),
+		.delay_us	= __cpu_to_le32(delay_us),
+		.length		= __cpu_to_le32(behaviour == HZRIG_BEH_SHORT ?
+						short_length : length),
+		.start_ns	= __cpu_to_le64(start_ns),
+	};
+
+	return a;
+}
 
 /*
  * The target an ARM names for each transfer (enum hzrig_transfer): where

@@ -304,16 +304,10 @@ static const uint8_t target_of[HZRIG_XFER_COUNT] = HZRIG_TRANSFER_TARGETS;
 static int arm(struct userpath *u, const struct hzrig_plan_case *pc,
 	       uint32_t seq, int64_t start_ns)
 {
-	struct hzrig_arm a = {
-		.version = HZRIG_WIRE_VERSION,
-		.target = target_of[pc->transfer],
-		.behaviour = pc->behaviour,
-		.seq = htole32(seq),
-		.delay_us = htole32(pc->delay_us),
-		.length = htole32(pc->behaviour == HZRIG_BEH_SHORT ?
-				  pc->short_length : pc->length),
-		.start_ns = htole64((uint64_t)start_ns),
-	};
+	struct hzrig_arm a = hzrig_arm_make(target_of[pc->transfer],
+					    pc->behaviour, seq, pc->delay_us,
+					    pc->length, pc->short_length,
+					    (uint64_t)start_ns);
 	uint32_t echo = 0;
 	int tries, ret;
 
