@@ -145,72 +145,24 @@ static void free_run(struct hzrig_view_run *r)
 	hzrig_run_free(&r->run);
 }
 
-/*
- * Every run, oldest first: by the time in its id (started_at), else by
- * when it was ingested, as `hzrig history` orders them. A run that cannot
- * be loaded is named and left out.
- */
-static int load_runs(struct hzrig_view *v, const char *who, FILE *err)
-{
-	sqlite3_stmt *st = NULL;
-	struct hzrig_view_run *r;
-	int rc;
+/* One row of a query into the view: 0, or -1 when out of memory. */
+typedef int (*row_fn)(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
+		      const char *who);
 
-	if (sqlite3_prepare_v2(v->db, "SELECT run_id, started_at, plan,"
-			       " hzrig_version FROM runs ORDER BY"
-			       " coalesce(started_at, ingested_at), ingested_at,"
-			       " run_id", -1, &st, NULL) != SQLITE_OK)
-		goto dberr;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		r = add_run(v);
-		if (!r)
-			goto oom;
-		hzrig_db_col_text(st, 0, r->id, sizeof(r->id));
-		r->started_at = hzrig_db_col_strdup(st, 1);
-		r->plan = hzrig_db_col_strdup(st, 2);
-		r->hzrig_version = hzrig_db_col_strdup(st, 3);
-		if (hzrig_db_load_run(v->db, r->id, &r->run, err)) {
-			fprintf(err, "%s: run %s left out\n", who, r->id);
-			free_run(r);
-			v->skipped++;
-			continue;
-		}
-		v->nr++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		goto dberr;
-	return 0;
-oom:
-	sqlite3_finalize(st);
-	fprintf(err, "%s: out of memory\n", who);
-	return -1;
-dberr:
-	fprintf(err, "%s: database: %s\n", who, hzrig_db_error(v->db));
-	return -1;
-}
-
-static int load_baselines(struct hzrig_view *v, const char *who, FILE *err)
+/* Run @sql and hand each row to @fn; -1 after a message. */
+static int each_row(struct hzrig_view *v, const char *sql, row_fn fn,
+		    const char *who, FILE *err)
 {
-	struct hzrig_view_baseline *b;
 	sqlite3_stmt *st = NULL;
 	int rc = SQLITE_ERROR;
 
-	if (sqlite3_prepare_v2(v->db, "SELECT variant, run_id FROM baselines"
-			       " ORDER BY variant", -1, &st, NULL) == SQLITE_OK) {
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			b = hzrig_grow(v->b, v->nb, &v->bcap, 8, sizeof(*b));
-			if (!b) {
+	if (sqlite3_prepare_v2(v->db, sql, -1, &st, NULL) == SQLITE_OK)
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			if (fn(v, st, err, who)) {
 				sqlite3_finalize(st);
 				fprintf(err, "%s: out of memory\n", who);
 				return -1;
 			}
-			v->b = b;
-			b = &v->b[v->nb++];
-			hzrig_db_col_text(st, 0, b->variant, sizeof(b->variant));
-			hzrig_db_col_text(st, 1, b->run_id, sizeof(b->run_id));
-		}
-	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		return 0;
@@ -218,8 +170,57 @@ static int load_baselines(struct hzrig_view *v, const char *who, FILE *err)
 	return -1;
 }
 
-static void regression_row(sqlite3_stmt *st, struct hzrig_view_regression *g)
+/* A run, loaded; one that cannot be is named and left out. */
+static int run_row(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
+		   const char *who)
 {
+	struct hzrig_view_run *r = add_run(v);
+
+	if (!r)
+		return -1;
+	hzrig_db_col_text(st, 0, r->id, sizeof(r->id));
+	r->started_at = hzrig_db_col_strdup(st, 1);
+	r->plan = hzrig_db_col_strdup(st, 2);
+	r->hzrig_version = hzrig_db_col_strdup(st, 3);
+	if (hzrig_db_load_run(v->db, r->id, &r->run, err)) {
+		fprintf(err, "%s: run %s left out\n", who, r->id);
+		free_run(r);
+		v->skipped++;
+		return 0;
+	}
+	v->nr++;
+	return 0;
+}
+
+static int baseline_row(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
+			const char *who)
+{
+	struct hzrig_view_baseline *b;
+
+	(void)err;
+	(void)who;
+	b = hzrig_grow(v->b, v->nb, &v->bcap, 8, sizeof(*b));
+	if (!b)
+		return -1;
+	v->b = b;
+	b = &v->b[v->nb++];
+	hzrig_db_col_text(st, 0, b->variant, sizeof(b->variant));
+	hzrig_db_col_text(st, 1, b->run_id, sizeof(b->run_id));
+	return 0;
+}
+
+static int regression_row(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
+			  const char *who)
+{
+	struct hzrig_view_regression *g;
+
+	(void)err;
+	(void)who;
+	g = hzrig_grow(v->g, v->ng, &v->gcap, 16, sizeof(*g));
+	if (!g)
+		return -1;
+	v->g = g;
+	g = &v->g[v->ng++];
 	memset(g, 0, sizeof(*g));
 	hzrig_db_col_text(st, 0, g->run_id, sizeof(g->run_id));
 	hzrig_db_col_text(st, 1, g->variant, sizeof(g->variant));
@@ -234,36 +235,26 @@ static void regression_row(sqlite3_stmt *st, struct hzrig_view_regression *g)
 	g->window_hi_ns = hzrig_db_col_int(st, 10);
 	g->detail = hzrig_db_col_strdup(st, 11);
 	hzrig_db_col_text(st, 12, g->checked_at, sizeof(g->checked_at));
+	return 0;
 }
 
-static int load_regressions(struct hzrig_view *v, const char *who, FILE *err)
+/*
+ * Every run, oldest first: by the time in its id (started_at), else by
+ * when it was ingested, as `hzrig history` orders them; the baselines;
+ * the regressions, by run, variant, case and kind.
+ */
+static int load_all(struct hzrig_view *v, const char *who, FILE *err)
 {
-	struct hzrig_view_regression *g;
-	sqlite3_stmt *st = NULL;
-	int rc = SQLITE_ERROR;
-
-	if (sqlite3_prepare_v2(v->db, "SELECT run_id, variant, case_key, kind,"
-			       " old_value, new_value, threshold, baseline_run,"
-			       " baseline_variant, window_lo_ns, window_hi_ns,"
-			       " detail, checked_at FROM regressions"
-			       " ORDER BY run_id, variant, case_key, kind", -1,
-			       &st, NULL) == SQLITE_OK) {
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			g = hzrig_grow(v->g, v->ng, &v->gcap, 16, sizeof(*g));
-			if (!g) {
-				sqlite3_finalize(st);
-				fprintf(err, "%s: out of memory\n", who);
-				return -1;
-			}
-			v->g = g;
-			regression_row(st, &v->g[v->ng++]);
-		}
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	fprintf(err, "%s: database: %s\n", who, hzrig_db_error(v->db));
-	return -1;
+	return each_row(v, "SELECT run_id, started_at, plan, hzrig_version"
+			" FROM runs ORDER BY coalesce(started_at, ingested_at),"
+			" ingested_at, run_id", run_row, who, err) ||
+	       each_row(v, "SELECT variant, run_id FROM baselines ORDER BY"
+			" variant", baseline_row, who, err) ||
+	       each_row(v, "SELECT run_id, variant, case_key, kind, old_value,"
+			" new_value, threshold, baseline_run, baseline_variant,"
+			" window_lo_ns, window_hi_ns, detail, checked_at FROM"
+			" regressions ORDER BY run_id, variant, case_key, kind",
+			regression_row, who, err) ? -1 : 0;
 }
 
 int hzrig_view_open(const char *path, const char *who, struct hzrig_view *v,
@@ -281,8 +272,7 @@ int hzrig_view_open(const char *path, const char *who, struct hzrig_view *v,
 			hzrig_db_error(v->db));
 		return -1;
 	}
-	if (load_runs(v, who, err) || load_baselines(v, who, err) ||
-	    load_regressions(v, who, err))
+	if (load_all(v, who, err))
 		return -1;
 	return 1;
 }
