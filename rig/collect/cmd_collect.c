@@ -9,6 +9,7 @@
 
 #include "collect/collect.h"
 #include "lib/util.h"
+#include "lib/opts.h"
 
 static void collect_usage(FILE *f)
 {
@@ -30,47 +31,41 @@ static void collect_usage(FILE *f)
 	      "capture errors, findings), 2 nothing recorded.\n", f);
 }
 
+/* --noise-floor-ns: a number of ns >= 0. */
+static int floor_opt(const char *cmd, const char *arg, void *dst)
+{
+	long long ns;
+
+	if (hzrig_parse_ll(arg, 0, INT64_MAX, &ns)) {
+		fprintf(stderr, "hzrig %s: --noise-floor-ns: '%s' is not a number of ns >= 0\n",
+			cmd, arg);
+		return -1;
+	}
+	*(int64_t *)dst = ns;
+	return 0;
+}
+
 int cmd_collect(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "variant", required_argument, NULL, 'v' },
-		{ "serial", required_argument, NULL, 's' },
-		{ "console", required_argument, NULL, 'c' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "boot-status", required_argument, NULL, 'b' },
-		{ "noise-floor-ns", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	struct hzrig_collect_opts o = { .out = stdout };
-	long long floor_ns;
-	int opt;
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("variant", &o.variant),
+		HZRIG_OPT_S("serial", &o.serial),
+		HZRIG_OPT_S("console", &o.console),
+		HZRIG_OPT_S("accel", &o.accel),
+		HZRIG_OPT_S("out", &o.out_dir),
+		HZRIG_OPT_S("boot-status", &o.boot_status),
+		HZRIG_OPT_F("noise-floor-ns", floor_opt, &o.noise_floor_ns),
+		HZRIG_OPT_END
+	};
+	int first;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'v': o.variant = optarg; break;
-		case 's': o.serial = optarg; break;
-		case 'c': o.console = optarg; break;
-		case 'a': o.accel = optarg; break;
-		case 'o': o.out_dir = optarg; break;
-		case 'b': o.boot_status = optarg; break;
-		case 'n':
-			if (hzrig_parse_ll(optarg, 0, INT64_MAX, &floor_ns)) {
-				fprintf(stderr, "hzrig collect: --noise-floor-ns: '%s' is not a number of ns >= 0\n",
-					optarg);
-				return HZRIG_COLLECT_FAILED;
-			}
-			o.noise_floor_ns = floor_ns;
-			break;
-		case 'h': collect_usage(stdout); return 0;
-		default: collect_usage(stderr); return HZRIG_COLLECT_FAILED;
-		}
-	}
-	if (optind != argc) {
+	first = hzrig_opts("collect", argc, argv, opts, collect_usage);
+	if (first < 0)
+		return first == HZRIG_OPTS_HELP ? 0 : HZRIG_COLLECT_FAILED;
+	if (first != argc) {
 		fprintf(stderr, "hzrig collect: unexpected argument '%s'\n",
-			argv[optind]);
+			argv[first]);
 		return HZRIG_COLLECT_FAILED;
 	}
 	return hzrig_collect(&o);

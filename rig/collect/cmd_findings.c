@@ -17,6 +17,7 @@
 #include "collect/scan.h"
 #include "lib/io.h"
 #include "lib/json.h"
+#include "lib/opts.h"
 
 #define MAX_EXPECT	16
 
@@ -114,47 +115,49 @@ static int check_expected(const struct hzrig_findings *fs,
 	return missing ? 1 : 0;
 }
 
+/* --expect TITLE, repeated: the reports the console must hold. */
+struct expects {
+	const char *v[MAX_EXPECT];
+	int n;
+};
+
+static int expect_opt(const char *cmd, const char *arg, void *dst)
+{
+	struct expects *ex = dst;
+
+	if (ex->n == MAX_EXPECT || !*arg) {
+		fprintf(stderr, "hzrig %s: --expect: at most %d, none empty\n",
+			cmd, MAX_EXPECT);
+		return -1;
+	}
+	ex->v[ex->n++] = arg;
+	return 0;
+}
+
 int cmd_findings(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "console", required_argument, NULL, 'c' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "expect", required_argument, NULL, 'e' },
-		{ "ktap", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	const char *console = NULL, *variant = NULL, *out = NULL, *ktap = NULL;
-	const char *expect[MAX_EXPECT];
+	struct expects ex = { .n = 0 };
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("console", &console),
+		HZRIG_OPT_S("variant", &variant),
+		HZRIG_OPT_S("out", &out),
+		HZRIG_OPT_F("expect", expect_opt, &ex),
+		HZRIG_OPT_S("ktap", &ktap),
+		HZRIG_OPT_END
+	};
 	struct hzrig_findings fs = { 0 };
 	char why[HZRIG_WHY];
-	int opt, nexpect = 0, ret;
+	int first, ret;
 	size_t i;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c': console = optarg; break;
-		case 'v': variant = optarg; break;
-		case 'o': out = optarg; break;
-		case 'k': ktap = optarg; break;
-		case 'e':
-			if (nexpect == MAX_EXPECT || !*optarg) {
-				fprintf(stderr, "hzrig findings: --expect: at most %d, none empty\n",
-					MAX_EXPECT);
-				return 2;
-			}
-			expect[nexpect++] = optarg;
-			break;
-		case 'h': findings_usage(stdout); return 0;
-		default: findings_usage(stderr); return 2;
-		}
-	}
-	if (optind != argc || !console) {
-		if (optind != argc)
+	first = hzrig_opts("findings", argc, argv, opts, findings_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	if (first != argc || !console) {
+		if (first != argc)
 			fprintf(stderr, "hzrig findings: unexpected argument '%s'\n",
-				argv[optind]);
+				argv[first]);
 		else
 			fprintf(stderr, "hzrig findings: --console is required\n");
 		return 2;
@@ -180,8 +183,8 @@ int cmd_findings(int argc, char **argv)
 	if ((out && write_out("--out", out, variant, &fs, put_jsonl)) ||
 	    (ktap && write_out("--ktap", ktap, variant, &fs, put_ktap)))
 		ret = 2;
-	else if (nexpect)
-		ret = check_expected(&fs, expect, nexpect);
+	else if (ex.n)
+		ret = check_expected(&fs, ex.v, ex.n);
 	hzrig_findings_free(&fs);
 	return ret;
 }

@@ -25,6 +25,7 @@
 #include "runs/runs.h"
 #include "lib/table.h"
 #include "lib/util.h"
+#include "lib/opts.h"
 
 #define MAX_VARIANT_ARGS	32
 
@@ -84,11 +85,27 @@ static int check_variants(sqlite3 *db, const struct variant_args *a,
 	return 0;
 }
 
-static int bad_format(const char *cmd, const char *arg, const char *allowed)
+/* --variant V, repeated (lib/opts.h). */
+static int variant_opt(const char *cmd, const char *arg, void *dst)
 {
-	fprintf(stderr, "hzrig %s: --format: '%s' is not %s\n", cmd, arg,
-		allowed);
-	return 2;
+	return add_variant_arg(dst, cmd, arg) ? -1 : 0;
+}
+
+/* --threshold-ms: a number of ms >= 0. */
+static int threshold_opt(const char *cmd, const char *arg, void *dst)
+{
+	double *ms = dst;
+	char *end;
+
+	errno = 0;
+	*ms = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(*ms) || *ms < 0 ||
+	    *ms > 1e9) {
+		fprintf(stderr, "hzrig %s: --threshold-ms: '%s' is not a number of ms >= 0\n",
+			cmd, arg);
+		return -1;
+	}
+	return 0;
 }
 
 static int extra_args(const char *cmd, int argc, char **argv,
@@ -156,40 +173,31 @@ static void ingest_usage(FILE *f)
 
 int cmd_ingest(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "replace", no_argument, NULL, 'r' },
-		{ "lava", no_argument, NULL, 'l' },
-		{ "results", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	const char *db_path = HZRIG_DB_DEFAULT, *results = "results";
 	bool replace = false, differs = false, failed = false, lava = false;
 	char lava_run[4096];
 	char *lava_argv[1] = { lava_run };
 	sqlite3 *db = NULL;
-	int opt, i;
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("db", &db_path),
+		HZRIG_OPT_B("replace", &replace),
+		HZRIG_OPT_B("lava", &lava),
+		HZRIG_OPT_S("results", &results),
+		HZRIG_OPT_END
+	};
+	int first, i;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd': db_path = optarg; break;
-		case 'r': replace = true; break;
-		case 'l': lava = true; break;
-		case 'R': results = optarg; break;
-		case 'h': ingest_usage(stdout); return 0;
-		default: ingest_usage(stderr); return 2;
-		}
-	}
-	if (optind == argc) {
+	first = hzrig_opts("ingest", argc, argv, opts, ingest_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	if (first == argc) {
 		fprintf(stderr, "hzrig ingest: no RUN_DIR\n");
 		ingest_usage(stderr);
 		return 2;
 	}
 	/* LAVA jobs' logs: first made into one run directory, then as any */
 	if (lava) {
-		if (hzrig_lava_run(results, argv + optind, argc - optind,
+		if (hzrig_lava_run(results, argv + first, argc - first,
 				   lava_run, sizeof(lava_run), stderr)) {
 			fprintf(stderr, "hzrig ingest --lava: nothing written\n");
 			return 2;
@@ -197,9 +205,9 @@ int cmd_ingest(int argc, char **argv)
 		printf("hzrig ingest --lava: run directory %s\n", lava_run);
 		argv = lava_argv;
 		argc = 1;
-		optind = 0;
+		first = 0;
 	}
-	for (i = optind; i < argc; i++) {
+	for (i = first; i < argc; i++) {
 		struct hzrig_run run;
 		int errs, rc;
 
@@ -658,40 +666,24 @@ static int history_case(sqlite3 *db, const struct variant_args *va,
 
 int cmd_history(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "case", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	const char *db_path = HZRIG_DB_DEFAULT, *key = NULL;
 	enum hzrig_format fmt = HZRIG_FMT_TABLE;
 	struct variant_args va = { 0 };
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("db", &db_path),
+		HZRIG_OPT_F("variant", variant_opt, &va),
+		HZRIG_OPT_S("case", &key),
+		HZRIG_OPT_F("format", hzrig_format_opt, &fmt),
+		HZRIG_OPT_END
+	};
 	sqlite3 *db;
-	int opt, ret;
+	int first, ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd': db_path = optarg; break;
-		case 'v':
-			if (add_variant_arg(&va, "history", optarg))
-				return 2;
-			break;
-		case 'c': key = optarg; break;
-		case 'f':
-			if (hzrig_format_parse(optarg, HZRIG_FMT_ALL, &fmt))
-				return bad_format("history", optarg,
-						  "table, csv or json");
-			break;
-		case 'h': history_usage(stdout); return 0;
-		default: history_usage(stderr); return 2;
-		}
-	}
-	if (optind != argc)
-		return extra_args("history", optind, argv, history_usage);
+	first = hzrig_opts("history", argc, argv, opts, history_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	if (first != argc)
+		return extra_args("history", first, argv, history_usage);
 	db = hzrig_db_open(db_path, HZRIG_DB_READ, stderr);
 	if (!db)
 		return 2;
@@ -763,36 +755,26 @@ static int baseline_show(sqlite3 *db, FILE *out)
 
 int cmd_baseline(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	const char *db_path = HZRIG_DB_DEFAULT, *action;
 	struct variant_args va = { 0 };
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("db", &db_path),
+		HZRIG_OPT_F("variant", variant_opt, &va),
+		HZRIG_OPT_END
+	};
 	sqlite3 *db;
-	int opt, ret = 0, nargs;
+	int first, ret = 0, nargs;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd': db_path = optarg; break;
-		case 'v':
-			if (add_variant_arg(&va, "baseline", optarg))
-				return 2;
-			break;
-		case 'h': baseline_usage(stdout); return 0;
-		default: baseline_usage(stderr); return 2;
-		}
-	}
-	if (optind == argc) {
+	first = hzrig_opts("baseline", argc, argv, opts, baseline_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	if (first == argc) {
 		fprintf(stderr, "hzrig baseline: set, show or clear?\n");
 		baseline_usage(stderr);
 		return 2;
 	}
-	action = argv[optind];
-	nargs = argc - optind - 1;
+	action = argv[first];
+	nargs = argc - first - 1;
 	if (!strcmp(action, "set")) {
 		if (nargs != 1) {
 			fprintf(stderr, "hzrig baseline set: one RUN_ID, please\n");
@@ -801,7 +783,7 @@ int cmd_baseline(int argc, char **argv)
 		}
 	} else if (!strcmp(action, "show") || !strcmp(action, "clear")) {
 		if (nargs)
-			return extra_args("baseline", optind + 1, argv,
+			return extra_args("baseline", first + 1, argv,
 					  baseline_usage);
 		if (!strcmp(action, "show") && va.n) {
 			fprintf(stderr, "hzrig baseline show: takes no --variant\n");
@@ -822,7 +804,7 @@ int cmd_baseline(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(action, "set")) {
-		if (hzrig_db_baseline_set(db, argv[optind + 1], va.v, va.n,
+		if (hzrig_db_baseline_set(db, argv[first + 1], va.v, va.n,
 					  stdout, stderr) < 0)
 			ret = 2;
 	} else if (!strcmp(action, "show")) {
@@ -939,54 +921,25 @@ struct cr {
 /* 0 to go on, or the exit status (after a message). */
 static int cr_args(struct cr *x, int argc, char **argv, bool *done)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "against", required_argument, NULL, 'a' },
-		{ "baseline-run", required_argument, NULL, 'b' },
-		{ "threshold-ms", required_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("db", &x->db_path),
+		HZRIG_OPT_S("run", &x->run_id),
+		HZRIG_OPT_F("variant", variant_opt, &x->va),
+		HZRIG_OPT_S("against", &x->against),
+		HZRIG_OPT_S("baseline-run", &x->forced_base),
+		HZRIG_OPT_F("threshold-ms", threshold_opt, &x->thr_ms),
+		HZRIG_OPT_F("format", hzrig_format_opt_tj, &x->fmt),
+		HZRIG_OPT_END
 	};
-	char *end;
-	int opt;
+	int first;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd': x->db_path = optarg; break;
-		case 'r': x->run_id = optarg; break;
-		case 'v':
-			if (add_variant_arg(&x->va, "check-regressions", optarg))
-				return 2;
-			break;
-		case 'a': x->against = optarg; break;
-		case 'b': x->forced_base = optarg; break;
-		case 't':
-			errno = 0;
-			x->thr_ms = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !isfinite(x->thr_ms) || x->thr_ms < 0 ||
-			    x->thr_ms > 1e9) {
-				fprintf(stderr, "hzrig check-regressions: --threshold-ms: '%s' is not a number of ms >= 0\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'f':
-			if (hzrig_format_parse(optarg, (1u << HZRIG_FMT_TABLE) |
-					       (1u << HZRIG_FMT_JSON), &x->fmt))
-				return bad_format("check-regressions", optarg,
-						  "table or json");
-			break;
-		case 'h': check_usage(stdout); *done = true; return 0;
-		default: check_usage(stderr); return 2;
-		}
+	first = hzrig_opts("check-regressions", argc, argv, opts, check_usage);
+	if (first < 0) {
+		*done = first == HZRIG_OPTS_HELP;
+		return HZRIG_OPTS_EXIT(first);
 	}
-	if (optind != argc)
-		return extra_args("check-regressions", optind, argv, check_usage);
+	if (first != argc)
+		return extra_args("check-regressions", first, argv, check_usage);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Aligned text tables and CSV fields; see table.h. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,4 +120,24 @@ int hzrig_format_parse(const char *s, unsigned int allowed,
 		}
 	}
 	return -1;
+}
+
+static int format_opt(const char *cmd, const char *arg, void *dst,
+		      unsigned int allowed, const char *names)
+{
+	if (!hzrig_format_parse(arg, allowed, dst))
+		return 0;
+	fprintf(stderr, "hzrig %s: --format: '%s' is not %s\n", cmd, arg, names);
+	return -1;
+}
+
+int hzrig_format_opt(const char *cmd, const char *arg, void *dst)
+{
+	return format_opt(cmd, arg, dst, HZRIG_FMT_ALL, "table, csv or json");
+}
+
+int hzrig_format_opt_tj(const char *cmd, const char *arg, void *dst)
+{
+	return format_opt(cmd, arg, dst, (1u << HZRIG_FMT_TABLE) |
+			  (1u << HZRIG_FMT_JSON), "table or json");
 }

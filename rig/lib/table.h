@@ -45,6 +45,13 @@ enum hzrig_format { HZRIG_FMT_TABLE, HZRIG_FMT_CSV, HZRIG_FMT_JSON };
 int hzrig_format_parse(const char *s, unsigned int allowed,
 		       enum hzrig_format *f);
 
+/*
+ * --format as an option of lib/opts.h (HZRIG_OPT_F): table, csv or json,
+ * or table or json where CSV has no meaning; @dst an enum hzrig_format.
+ */
+int hzrig_format_opt(const char *cmd, const char *arg, void *dst);
+int hzrig_format_opt_tj(const char *cmd, const char *arg, void *dst);
+
 #define HZRIG_FMT_ALL	((1u << HZRIG_FMT_TABLE) | (1u << HZRIG_FMT_CSV) | \
 			 (1u << HZRIG_FMT_JSON))
 

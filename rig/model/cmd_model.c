@@ -11,6 +11,7 @@
 
 #include "lib/util.h"
 #include "model/model.h"
+#include "lib/opts.h"
 
 static void model_usage(FILE *f)
 {
@@ -27,51 +28,46 @@ static void model_usage(FILE *f)
 	      "See docs/model.md.\n", f);
 }
 
+/* --tree: a kernel line the model covers. */
+struct tree_arg {
+	const struct hzrig_tree_model *model;
+	bool exact;
+};
+
+static int tree_opt(const char *cmd, const char *arg, void *dst)
+{
+	struct tree_arg *t = dst;
+
+	t->model = hzrig_tree_model_for(arg, &t->exact);
+	if (t->model)
+		return 0;
+	fprintf(stderr, "hzrig %s: --tree: '%s' is no kernel line the model covers (%s or later)\n",
+		cmd, arg, hzrig_tree_default()->name);
+	return -1;
+}
+
 int cmd_model(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "hz", required_argument, NULL, 'z' },
-		{ "killable", no_argument, NULL, 'k' },
-		{ "tree", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	const struct hzrig_tree_model *tree = hzrig_tree_default();
-	bool killable = false, exact = true;
+	struct tree_arg tree = { hzrig_tree_default(), true };
+	bool killable = false;
 	long long hz = 0, t = 0;
-	int opt, i;
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_N("hz", &hz, HZRIG_MODEL_HZ_MIN, HZRIG_MODEL_HZ_MAX),
+		HZRIG_OPT_B("killable", &killable),
+		HZRIG_OPT_F("tree", tree_opt, &tree),
+		HZRIG_OPT_END
+	};
+	int first, i;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'z':
-			if (hzrig_parse_ll(optarg, HZRIG_MODEL_HZ_MIN,
-				     HZRIG_MODEL_HZ_MAX, &hz)) {
-				fprintf(stderr, "hzrig model: --hz: '%s' is not %d..%d\n",
-					optarg, HZRIG_MODEL_HZ_MIN,
-					HZRIG_MODEL_HZ_MAX);
-				return 2;
-			}
-			break;
-		case 'k': killable = true; break;
-		case 't':
-			tree = hzrig_tree_model_for(optarg, &exact);
-			if (!tree) {
-				fprintf(stderr, "hzrig model: --tree: '%s' is no kernel line the model covers (%s or later)\n",
-					optarg, hzrig_tree_default()->name);
-				return 2;
-			}
-			break;
-		case 'h': model_usage(stdout); return 0;
-		default: model_usage(stderr); return 2;
-		}
-	}
-	if (!hz || optind == argc) {
+	first = hzrig_opts("model", argc, argv, opts, model_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	if (!hz || first == argc) {
 		fprintf(stderr, "hzrig model: --hz and at least one T are required\n");
 		model_usage(stderr);
 		return 2;
 	}
-	for (i = optind; i < argc; i++) {
+	for (i = first; i < argc; i++) {
 		if (hzrig_parse_ll(argv[i], INT_MIN, INT_MAX, &t)) {
 			fprintf(stderr, "hzrig model: T '%s' is not an int\n",
 				argv[i]);
@@ -79,17 +75,18 @@ int cmd_model(int argc, char **argv)
 		}
 	}
 	printf("HZ=%lld on %s (model read from %s%s): jiffy %.6f ms%s\n", hz,
-	       tree->name, tree->source, exact ? "" : ", the newest older tree",
+	       tree.model->name, tree.model->source,
+	       tree.exact ? "" : ", the newest older tree",
 	       hzrig_tick_ns((int)hz) / 1e6,
 	       killable ? ", killable (no clamp)" : "");
 	printf("%11s %11s %10s %5s %8s  %-34s %s\n", "T", "effective", "jiffies",
 	       "level", "granule", "window ms", "late by up to ms");
-	for (i = optind; i < argc; i++) {
+	for (i = first; i < argc; i++) {
 		struct hzrig_window w;
 		char win[64];
 
 		hzrig_parse_ll(argv[i], INT_MIN, INT_MAX, &t);
-		hzrig_tree_window(tree, (int)hz, (int)t, killable, &w);
+		hzrig_tree_window(tree.model, (int)hz, (int)t, killable, &w);
 		if (w.forever) {
 			printf("%11lld %11s %10s %5s %8s  %-34s %s\n", t, "forever",
 			       "-", "-", "-", "none: no timer", "-");

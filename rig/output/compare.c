@@ -17,6 +17,7 @@
 #include "output/trees.h"
 #include "runs/runs.h"
 #include "lib/table.h"
+#include "lib/opts.h"
 
 #define DEFAULT_RUN_DIR	"results/latest"
 
@@ -520,52 +521,37 @@ static int compare_trees(const char *db_path, const char *run_id,
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "trees", no_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	enum hzrig_format fmt = HZRIG_FMT_TABLE;
 	const char *db_path = NULL, *run_id = NULL, *dir = DEFAULT_RUN_DIR;
 	struct hzrig_run run;
 	char newest[HZRIG_RUN_ID_MAX];
 	bool trees = false;
-	int opt, ret;
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_F("format", hzrig_format_opt, &fmt),
+		HZRIG_OPT_S("db", &db_path),
+		HZRIG_OPT_S("run", &run_id),
+		HZRIG_OPT_B("trees", &trees),
+		HZRIG_OPT_END
+	};
+	int first, ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			if (hzrig_format_parse(optarg, HZRIG_FMT_ALL, &fmt)) {
-				fprintf(stderr, "hzrig compare: --format: '%s' is not table, csv or json\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'd': db_path = optarg; break;
-		case 'r': run_id = optarg; break;
-		case 't': trees = true; break;
-		case 'h': compare_usage(stdout); return 0;
-		default: compare_usage(stderr); return 2;
-		}
-	}
-	if (argc - optind > 1 || (optind < argc && (db_path || run_id))) {
+	first = hzrig_opts("compare", argc, argv, opts, compare_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	if (argc - first > 1 || (first < argc && (db_path || run_id))) {
 		fprintf(stderr, "hzrig compare: give one RUN_DIR, or --db/--run, not both\n");
 		compare_usage(stderr);
 		return 2;
 	}
 	if (trees) {
-		if (optind < argc) {
+		if (first < argc) {
 			fprintf(stderr, "hzrig compare: --trees reads the history (--db), not a RUN_DIR\n");
 			return 2;
 		}
 		return compare_trees(db_path, run_id, fmt);
 	}
-	if (optind < argc)
-		dir = argv[optind];
+	if (first < argc)
+		dir = argv[first];
 
 	if (db_path || run_id) {
 		sqlite3 *db = open_history(db_path, &run_id, newest);

@@ -19,6 +19,7 @@
 #include "runs/runs.h"
 #include "lib/table.h"
 #include "output/kcidb/kcidb.h"
+#include "lib/opts.h"
 
 #define REP_GOAL_PCT	95	/* a variant passes at or above this share inside */
 
@@ -396,27 +397,20 @@ static void report_usage(FILE *f)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	int opt, i;
+	static const struct hzrig_opt opts[] = { HZRIG_OPT_END };
+	int first, i;
 
 	/* The same run as one KCIDB document: its own options (rig/output/kcidb/kcidb.c). */
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strncmp(argv[i], "--kcidb", 7) &&
 		    (!argv[i][7] || argv[i][7] == '='))
 			return cmd_report_kcidb(argc, argv);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'h': report_usage(stdout); return 0;
-		default: report_usage(stderr); return 2;
-		}
-	}
-	if (argc - optind != 1) {
+	first = hzrig_opts("report", argc, argv, opts, report_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	if (argc - first != 1) {
 		report_usage(stderr);
 		return 2;
 	}
-	return hzrig_report(argv[optind], stdout, stderr);
+	return hzrig_report(argv[first], stdout, stderr);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "plan/plan.h"
+#include "lib/opts.h"
 
 static void plan_usage(FILE *f)
 {
@@ -20,24 +21,17 @@ static void plan_usage(FILE *f)
 
 int cmd_plan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	int opt, i, bad = 0;
+	static const struct hzrig_opt opts[] = { HZRIG_OPT_END };
+	int first, i, bad = 0;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'h': plan_usage(stdout); return 0;
-		default: plan_usage(stderr); return 2;
-		}
-	}
-	if (optind == argc) {
+	first = hzrig_opts("plan", argc, argv, opts, plan_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	if (first == argc) {
 		plan_usage(stderr);
 		return 2;
 	}
-	for (i = optind; i < argc; i++) {
+	for (i = first; i < argc; i++) {
 		struct hzrig_plan p;
 		uint64_t samples = 0;
 		char err[256];

@@ -8,6 +8,7 @@
 
 #include "output/dashboard/dashboard.h"
 #include "history/db.h"
+#include "lib/opts.h"
 
 #define DEFAULT_OUT	"results/dashboard"
 
@@ -30,34 +31,26 @@ static void dashboard_usage(FILE *f)
 
 int cmd_dashboard(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	struct hzrig_dash_opts o = {
 		.db_path = HZRIG_DB_DEFAULT,
 		.out_dir = DEFAULT_OUT,
 		.err = stderr,
 		.out = stdout,
 	};
-	int opt;
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("db", &o.db_path),
+		HZRIG_OPT_S("out", &o.out_dir),
+		HZRIG_OPT_S("run", &o.run_id),
+		HZRIG_OPT_END
+	};
+	int first;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd': o.db_path = optarg; break;
-		case 'o': o.out_dir = optarg; break;
-		case 'r': o.run_id = optarg; break;
-		case 'h': dashboard_usage(stdout); return 0;
-		default: dashboard_usage(stderr); return 2;
-		}
-	}
-	if (optind < argc) {
+	first = hzrig_opts("dashboard", argc, argv, opts, dashboard_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	if (first < argc) {
 		fprintf(stderr, "hzrig dashboard: unexpected argument '%s'\n",
-			argv[optind]);
+			argv[first]);
 		dashboard_usage(stderr);
 		return 2;
 	}
