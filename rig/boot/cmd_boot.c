@@ -29,6 +29,7 @@
 #include "boot/boot.h"
 #include "lib/io.h"
 #include "plan/plan.h"
+#include "lib/opts.h"
 
 #define MAX_ARGS	64
 
@@ -523,7 +524,8 @@ static void boot_usage(FILE *f)
 	      "Prints kvm if a KVM smoke boot reaches /init, else tcg.\n", f);
 }
 
-static int parse_timeout(const char *s, unsigned int *out)
+/* --timeout: 1..86400 seconds (lib/opts.h). */
+static int timeout_opt(const char *cmd, const char *s, void *dst)
 {
 	char *end;
 	unsigned long v;
@@ -531,11 +533,11 @@ static int parse_timeout(const char *s, unsigned int *out)
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || *end || end == s || v == 0 || v > 86400) {
-		fprintf(stderr, "hzrig boot: --timeout: '%s' is not 1..86400 seconds\n",
-			s);
+		fprintf(stderr, "hzrig %s: --timeout: '%s' is not 1..86400 seconds\n",
+			cmd, s);
 		return -1;
 	}
-	*out = (unsigned int)v;
+	*(unsigned int *)dst = (unsigned int)v;
 	return 0;
 }
 
@@ -582,23 +584,6 @@ static bool boot_args_bad(const struct guest *g, const char *plan)
 
 int cmd_boot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "variant", required_argument, NULL, 'v' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "initrd", required_argument, NULL, 'i' },
-		{ "plan", required_argument, NULL, 'p' },
-		{ "console", required_argument, NULL, 'c' },
-		{ "samples", required_argument, NULL, 's' },
-		{ "status", required_argument, NULL, 'S' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "qemu-config", required_argument, NULL, 'q' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "scratch", required_argument, NULL, 'd' },
-		{ "append", required_argument, NULL, 'A' },
-		{ "quiet", no_argument, NULL, 'Q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	struct guest g = { .accel = "auto" };
 	const char *qconf = "rig/boot/qemu/x86_64.conf", *plan = NULL;
 	const char *status = NULL, *scratch = "/tmp", *append = "";
@@ -606,34 +591,30 @@ int cmd_boot(int argc, char **argv)
 	struct guest_result r;
 	struct hzrig_qemu_conf c;
 	const char *pname;
-	int opt;
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("variant", &g.variant),
+		HZRIG_OPT_S("kernel", &g.kernel),
+		HZRIG_OPT_S("initrd", &g.initrd),
+		HZRIG_OPT_S("plan", &plan),
+		HZRIG_OPT_S("console", &g.console_path),
+		HZRIG_OPT_S("samples", &g.samples_path),
+		HZRIG_OPT_S("status", &status),
+		HZRIG_OPT_S("accel", &g.accel),
+		HZRIG_OPT_S("qemu-config", &qconf),
+		HZRIG_OPT_F("timeout", timeout_opt, &g.timeout_s),
+		HZRIG_OPT_S("scratch", &scratch),
+		HZRIG_OPT_S("append", &append),
+		HZRIG_OPT_B("quiet", &g.quiet),
+		HZRIG_OPT_END
+	};
+	int first;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'v': g.variant = optarg; break;
-		case 'k': g.kernel = optarg; break;
-		case 'i': g.initrd = optarg; break;
-		case 'p': plan = optarg; break;
-		case 'c': g.console_path = optarg; break;
-		case 's': g.samples_path = optarg; break;
-		case 'S': status = optarg; break;
-		case 'a': g.accel = optarg; break;
-		case 'q': qconf = optarg; break;
-		case 'd': scratch = optarg; break;
-		case 'A': append = optarg; break;
-		case 'Q': g.quiet = true; break;
-		case 't':
-			if (parse_timeout(optarg, &g.timeout_s))
-				return BOOT_EXIT_USAGE;
-			break;
-		case 'h': boot_usage(stdout); return 0;
-		default: boot_usage(stderr); return BOOT_EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
+	first = hzrig_opts(argv[0], argc, argv, opts, boot_usage);
+	if (first < 0)
+		return first == HZRIG_OPTS_HELP ? 0 : BOOT_EXIT_USAGE;
+	if (first != argc) {
 		fprintf(stderr, "hzrig %s: unexpected argument '%s'\n",
-			argv[0], argv[optind]);
+			argv[0], argv[first]);
 		return BOOT_EXIT_USAGE;
 	}
 	if (!g.kernel || !g.initrd) {

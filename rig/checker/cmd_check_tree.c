@@ -22,6 +22,7 @@
 #include "checker/checker.h"
 #include "lib/io.h"
 #include "lib/util.h"
+#include "lib/opts.h"
 
 #ifndef HZRIG_TOP
 #define HZRIG_TOP "."
@@ -450,23 +451,35 @@ struct ct_opts {
 	const char *json, *patch, *cocci, *tree;
 	long long jobs;
 	bool as_json;
+	int first;		/* argv's first PATH after the tree */
 	char treebuf[4096];
 };
+
+/* --format table or json. */
+static int format_opt(const char *cmd, const char *arg, void *dst)
+{
+	if (strcmp(arg, "table") && strcmp(arg, "json")) {
+		fprintf(stderr, "hzrig %s: --format: '%s' is not table or json\n",
+			cmd, arg);
+		return -1;
+	}
+	*(bool *)dst = arg[0] == 'j';
+	return 0;
+}
 
 /* Options into @o; 0, 1 after --help, -1 after a message. */
 static int parse_opts(int argc, char **argv, struct ct_opts *o)
 {
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "patch", required_argument, NULL, 'p' },
-		{ "jobs", required_argument, NULL, 'J' },
-		{ "cocci", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("json", &o->json),
+		HZRIG_OPT_S("patch", &o->patch),
+		HZRIG_OPT_N("jobs", &o->jobs, 1, 256),
+		HZRIG_OPT_S("cocci", &o->cocci),
+		HZRIG_OPT_F("format", format_opt, &o->as_json),
+		HZRIG_OPT_END
 	};
 	const char *env_jobs = getenv("JOBS");
-	int opt;
+	int first;
 
 	o->jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	if (env_jobs && hzrig_parse_ll(env_jobs, 1, 256, &o->jobs)) {
@@ -474,34 +487,13 @@ static int parse_opts(int argc, char **argv, struct ct_opts *o)
 			env_jobs);
 		return -1;
 	}
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j': o->json = optarg; break;
-		case 'p': o->patch = optarg; break;
-		case 'c': o->cocci = optarg; break;
-		case 'J':
-			if (hzrig_parse_ll(optarg, 1, 256, &o->jobs)) {
-				fprintf(stderr, "hzrig check-tree: --jobs: '%s' is not 1..256\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'f':
-			if (strcmp(optarg, "table") && strcmp(optarg, "json")) {
-				fprintf(stderr, "hzrig check-tree: --format: '%s' is not table or json\n",
-					optarg);
-				return -1;
-			}
-			o->as_json = optarg[0] == 'j';
-			break;
-		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -1;
-		}
-	}
+	first = hzrig_opts("check-tree", argc, argv, opts, usage);
+	if (first < 0)
+		return first == HZRIG_OPTS_HELP ? 1 : -1;
 	snprintf(o->treebuf, sizeof(o->treebuf), "%s/build/src/linux-source-6.1",
 		 HZRIG_TOP);
-	o->tree = optind < argc ? argv[optind++] : o->treebuf;
+	o->tree = first < argc ? argv[first++] : o->treebuf;
+	o->first = first;
 	if (!o->cocci)
 		o->cocci = HZRIG_TOP "/rig/checker/timeouts.cocci";
 	return 0;
@@ -639,7 +631,7 @@ int cmd_check_tree(int argc, char **argv)
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (walk_paths(o.tree, tree_real, argc, argv, optind, &fs))
+	if (walk_paths(o.tree, tree_real, argc, argv, o.first, &fs))
 		rc = 2;
 	if (!rc && fs.n) {
 		facts = calloc(fs.n, sizeof(*facts));

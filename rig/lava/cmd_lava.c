@@ -24,6 +24,7 @@
 #include "lava/lava.h"
 #include "lib/io.h"
 #include "lib/util.h"
+#include "lib/opts.h"
 
 /* What the qemu template sets on its own: left out of "extra". */
 static const char *const template_owns[] = { "-nodefaults", "-display", "-m" };
@@ -381,25 +382,34 @@ static int plan_path(const char *arg, char *out, size_t len)
 }
 
 /* Option parsing for both subcommands, then one job per variant. */
+/* --tsc-khz: the guest's TSC rate, as LAVA's QEMU is told it. */
+static int khz_opt(const char *cmd, const char *arg, void *dst)
+{
+	if (!hzrig_parse_ll(arg, 1, 100000000, dst))
+		return 0;
+	fprintf(stderr, "hzrig %s: --tsc-khz: '%s' is not a rate in kHz\n", cmd,
+		arg);
+	return -1;
+}
+
 int cmd_lava(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "plan", required_argument, NULL, 'p' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "build", required_argument, NULL, 'b' },
-		{ "artifacts", required_argument, NULL, 'a' },
-		{ "accel", required_argument, NULL, 'A' },
-		{ "tsc-khz", required_argument, NULL, 't' },
-		{ "qemu-config", required_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	const char *qconf = HZRIG_TOP "/rig/boot/qemu/x86_64.conf";
 	struct job_opts o = { .accel = "tcg" };
 	char plan[PATH_MAX], out_dir[PATH_MAX], why[HZRIG_WHY];
 	const char *sub, *plan_arg = "quick", *out = NULL;
 	long long khz = -1;
-	int opt, i, rc = 0;
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("plan", &plan_arg),
+		HZRIG_OPT_S("out", &out),
+		HZRIG_OPT_S("build", &o.build_dir),
+		HZRIG_OPT_S("artifacts", &o.artifacts),
+		HZRIG_OPT_S("accel", &o.accel),
+		HZRIG_OPT_F("tsc-khz", khz_opt, &khz),
+		HZRIG_OPT_S("qemu-config", &qconf),
+		HZRIG_OPT_END
+	};
+	int first, i, rc = 0;
 
 	if (argc < 2 || (strcmp(argv[1], "jobs") && strcmp(argv[1], "device"))) {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -411,26 +421,11 @@ int cmd_lava(int argc, char **argv)
 		return 2;
 	}
 	sub = argv[1];
-	optind = 2;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'p': plan_arg = optarg; break;
-		case 'o': out = optarg; break;
-		case 'b': o.build_dir = optarg; break;
-		case 'a': o.artifacts = optarg; break;
-		case 'A': o.accel = optarg; break;
-		case 'q': qconf = optarg; break;
-		case 't':
-			if (hzrig_parse_ll(optarg, 1, 100000000, &khz)) {
-				fprintf(stderr, "hzrig lava: --tsc-khz: '%s' is not a rate in kHz\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h': lava_usage(stdout); return 0;
-		default: lava_usage(stderr); return 2;
-		}
-	}
+	/* the options follow the subcommand: parsed as its own command line */
+	first = hzrig_opts("lava", argc - 1, argv + 1, opts, lava_usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
+	first++;
 	if (o.artifacts &&
 	    !hzrig_url_ok(o.artifacts, "http https file", why, sizeof(why))) {
 		fprintf(stderr, "hzrig lava jobs: --artifacts: '%s' %s\n",
@@ -444,14 +439,14 @@ int cmd_lava(int argc, char **argv)
 	if (hzrig_qemu_conf_load(qconf, &o.conf))
 		return 2;
 	if (!strcmp(sub, "device")) {
-		if (optind != argc) {
+		if (first != argc) {
 			fprintf(stderr, "hzrig lava device: unexpected argument '%s'\n",
-				argv[optind]);
+				argv[first]);
 			return 2;
 		}
 		return write_device(&o.conf, o.accel, out, stderr) ? 2 : 0;
 	}
-	if (optind == argc) {
+	if (first == argc) {
 		fprintf(stderr, "hzrig lava jobs: no variants\n");
 		return 2;
 	}
@@ -473,7 +468,7 @@ int cmd_lava(int argc, char **argv)
 	}
 	o.tsc_khz = khz > 0 ? (unsigned long)khz :
 		    strcmp(o.accel, "kvm") ? hzrig_host_tsc_khz() : 0;
-	for (i = optind; i < argc; i++)
+	for (i = first; i < argc; i++)
 		if (write_job(&o, argv[i], stderr))
 			rc = 2;
 	return rc;

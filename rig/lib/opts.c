@@ -15,7 +15,9 @@ static int take(const char *cmd, const struct hzrig_opt *o, const char *arg)
 {
 	switch (o->kind) {
 	case HZRIG_OPT_STR:
-		*(const char **)o->dst = arg ? arg : "";
+		/* an optional argument left out stays NULL: "given, no value" */
+		if (arg || !o->optional_arg)
+			*(const char **)o->dst = arg;
 		return 0;
 	case HZRIG_OPT_FLAG:
 		*(bool *)o->dst = true;

@@ -31,6 +31,7 @@
 #include "output/kcidb/kcidb.h"
 #include "runs/runs.h"
 #include "output/kcidb/export.h"
+#include "lib/opts.h"
 
 
 struct checkout {
@@ -927,33 +928,25 @@ static void usage(FILE *f)
 /* An absolute URI: scheme ":" something (RFC 3986 scheme alphabet). */
 int cmd_report_kcidb(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "kcidb", optional_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "origin", required_argument, NULL, 'O' },
-		{ "patch-dir", required_argument, NULL, 'P' },
-		{ "patch-url", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
 	struct hzrig_kcidb_opts o = { .err = stderr };
 	const char *out = NULL, *kout = NULL;
 	char why[HZRIG_WHY];
 	struct json_object *doc;
-	int opt, ret;
+	const struct hzrig_opt opts[] = {
+		{ .name = "kcidb", .kind = HZRIG_OPT_STR, .dst = &kout,
+		  .optional_arg = true },
+		{ .name = "output", .kind = HZRIG_OPT_STR, .dst = &out,
+		  .short_name = 'o' },
+		HZRIG_OPT_S("origin", &o.origin),
+		HZRIG_OPT_S("patch-dir", &o.patch_dir),
+		HZRIG_OPT_S("patch-url", &o.patch_url),
+		HZRIG_OPT_END
+	};
+	int first, ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'k': kout = optarg; break;
-		case 'o': out = optarg; break;
-		case 'O': o.origin = optarg; break;
-		case 'P': o.patch_dir = optarg; break;
-		case 'U': o.patch_url = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
+	first = hzrig_opts("report", argc, argv, opts, usage);
+	if (first < 0)
+		return HZRIG_OPTS_EXIT(first);
 	if (kout && out && strcmp(kout, out)) {
 		fprintf(stderr, "hzrig report: --kcidb=%s and -o %s: two outputs\n",
 			kout, out);
@@ -961,7 +954,7 @@ int cmd_report_kcidb(int argc, char **argv)
 	}
 	if (kout)
 		out = kout;
-	if (argc - optind != 1) {
+	if (argc - first != 1) {
 		fprintf(stderr, "hzrig report --kcidb: one run directory expected\n");
 		usage(stderr);
 		return 2;
@@ -980,7 +973,7 @@ int cmd_report_kcidb(int argc, char **argv)
 		fprintf(stderr, "hzrig report: --kcidb/-o: empty file name\n");
 		return 2;
 	}
-	o.run_dir = argv[optind];
+	o.run_dir = argv[first];
 	if (out && strcmp(out, "-") && inside_dir(out, o.run_dir)) {
 		fprintf(stderr, "hzrig report: --kcidb/-o %s: inside the run directory %s; the export goes elsewhere, so that it can never overwrite what the run recorded\n",
 			out, o.run_dir);
