@@ -124,19 +124,6 @@ static int open_checked(const char *path, const char *who, struct hzrig_view *v,
 	return 1;
 }
 
-static struct hzrig_view_run *add_run(struct hzrig_view *v)
-{
-	struct hzrig_view_run *r;
-
-	r = hzrig_grow(v->r, v->nr, &v->rcap, 16, sizeof(*r));
-	if (!r)
-		return NULL;
-	v->r = r;
-	r = &v->r[v->nr];
-	memset(r, 0, sizeof(*r));
-	return r;
-}
-
 static void free_run(struct hzrig_view_run *r)
 {
 	free(r->started_at);
@@ -174,7 +161,7 @@ static int each_row(struct hzrig_view *v, const char *sql, row_fn fn,
 static int run_row(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
 		   const char *who)
 {
-	struct hzrig_view_run *r = add_run(v);
+	struct hzrig_view_run *r = HZRIG_PUSH(v->r, v->nr, v->rcap, 16);
 
 	if (!r)
 		return -1;
@@ -185,25 +172,21 @@ static int run_row(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
 	if (hzrig_db_load_run(v->db, r->id, &r->run, err)) {
 		fprintf(err, "%s: run %s left out\n", who, r->id);
 		free_run(r);
+		v->nr--;
 		v->skipped++;
-		return 0;
 	}
-	v->nr++;
 	return 0;
 }
 
 static int baseline_row(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
 			const char *who)
 {
-	struct hzrig_view_baseline *b;
+	struct hzrig_view_baseline *b = HZRIG_PUSH(v->b, v->nb, v->bcap, 8);
 
 	(void)err;
 	(void)who;
-	b = hzrig_grow(v->b, v->nb, &v->bcap, 8, sizeof(*b));
 	if (!b)
 		return -1;
-	v->b = b;
-	b = &v->b[v->nb++];
 	hzrig_db_col_text(st, 0, b->variant, sizeof(b->variant));
 	hzrig_db_col_text(st, 1, b->run_id, sizeof(b->run_id));
 	return 0;
@@ -212,16 +195,12 @@ static int baseline_row(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
 static int regression_row(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
 			  const char *who)
 {
-	struct hzrig_view_regression *g;
+	struct hzrig_view_regression *g = HZRIG_PUSH(v->g, v->ng, v->gcap, 16);
 
 	(void)err;
 	(void)who;
-	g = hzrig_grow(v->g, v->ng, &v->gcap, 16, sizeof(*g));
 	if (!g)
 		return -1;
-	v->g = g;
-	g = &v->g[v->ng++];
-	memset(g, 0, sizeof(*g));
 	hzrig_db_col_text(st, 0, g->run_id, sizeof(g->run_id));
 	hzrig_db_col_text(st, 1, g->variant, sizeof(g->variant));
 	hzrig_db_col_text(st, 2, g->case_key, sizeof(g->case_key));
@@ -315,4 +294,21 @@ const char *hzrig_view_baseline(const struct hzrig_view *v,
 		if (!strcmp(v->b[i].variant, variant))
 			return v->b[i].run_id;
 	return NULL;
+}
+
+int hzrig_view_variants(const struct hzrig_view *v,
+			int (*fn)(const struct hzrig_view_run *r,
+				  const struct hzrig_variant *var, void *arg),
+			void *arg)
+{
+	size_t i, k;
+	int ret;
+
+	for (i = 0; i < v->nr; i++)
+		for (k = 0; k < v->r[i].run.nv; k++) {
+			ret = fn(&v->r[i], &v->r[i].run.v[k], arg);
+			if (ret)
+				return ret;
+		}
+	return 0;
 }

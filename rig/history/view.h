@@ -72,4 +72,13 @@ const struct hzrig_view_run *hzrig_view_run(const struct hzrig_view *v,
 const char *hzrig_view_baseline(const struct hzrig_view *v,
 				const char *variant);
 
+/*
+ * Call @fn on every variant of every run, oldest run first, each run's by
+ * HZ then name; the first nonzero return stops it and is returned.
+ */
+int hzrig_view_variants(const struct hzrig_view *v,
+			int (*fn)(const struct hzrig_view_run *r,
+				  const struct hzrig_variant *var, void *arg),
+			void *arg);
+
 #endif /* HZRIG_VIEW_H */

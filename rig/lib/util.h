@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* An optional integer that a file did not have (or had as null). */
 #define HZRIG_ABSENT		INT64_MIN
@@ -34,6 +35,23 @@ static inline void *hzrig_grow(void *p, size_t n, size_t *cap, size_t first,
 		*cap = c;
 	return p;
 }
+
+/*
+ * Append one zeroed element to the array @arr of @n elements (capacity
+ * @cap, growing from @first) and count it: a pointer to it, or NULL when out
+ * of memory (the array is then as it was). GNU C: @arr, @n and @cap are
+ * lvalues, each evaluated more than once.
+ */
+#define HZRIG_PUSH(arr, n, cap, first) ({				\
+	__typeof__(arr) hzrig_q_ = hzrig_grow((arr), (n), &(cap), (first), \
+					      sizeof(*(arr)));		\
+	if (hzrig_q_) {							\
+		(arr) = hzrig_q_;					\
+		memset(&(arr)[(n)], 0, sizeof(*(arr)));			\
+		hzrig_q_ = &(arr)[(n)++];				\
+	}								\
+	hzrig_q_;							\
+})
 
 /* strtoll with the whole string, range-checked. */
 static inline int hzrig_parse_ll(const char *s, long long min,

@@ -28,22 +28,23 @@ static int cmp_fvar(const void *a, const void *b)
 	return x->hz != y->hz ? (x->hz < y->hz ? -1 : 1) : strcmp(x->name, y->name);
 }
 
-static struct fvar *fvar_of(struct fvar **f, size_t *n, size_t *cap,
-			    const char *name)
+/* The variants' tallies, as they are gathered. */
+struct fvars {
+	struct fvar *v;
+	size_t n, cap;
+};
+
+static struct fvar *fvar_of(struct fvars *fs, const char *name)
 {
 	struct fvar *x;
 	size_t i;
 
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*f)[i].name, name))
-			return &(*f)[i];
-	x = hzrig_grow(*f, *n, cap, 8, sizeof(*x));
-	if (!x)
-		return NULL;
-	*f = x;
-	x = &x[(*n)++];
-	memset(x, 0, sizeof(*x));
-	x->name = name;
+	for (i = 0; i < fs->n; i++)
+		if (!strcmp(fs->v[i].name, name))
+			return &fs->v[i];
+	x = HZRIG_PUSH(fs->v, fs->n, fs->cap, 8);
+	if (x)
+		x->name = name;
 	return x;
 }
 
@@ -55,11 +56,34 @@ static int add_title(struct fvar *x, const char *title)
 	for (i = 0; i < x->ntitles; i++)
 		if (!strcmp(x->titles[i], title))
 			return 0;
-	t = hzrig_grow(x->titles, x->ntitles, &x->tcap, 8, sizeof(*t));
+	t = HZRIG_PUSH(x->titles, x->ntitles, x->tcap, 8);
 	if (!t)
 		return -1;
-	x->titles = t;
-	x->titles[x->ntitles++] = title;
+	*t = title;
+	return 0;
+}
+
+/* One variant run into its variant's tally; -1 out of memory. */
+static int tally(const struct hzrig_view_run *r, const struct hzrig_variant *v,
+		 void *arg)
+{
+	struct fvar *x;
+	size_t j;
+
+	(void)r;
+	if (!v->scanned)
+		return 0;
+	x = fvar_of(arg, v->name);
+	if (!x)
+		return -1;
+	if (v->hz > x->hz)
+		x->hz = v->hz;
+	x->scanned++;
+	x->with += v->nfindings > 0;
+	x->reports += (int64_t)v->nfindings;
+	for (j = 0; j < v->nfindings; j++)
+		if (add_title(x, v->findings[j].title))
+			return -1;
 	return 0;
 }
 
@@ -69,41 +93,21 @@ static int add_title(struct fvar *x, const char *title)
  */
 static struct fvar *gather(struct dash *d, size_t *n)
 {
-	struct fvar *f = NULL, *x;
-	size_t cap = 0, i, k, j;
+	struct fvars fs = { 0 };
+	size_t i;
 
-	*n = 0;
-	for (i = 0; i < d->view.nr; i++) {
-		const struct hzrig_run *run = &d->view.r[i].run;
-
-		for (k = 0; k < run->nv; k++) {
-			const struct hzrig_variant *v = &run->v[k];
-
-			if (!v->scanned)
-				continue;
-			x = fvar_of(&f, n, &cap, v->name);
-			if (!x)
-				goto oom;
-			if (v->hz > x->hz)
-				x->hz = v->hz;
-			x->scanned++;
-			x->with += v->nfindings > 0;
-			x->reports += (int64_t)v->nfindings;
-			for (j = 0; j < v->nfindings; j++)
-				if (add_title(x, v->findings[j].title))
-					goto oom;
-		}
+	if (hzrig_view_variants(&d->view, tally, &fs)) {
+		for (i = 0; i < fs.n; i++)
+			free(fs.v[i].titles);
+		free(fs.v);
+		*n = 0;
+		dash_out_of_memory(d);
+		return NULL;
 	}
-	if (*n)
-		qsort(f, *n, sizeof(*f), cmp_fvar);
-	return f;
-oom:
-	for (i = 0; i < *n; i++)
-		free(f[i].titles);
-	free(f);
-	*n = 0;
-	dash_out_of_memory(d);
-	return NULL;
+	if (fs.n)
+		qsort(fs.v, fs.n, sizeof(*fs.v), cmp_fvar);
+	*n = fs.n;
+	return fs.v;
 }
 
 static void per_variant(struct dash *d)

@@ -83,13 +83,23 @@ static size_t hist_var(const struct hist *h, size_t name)
 	return (size_t)-1;
 }
 
+/* Gathering the history's variants. */
+struct hvars {
+	struct dash *d;
+	struct hist *h;
+	size_t cap;
+};
+
 /* A variant of the history: its name, the largest HZ it ran with. */
-static int add_hist_var(struct dash *d, struct hist *h, size_t *cap,
-			const struct hzrig_variant *v)
+static int add_hist_var(const struct hzrig_view_run *r,
+			const struct hzrig_variant *v, void *arg)
 {
-	size_t name = dash_intern(d, v->name), i;
+	struct hvars *x = arg;
+	struct hist *h = x->h;
+	size_t name = dash_intern(x->d, v->name), i;
 	struct hvar *n;
 
+	(void)r;
 	for (i = 0; i < h->nv; i++) {
 		if (h->v[i].name == name) {
 			if (v->hz > h->v[i].hz)
@@ -97,14 +107,12 @@ static int add_hist_var(struct dash *d, struct hist *h, size_t *cap,
 			return 0;
 		}
 	}
-	n = hzrig_grow(h->v, h->nv, cap, 4, sizeof(*n));
+	n = HZRIG_PUSH(h->v, h->nv, x->cap, 4);
 	if (!n)
 		return -1;
-	h->v = n;
-	h->v[h->nv].name = name;
-	h->v[h->nv].hz = v->hz;
-	h->v[h->nv].base = -1;
-	h->nv++;
+	n->name = name;
+	n->hz = v->hz;
+	n->base = -1;
 	return 0;
 }
 
@@ -121,12 +129,13 @@ static int cmp_hvar(const void *a, const void *b, void *ctx)
 static int hist_vars(struct dash *d, struct hist *h,
 		     const struct run_ref *runs)
 {
-	size_t cap = 0, i, k;
+	struct hvars x = { .d = d, .h = h };
+	size_t i;
 
-	for (i = 0; i < d->view.nr; i++)
-		for (k = 0; k < d->view.r[i].run.nv; k++)
-			if (add_hist_var(d, h, &cap, &d->view.r[i].run.v[k]))
-				goto oom;
+	if (hzrig_view_variants(&d->view, add_hist_var, &x)) {
+		dash_out_of_memory(d);
+		return -1;
+	}
 	qsort_r(h->v, h->nv, sizeof(*h->v), cmp_hvar, d);
 	for (i = 0; i < d->view.nb; i++) {
 		size_t v = hist_var(h, dash_lookup(&d->st, d->view.b[i].variant));
@@ -136,9 +145,6 @@ static int hist_vars(struct dash *d, struct hist *h,
 			h->v[v].base = (ssize_t)r;
 	}
 	return d->failed ? -1 : 0;
-oom:
-	dash_out_of_memory(d);
-	return -1;
 }
 
 /* One case of one variant of one run: a point of the history. */
@@ -147,6 +153,30 @@ struct hcase {
 	size_t run_idx;
 	const struct hzrig_case_stats *c;
 };
+
+struct hcases {
+	const struct hzrig_view_run *first;	/* the view's runs */
+	struct hcase *all;
+	size_t n, cap;
+};
+
+static int add_cases(const struct hzrig_view_run *r,
+		     const struct hzrig_variant *v, void *arg)
+{
+	struct hcases *x = arg;
+	struct hcase *c;
+	size_t i;
+
+	for (i = 0; i < v->ncases; i++) {
+		c = HZRIG_PUSH(x->all, x->n, x->cap, 256);
+		if (!c)
+			return -1;
+		*c = (struct hcase){ .key = v->cases[i].key, .variant = v->name,
+			.run = r->id, .run_idx = (size_t)(r - x->first),
+			.c = &v->cases[i] };
+	}
+	return 0;
+}
 
 static int cmp_hcase(const void *a, const void *b)
 {
@@ -161,45 +191,26 @@ static int cmp_hcase(const void *a, const void *b)
 /* Every case of every variant of every run, by key, variant and run. */
 static struct hcase *hist_cases(struct dash *d, size_t *n)
 {
-	struct hcase *all = NULL, *x;
-	size_t cap = 0, i, k, c;
+	struct hcases x = { .first = d->view.r };
 
-	*n = 0;
-	for (i = 0; i < d->view.nr; i++) {
-		const struct hzrig_run *run = &d->view.r[i].run;
-
-		for (k = 0; k < run->nv; k++) {
-			for (c = 0; c < run->v[k].ncases; c++) {
-				x = hzrig_grow(all, *n, &cap, 256, sizeof(*x));
-				if (!x) {
-					free(all);
-					return NULL;
-				}
-				all = x;
-				x = &all[(*n)++];
-				x->key = run->v[k].cases[c].key;
-				x->variant = run->v[k].name;
-				x->run = d->view.r[i].id;
-				x->run_idx = i;
-				x->c = &run->v[k].cases[c];
-			}
-		}
+	if (hzrig_view_variants(&d->view, add_cases, &x)) {
+		free(x.all);
+		return NULL;
 	}
-	if (*n)
-		qsort(all, *n, sizeof(*all), cmp_hcase);
-	return all ? all : calloc(1, sizeof(*all));
+	if (x.n)
+		qsort(x.all, x.n, sizeof(*x.all), cmp_hcase);
+	*n = x.n;
+	return x.all ? x.all : calloc(1, sizeof(*x.all));
 }
 
 /* A new key of the history, described by its first case. */
 static struct hkey *new_hkey(struct dash *d, struct hist *h, size_t *kcap,
 			     const struct hzrig_case_stats *c)
 {
-	struct hkey *x = hzrig_grow(h->k, h->nk, kcap, 64, sizeof(*x));
+	struct hkey *x = HZRIG_PUSH(h->k, h->nk, *kcap, 64);
 
 	if (!x)
 		return NULL;
-	h->k = x;
-	x = &h->k[h->nk++];
 	x->key = dash_intern(d, c->key);
 	x->transfer = dash_intern(d, c->transfer);
 	x->behaviour = dash_intern(d, c->behaviour);
@@ -229,12 +240,9 @@ static int hist_points(struct dash *d, struct hist *h)
 		if ((!i || strcmp(all[i - 1].key, all[i].key)) &&
 		    !new_hkey(d, h, &kcap, c))
 			goto oom;
-		p = hzrig_grow(h->p, h->np, &pcap, 64, sizeof(*p));
+		p = HZRIG_PUSH(h->p, h->np, pcap, 64);
 		if (!p)
 			goto oom;
-		h->p = p;
-		p = &h->p[h->np++];
-		memset(p, 0, sizeof(*p));
 		p->var = hist_var(h, dash_lookup(&d->st, all[i].variant));
 		p->run = all[i].run_idx;
 		p->n = c->n;
