@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -30,6 +29,7 @@
 #include <unistd.h>
 
 #include "drivers.h"
+#include "lib/opts.h"
 #include "output.h"
 #include "plan/plan.h"
 #include "userpath.h"
@@ -773,44 +773,45 @@ static void usage(FILE *f)
 	      "HZ comes from hzrig_host's jiffy_rate_mhz (loaded, unbound).\n", f);
 }
 
+/* --parallel serial|lanes (rig/lib/opts.h). */
+static int parallel_opt(const char *cmd, const char *arg, void *dst)
+{
+	int *p = dst;
+
+	(void)cmd;
+	*p = hzrig_parallel_parse(arg);
+	if (*p >= 0)
+		return 0;
+	fprintf(stderr, "hzrig-runner: --parallel: '%s' is neither serial nor lanes\n",
+		arg);
+	return -1;
+}
+
 static int parse_args(struct runner *r, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "plan", required_argument, NULL, 'p' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "parallel", required_argument, NULL, 'P' },
-		{ "drivers", no_argument, NULL, 'D' },
-		{ "inband", no_argument, NULL, 'I' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
+	const struct hzrig_opt opts[] = {
+		{ .name = "plan", .kind = HZRIG_OPT_STR, .dst = &r->plan_path,
+		  .short_name = 'p' },
+		{ .name = "dev", .kind = HZRIG_OPT_STR, .dst = &r->dev_path,
+		  .short_name = 'd' },
+		{ .name = "out", .kind = HZRIG_OPT_STR, .dst = &r->out_path,
+		  .short_name = 'o' },
+		{ .name = "variant", .kind = HZRIG_OPT_STR, .dst = &r->variant,
+		  .short_name = 'v' },
+		{ .name = "accel", .kind = HZRIG_OPT_STR, .dst = &r->accel,
+		  .short_name = 'a' },
+		HZRIG_OPT_F("parallel", parallel_opt, &r->parallel),
+		HZRIG_OPT_B("drivers", &r->drivers),
+		HZRIG_OPT_B("inband", &r->inband),
+		HZRIG_OPT_END
 	};
-	int c;
+	int first = hzrig_opts("runner", argc, argv, opts, usage);
 
-	while ((c = getopt_long(argc, argv, "p:d:o:v:a:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': r->plan_path = optarg; break;
-		case 'd': r->dev_path = optarg; break;
-		case 'o': r->out_path = optarg; break;
-		case 'v': r->variant = optarg; break;
-		case 'a': r->accel = optarg; break;
-		case 'P':
-			r->parallel = hzrig_parallel_parse(optarg);
-			if (r->parallel < 0) {
-				fprintf(stderr, "hzrig-runner: --parallel: '%s' is neither serial nor lanes\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'D': r->drivers = true; break;
-		case 'I': r->inband = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
-		}
-	}
-	if (optind != argc || !r->plan_path) {
+	if (first == HZRIG_OPTS_HELP)
+		exit(0);
+	if (first < 0)
+		return -1;
+	if (first != argc || !r->plan_path) {
 		usage(stderr);
 		return -1;
 	}
