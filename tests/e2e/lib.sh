@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/e2e/lib.sh: what the end-to-end scripts share, sourced after TOP is
 # set: TAP-style checks (check DESC EXPR) and one booted run of a variant.
 pass=0 failn=0

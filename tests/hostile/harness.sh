@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/hostile/harness.sh: what hostile.sh and inputs.sh share, sourced
 # after TOP is set. $1 is the hzrig under test (an ASan+UBSan build); $T a
 # scratch directory removed at exit; check DESC EXPR counts and prints
