@@ -272,55 +272,38 @@ struct runs_row {
 static void runs_table_row(struct hzrig_table *t, const struct runs_row *r,
 			   char *last, size_t lastlen)
 {
-	const char *cells[12];
 	char ins[24];
 
 	snprintf(ins, sizeof(ins), "%.1f%%", 100 * r->share);
-	cells[0] = strcmp(last, r->run) ? r->run : "";
-	cells[1] = r->variant;
-	cells[2] = r->hz;
-	cells[3] = text_or(r->st, 5, "?");
-	cells[4] = text_or(r->st, 6, "-");
-	cells[5] = text_or(r->st, 7, "?");
-	cells[6] = text_or(r->st, 8, "?");
-	cells[7] = r->over;
-	cells[8] = r->rtt;
-	cells[9] = r->ns;
-	cells[10] = ins;
-	cells[11] = r->base ? "*" : "";
-	hzrig_table_row(t, cells);
+	hzrig_table_row(t, (const char *[]){
+		strcmp(last, r->run) ? r->run : "", r->variant, r->hz,
+		text_or(r->st, 5, "?"), text_or(r->st, 6, "-"),
+		text_or(r->st, 7, "?"), text_or(r->st, 8, "?"), r->over, r->rtt,
+		r->ns, ins, r->base ? "*" : "" });
 	snprintf(last, lastlen, "%s", r->run);
 }
 
 static void runs_csv_row(FILE *out, const struct runs_row *r)
 {
 	char ins[24], ins2[24];
-	const char *cells[19];
 	size_t i;
 
 	snprintf(ins, sizeof(ins), "%" PRId64, r->in);
 	snprintf(ins2, sizeof(ins2), "%.6f", r->share);
-	cells[0] = r->run;
-	cells[1] = text_or(r->st, 1, "");
-	cells[2] = text_or(r->st, 2, "");
-	cells[3] = r->variant;
-	cells[4] = r->hz;
-	cells[5] = text_or(r->st, 5, "");
-	cells[6] = text_or(r->st, 6, "");
-	cells[7] = text_or(r->st, 7, "");
-	cells[8] = text_or(r->st, 8, "");
-	cells[9] = r->over;
-	cells[10] = r->rtt;
-	cells[11] = r->allow;
-	cells[12] = r->ns;
-	cells[13] = ins;
-	cells[14] = ins2;
-	cells[15] = r->base ? "1" : "0";
-	cells[16] = text_or(r->st, 14, "");
-	cells[17] = text_or(r->st, 16, "");
-	cells[18] = text_or(r->st, 17, "");
-	for (i = 0; i < 19; i++)
-		hzrig_csv_field(out, cells[i], i == 18);
+	{
+		const char *cells[] = {
+			r->run, text_or(r->st, 1, ""), text_or(r->st, 2, ""),
+			r->variant, r->hz, text_or(r->st, 5, ""),
+			text_or(r->st, 6, ""), text_or(r->st, 7, ""),
+			text_or(r->st, 8, ""), r->over, r->rtt, r->allow, r->ns,
+			ins, ins2, r->base ? "1" : "0", text_or(r->st, 14, ""),
+			text_or(r->st, 16, ""), text_or(r->st, 17, ""),
+		};
+		size_t n = sizeof(cells) / sizeof(cells[0]);
+
+		for (i = 0; i < n; i++)
+			hzrig_csv_field(out, cells[i], i == n - 1);
+	}
 }
 
 static struct json_object *runs_json_row(const struct runs_row *r)
