@@ -43,14 +43,15 @@ struct dvar {
 	size_t ns, ninside;	/* counted from its samples */
 };
 
-/* A sample of the chosen run. */
+/*
+ * A sample of the chosen run: the loaded sample itself, and its strings
+ * interned for the charts' comparisons.
+ */
 struct dsample {
+	const struct hzrig_run_sample *s;
 	size_t v;		/* index into dash.v */
 	size_t key, transfer, behaviour, mode, verdict;
 	size_t path;		/* "kernel" for samples recorded without one */
-	int64_t case_idx, rep, timeout_ms, timeout_arg, delay_us, length;
-	int64_t status, expected, elapsed, lo, hi, allowance;
-	int64_t urb;		/* usbmon's URB time; HZRIG_ABSENT if none */
 };
 
 struct dash {

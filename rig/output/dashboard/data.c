@@ -131,9 +131,9 @@ static int cmp_dsample(const void *a, const void *b)
 
 	if (x->v != y->v)
 		return x->v < y->v ? -1 : 1;
-	if (x->case_idx != y->case_idx)
-		return x->case_idx < y->case_idx ? -1 : 1;
-	return x->rep < y->rep ? -1 : x->rep > y->rep;
+	if (x->s->case_idx != y->s->case_idx)
+		return x->s->case_idx < y->s->case_idx ? -1 : 1;
+	return x->s->rep < y->s->rep ? -1 : x->s->rep > y->s->rep;
 }
 
 /* One loaded sample as the page draws it. */
@@ -142,28 +142,16 @@ static void dsample_of(struct dash *d, const struct hzrig_run_sample *s,
 {
 	char key[HZRIG_CASE_KEY_MAX];
 
+	x->s = s;
 	x->v = s->variant;
-	x->case_idx = s->case_idx;
-	x->rep = s->rep;
 	x->key = dash_intern(d, hzrig_sample_key(s, key, sizeof(key)) < 0 ?
 			     "" : key);
 	x->transfer = dash_intern(d, s->transfer);
 	x->behaviour = dash_intern(d, s->behaviour);
 	x->mode = dash_intern(d, s->mode);
-	x->timeout_ms = s->timeout_ms;
-	x->timeout_arg = s->timeout_arg;
-	x->delay_us = s->delay_us;
-	x->length = s->length;
-	x->status = s->status;
-	x->expected = s->expected_status;
-	x->elapsed = s->elapsed_ns;
-	x->lo = s->window_lo_ns;
-	x->hi = s->window_hi_ns;
-	x->allowance = s->allowance_ns;
 	x->verdict = dash_intern(d, s->verdict);
 	/* samples from before the paths were the kernel driver's */
 	x->path = dash_intern(d, hzrig_run_path(s->path));
-	x->urb = s->urb_ns;
 }
 
 int dash_load_samples(struct dash *d)

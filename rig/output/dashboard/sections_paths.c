@@ -19,7 +19,7 @@ static bool headline(const struct dash *d, const struct dsample *x)
 {
 	return dash_is(d, x->transfer, "bulk-in") &&
 	       dash_is(d, x->behaviour, "nak") && dash_is(d, x->mode, "ms") &&
-	       x->timeout_ms > 0;
+	       x->s->timeout_ms > 0;
 }
 
 /* One cell: the samples of @path, @t on variant @v. */
@@ -34,12 +34,12 @@ static void cell(struct dash *d, const char *path, int64_t t, size_t v,
 	for (i = 0; i < d->ns; i++) {
 		const struct dsample *x = &d->s[i];
 
-		if (x->v != v || x->timeout_ms != t || !headline(d, x) ||
+		if (x->v != v || x->s->timeout_ms != t || !headline(d, x) ||
 		    !dash_is(d, x->path, path))
 			continue;
-		e[n++] = x->elapsed;
-		if (x->urb != HZRIG_ABSENT)
-			u[nu++] = x->elapsed - x->urb;
+		e[n++] = x->s->elapsed_ns;
+		if (x->s->urb_ns != HZRIG_ABSENT)
+			u[nu++] = x->s->elapsed_ns - x->s->urb_ns;
 		in += dash_inside(d, x);
 		w = x;
 	}
@@ -56,11 +56,11 @@ static void cell(struct dash *d, const char *path, int64_t t, size_t v,
 		snprintf(around, sizeof(around), "; %s ms around the URB",
 			 MS(hzrig_percentile(u, nu, 50)));
 	}
-	if (w->lo == HZRIG_ABSENT)
+	if (w->s->window_lo_ns == HZRIG_ABSENT)
 		snprintf(win, sizeof(win), "no timer%s", around);
 	else
-		snprintf(win, sizeof(win), "window (%s, %s]%s", MS(w->lo),
-			 MS(w->hi), around);
+		snprintf(win, sizeof(win), "window (%s, %s]%s", MS(w->s->window_lo_ns),
+			 MS(w->s->window_hi_ns), around);
 	dash_cell_two(d, fig, win, in == n ? NULL : "bad");
 }
 
@@ -82,10 +82,10 @@ void dash_section_paths(struct dash *d)
 		if (!headline(d, &d->s[i]) || dash_kernel(d, &d->s[i]))
 			continue;
 		any_user = true;
-		for (k = 0; k < nt && ts[k] != d->s[i].timeout_ms; k++)
+		for (k = 0; k < nt && ts[k] != d->s[i].s->timeout_ms; k++)
 			;
 		if (k == nt)
-			ts[nt++] = d->s[i].timeout_ms;
+			ts[nt++] = d->s[i].s->timeout_ms;
 	}
 	qsort(ts, nt, sizeof(*ts), hzrig_cmp_i64);
 	dash_out(d, "<section id=\"paths\">\n<h2>Kernel, usbfs and libusb</h2>\n"

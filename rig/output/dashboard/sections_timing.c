@@ -39,7 +39,7 @@ static bool wanted(const struct dash *d, const struct dsample *x,
 	 * The band is the kernel's wheel: userspace paths have their own
 	 * section (sections_paths.c).
 	 */
-	if (!dash_is(d, x->mode, "ms") || x->timeout_ms <= 0 ||
+	if (!dash_is(d, x->mode, "ms") || x->s->timeout_ms <= 0 ||
 	    !dash_kernel(d, x))
 		return false;
 	return dash_is(d, x->behaviour, "nak") == (w == NAK_MS);
@@ -49,12 +49,12 @@ static void sample_title(struct dash *d, const struct dsample *x)
 {
 	dash_out(d, "<title>");
 	dash_esc(d, dash_S(d, x->key));
-	dash_out(d, " rep %" PRId64 ": %s ms, status %" PRId64, x->rep,
-	    MS(x->elapsed), x->status);
-	if (x->lo != HZRIG_ABSENT)
-		dash_out(d, ", window (%s, %s] ms", MS(x->lo), MS(x->hi));
-	if (x->allowance != HZRIG_ABSENT)
-		dash_out(d, " \xc2\xb1 %s", MS(x->allowance));
+	dash_out(d, " rep %" PRId64 ": %s ms, status %" PRId64, x->s->rep,
+	    MS(x->s->elapsed_ns), x->s->status);
+	if (x->s->window_lo_ns != HZRIG_ABSENT)
+		dash_out(d, ", window (%s, %s] ms", MS(x->s->window_lo_ns), MS(x->s->window_hi_ns));
+	if (x->s->allowance_ns != HZRIG_ABSENT)
+		dash_out(d, " \xc2\xb1 %s", MS(x->s->allowance_ns));
 	dash_out(d, ", ");
 	dash_esc(d, dash_S(d, x->verdict));
 	dash_out(d, "</title>");
@@ -75,18 +75,18 @@ static void case_windows(struct dash *d, const struct plot *p, size_t v,
 	for (i = 0; i < d->ns; i++) {
 		const struct dsample *x = &d->s[i];
 
-		if (x->v != v || !wanted(d, x, w) || x->lo == HZRIG_ABSENT)
+		if (x->v != v || !wanted(d, x, w) || x->s->window_lo_ns == HZRIG_ABSENT)
 			continue;
 		for (j = 0; j < n; j++)
-			if (ws[j].t == x->timeout_ms && ws[j].lo == x->lo &&
-			    ws[j].hi == x->hi)
+			if (ws[j].t == x->s->timeout_ms && ws[j].lo == x->s->window_lo_ns &&
+			    ws[j].hi == x->s->window_hi_ns)
 				break;
 		if (j == n && n < ARRAY_SIZE(ws)) {
-			ws[n].t = x->timeout_ms;
-			ws[n].lo = x->lo;
-			ws[n].hi = x->hi;
-			ws[n].allowance = x->allowance == HZRIG_ABSENT ?
-					  0 : x->allowance;
+			ws[n].t = x->s->timeout_ms;
+			ws[n].lo = x->s->window_lo_ns;
+			ws[n].hi = x->s->window_hi_ns;
+			ws[n].allowance = x->s->allowance_ns == HZRIG_ABSENT ?
+					  0 : x->s->allowance_ns;
 			n++;
 		}
 	}
@@ -121,7 +121,7 @@ static double jitter(const struct dash *d, const struct dsample *x,
 	else
 		k = (double)dash_name_rank(dash_behaviours, ARRAY_SIZE(dash_behaviours),
 				      dash_S(d, x->behaviour)) - 2;
-	return k * 2.2 + (double)(x->rep % 3 - 1) * 0.9;
+	return k * 2.2 + (double)(x->s->rep % 3 - 1) * 0.9;
 }
 
 static void points(struct dash *d, const struct plot *p, size_t v,
@@ -144,8 +144,8 @@ static void points(struct dash *d, const struct plot *p, size_t v,
 			dash_out(d, "<circle class=\"pt%s\" cx=\"%g\" cy=\"%g\""
 			    " r=\"%s\" fill=\"%s\">",
 			    in ? "" : " out",
-			    XY(dash_px(p, (double)x->timeout_ms) + jitter(d, x, w)),
-			    XY(dash_py(p, x->elapsed / 1e6)), in ? "2.6" : "4",
+			    XY(dash_px(p, (double)x->s->timeout_ms) + jitter(d, x, w)),
+			    XY(dash_py(p, x->s->elapsed_ns / 1e6)), in ? "2.6" : "4",
 			    w == NAK_MS ? dash_transfer_colour(dash_S(d, x->transfer)) :
 					  dash_behaviour_colour(dash_S(d, x->behaviour)));
 			sample_title(d, x);
@@ -223,17 +223,17 @@ static void panels(struct dash *d, enum which w)
 		if (!wanted(d, x, w))
 			continue;
 		n++;
-		t0 = fmin(t0, (double)x->timeout_ms);
-		t1 = fmax(t1, (double)x->timeout_ms);
-		if (x->elapsed > 0) {
-			y0 = fmin(y0, x->elapsed / 1e6);
-			y1 = fmax(y1, x->elapsed / 1e6);
+		t0 = fmin(t0, (double)x->s->timeout_ms);
+		t1 = fmax(t1, (double)x->s->timeout_ms);
+		if (x->s->elapsed_ns > 0) {
+			y0 = fmin(y0, x->s->elapsed_ns / 1e6);
+			y1 = fmax(y1, x->s->elapsed_ns / 1e6);
 		}
 		/* The window shows whole; elsewhere the timer's end shows. */
-		if (w == NAK_MS && x->lo != HZRIG_ABSENT && x->lo > 0)
-			y0 = fmin(y0, x->lo / 1e6);
-		if (x->hi != HZRIG_ABSENT && x->hi > 0)
-			y1 = fmax(y1, x->hi / 1e6);
+		if (w == NAK_MS && x->s->window_lo_ns != HZRIG_ABSENT && x->s->window_lo_ns > 0)
+			y0 = fmin(y0, x->s->window_lo_ns / 1e6);
+		if (x->s->window_hi_ns != HZRIG_ABSENT && x->s->window_hi_ns > 0)
+			y1 = fmax(y1, x->s->window_hi_ns / 1e6);
 	}
 	if (!n) {
 		dash_out(d, "<p class=\"note\">This run has no such samples.</p>\n");
@@ -428,8 +428,8 @@ static int tgroups(struct dash *d, bool (*keep)(const struct dash *,
 		if (!keep(d, x))
 			continue;
 		it[n] = (struct titem){ .mode = x->mode, .v = x->v,
-			.t = x->timeout_ms, .arg = x->timeout_arg,
-			.value = value(x), .hi = x->hi, .bad = !dash_inside(d, x) };
+			.t = x->s->timeout_ms, .arg = x->s->timeout_arg,
+			.value = value(x), .hi = x->s->window_hi_ns, .bad = !dash_inside(d, x) };
 		n++;
 	}
 	qsort_r(it, n, sizeof(*it), cmp_titem, &o);
@@ -458,7 +458,7 @@ static bool nak_ms(const struct dash *d, const struct dsample *x)
 
 static int64_t wait_error(const struct dsample *x)
 {
-	return x->elapsed - x->timeout_ms * 1000000;
+	return x->s->elapsed_ns - x->s->timeout_ms * 1000000;
 }
 
 /* The smallest and largest worst-case error (ms) of the model over T. */
@@ -656,7 +656,7 @@ static bool legacy_nak(const struct dash *d, const struct dsample *x)
 
 static int64_t wait_of(const struct dsample *x)
 {
-	return x->elapsed;
+	return x->s->elapsed_ns;
 }
 
 /* Is group @i the first of its (mode, T)? */
