@@ -135,17 +135,9 @@ struct hzrig_arm sim_arm_record(unsigned int target, unsigned int beh,
 				uint32_t seq, uint32_t delay_us,
 				uint32_t length, uint64_t start_ns)
 {
-	struct hzrig_arm a = {
-		.version = HZRIG_WIRE_VERSION,
-		.target = target,
-		.behaviour = beh,
-		.seq = htole32(seq),
-		.delay_us = htole32(delay_us),
-		.length = htole32(length),
-		.start_ns = htole64(start_ns),
-	};
-
-	return a;
+	/* the length as given, SHORT's too: the scenarios say what they want */
+	return hzrig_arm_make(target, beh, seq, delay_us, length, length,
+			      start_ns);
 }
 
 /* ARM with the host's start time (CLOCK_MONOTONIC ns, 0: none) */
