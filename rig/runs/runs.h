@@ -126,7 +126,7 @@ struct hzrig_variant {
 	char allowance_source[8];	/* "noise", "floor" or "" */
 	int64_t collected_at;		/* seconds since the epoch, or absent */
 	double boot_wall_s;		/* boot.wall_s; < 0: absent */
-	char boot_crash[HZRIG_FINDING_TITLE_MAX];	/* boot.crash, or "" */
+	char boot_crash[256];		/* boot.crash (boot.h's crash), or "" */
 	bool have_capture;		/* run.json has "capture" */
 	int64_t capture_errors;		/* capture.errors, or absent */
 	/* build.json, when the run has one. */
