@@ -38,7 +38,8 @@ struct hzrig_opt {
 #define HZRIG_OPT_END		{ .name = NULL }
 
 #define HZRIG_OPTS_HELP	(-1)	/* --help was given: exit 0 */
-#define HZRIG_OPTS_BAD	(-2)	/* bad usage, said (an unknown option: and the usage): exit 2 */
+/* bad usage, said (for an unknown option, with the usage): exit 2 */
+#define HZRIG_OPTS_BAD	(-2)
 
 /* The exit status after hzrig_opts() returned @r < 0. */
 #define HZRIG_OPTS_EXIT(r)	((r) == HZRIG_OPTS_HELP ? 0 : 2)

@@ -764,7 +764,8 @@ void dash_section_unexplained(struct dash *d)
 	    n, d->ns);
 	for (i = 0; i < d->ns; i++) {
 		const struct dsample *x = &d->s[i];
-		int64_t a = x->s->allowance_ns == HZRIG_ABSENT ? 0 : x->s->allowance_ns;
+		const struct hzrig_run_sample *s = x->s;
+		int64_t a = s->allowance_ns == HZRIG_ABSENT ? 0 : s->allowance_ns;
 
 		if (dash_inside(d, x))
 			continue;
@@ -773,28 +774,30 @@ void dash_section_unexplained(struct dash *d)
 		dash_out(d, "</td><td class=\"mono\">");
 		dash_esc(d, dash_S(d, x->key));
 		dash_out(d, "</td><td class=\"num\">%" PRId64 "</td><td class=\"num%s\">%"
-		    PRId64 "</td>", x->s->rep,
-		    x->s->expected_status != HZRIG_ABSENT && x->s->status != x->s->expected_status ?
-		    " bad" : "", x->s->status);
-		if (x->s->expected_status != HZRIG_ABSENT)
-			dash_out(d, "<td class=\"num\">%" PRId64 "</td>", x->s->expected_status);
+		    PRId64 "</td>", s->rep,
+		    s->expected_status != HZRIG_ABSENT && s->status != s->expected_status ?
+		    " bad" : "", s->status);
+		if (s->expected_status != HZRIG_ABSENT)
+			dash_out(d, "<td class=\"num\">%" PRId64 "</td>", s->expected_status);
 		else
 			dash_out(d, "<td class=\"num muted\">-</td>");
-		dash_out(d, "<td class=\"num\">%s</td>", MS(x->s->elapsed_ns));
-		if (x->s->window_lo_ns != HZRIG_ABSENT)
-			dash_out(d, "<td class=\"num\">(%s, %s]</td>", MS(x->s->window_lo_ns), MS(x->s->window_hi_ns));
+		dash_out(d, "<td class=\"num\">%s</td>", MS(s->elapsed_ns));
+		if (s->window_lo_ns != HZRIG_ABSENT)
+			dash_out(d, "<td class=\"num\">(%s, %s]</td>",
+			    MS(s->window_lo_ns), MS(s->window_hi_ns));
 		else
 			dash_out(d, "<td class=\"num muted\">none</td>");
-		dash_out(d, "<td class=\"num\">%s</td><td class=\"bad\">", MS(x->s->allowance_ns));
+		dash_out(d, "<td class=\"num\">%s</td><td class=\"bad\">", MS(s->allowance_ns));
 		dash_esc(d, dash_S(d, x->verdict));
 		dash_out(d, "</td>");
-		if (x->s->window_hi_ns != HZRIG_ABSENT && x->s->elapsed_ns > x->s->window_hi_ns + a)
+		if (s->window_hi_ns != HZRIG_ABSENT && s->elapsed_ns > s->window_hi_ns + a)
 			dash_out(d, "<td class=\"num\">+%s late</td>",
-			    MS(x->s->elapsed_ns - x->s->window_hi_ns - a));
-		else if (x->s->window_lo_ns != HZRIG_ABSENT && x->s->elapsed_ns < x->s->window_lo_ns - a &&
+			    MS(s->elapsed_ns - s->window_hi_ns - a));
+		else if (s->window_lo_ns != HZRIG_ABSENT &&
+			 s->elapsed_ns < s->window_lo_ns - a &&
 			 !dash_is(d, x->verdict, "wrong-status"))
 			dash_out(d, "<td class=\"num\">%s early</td>",
-			    MS(x->s->window_lo_ns - a - x->s->elapsed_ns));
+			    MS(s->window_lo_ns - a - s->elapsed_ns));
 		else
 			dash_out(d, "<td class=\"num muted\">-</td>");
 		dash_out(d, "</tr>\n");

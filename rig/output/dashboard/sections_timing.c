@@ -52,7 +52,8 @@ static void sample_title(struct dash *d, const struct dsample *x)
 	dash_out(d, " rep %" PRId64 ": %s ms, status %" PRId64, x->s->rep,
 	    MS(x->s->elapsed_ns), x->s->status);
 	if (x->s->window_lo_ns != HZRIG_ABSENT)
-		dash_out(d, ", window (%s, %s] ms", MS(x->s->window_lo_ns), MS(x->s->window_hi_ns));
+		dash_out(d, ", window (%s, %s] ms", MS(x->s->window_lo_ns),
+		    MS(x->s->window_hi_ns));
 	if (x->s->allowance_ns != HZRIG_ABSENT)
 		dash_out(d, " \xc2\xb1 %s", MS(x->s->allowance_ns));
 	dash_out(d, ", ");
