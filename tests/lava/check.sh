@@ -159,6 +159,19 @@ cp -r "$RUN" "$T/late"
 jq -c 'if .timeout_ms == 100 and .path == "kernel" then .verdict = "late" else . end' "$RUN/samples.jsonl" > "$T/late/samples.jsonl"
 "$TOP/tests/lava/match.py" "$RUN" "$T/late" hz-250 > "$T/out" 2>&1
 check "match.py: many cases all late on one side are a mismatch" bash -c "[ $? -eq 1 ] && grep -q 'cases with different verdicts' '$T/out'"
+# One call behind the tick grid is judged against a window moved by its
+# lag: the case's model is the same; all of a case's windows moved is not.
+cp -r "$RUN" "$T/lag"
+jq -c 'if .timeout_ms == 100 and .path == "kernel" and .rep == 2 then .jiffies_lag = 1 | .window_lo_ns -= 4000000 else . end' \
+	"$RUN/samples.jsonl" > "$T/lag/samples.jsonl"
+"$TOP/tests/lava/match.py" "$RUN" "$T/lag" hz-250 > "$T/out" 2>&1
+check "match.py: one lagged call's moved window is no mismatch" \
+	bash -c "[ $? -eq 0 ] && grep -q '\"jiffies_lag\":1,' '$T/lag/samples.jsonl'"
+cp -r "$RUN" "$T/moved"
+jq -c 'if .timeout_ms == 100 and .path == "kernel" then .window_lo_ns -= 4000000 else . end' \
+	"$RUN/samples.jsonl" > "$T/moved/samples.jsonl"
+"$TOP/tests/lava/match.py" "$RUN" "$T/moved" hz-250 > "$T/out" 2>&1
+check "match.py: a case's window moved on one side is a mismatch" bash -c "[ $? -eq 1 ] && grep -q 'window or expected status differ' '$T/out'"
 
 echo "lava: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
