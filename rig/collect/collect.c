@@ -171,13 +171,13 @@ struct verdict_counts {
 /* One samples.jsonl object for record @r. */
 /*
  * Judge one record: its window on the model of its kernel's tree, the
- * status expected, the verdict, and the allowance it was held to, all into
- * @out (a copy of the guest's fields) and counted in @vc.
+ * status expected and the verdict, set beside the guest's fields in @r->s
+ * (its allowance is there already) and counted in @vc.
  */
-static void judge_sample(const struct hzrig_capture *c,
-			 const struct hzrig_rec *r, bool refused,
-			 struct verdict_counts *vc, struct hzrig_run_sample *out)
+static void judge_sample(const struct hzrig_capture *c, struct hzrig_rec *r,
+			 bool refused, struct verdict_counts *vc)
 {
+	struct hzrig_run_sample *out = &r->s;
 	uint64_t allowance = r->s.allowance_ns;
 	bool killable = r->transfer == HZRIG_XFER_BULK_IN_KILLABLE;
 	enum hzrig_verdict v;
@@ -204,7 +204,6 @@ static void judge_sample(const struct hzrig_capture *c,
 	vc->n[v]++;
 	vc->samples++;
 
-	*out = r->s;
 	/* A killable wait without timeout has no window: absent (null). */
 	if (!w.forever) {
 		out->window_lo_ns = (int64_t)w.lo_ns;
@@ -215,7 +214,6 @@ static void judge_sample(const struct hzrig_capture *c,
 	}
 	if (w.cancel_ns)
 		out->cancel_ns = (int64_t)w.cancel_ns;
-	out->allowance_ns = (int64_t)allowance;
 	snprintf(out->verdict, sizeof(out->verdict), "%s", hzrig_verdict_name(v));
 	out->expected_status = expected;
 }
@@ -524,7 +522,6 @@ struct job {
 	struct hzrig_capture c;
 	struct hzrig_ktap k;
 	struct hzrig_findings findings;	/* the console's kernel reports */
-	struct hzrig_run_sample *judged;	/* c.recs judged, in order */
 	unsigned int dropped;
 	uint64_t allowance;
 };
@@ -642,19 +639,12 @@ static void check_clocksource(struct job *j)
 }
 
 /* Every record judged, before anything is written. */
-static int judge_all(struct job *j)
+static void judge_all(struct job *j)
 {
 	size_t i;
 
-	j->judged = calloc(j->c.nrecs ? j->c.nrecs : 1, sizeof(*j->judged));
-	if (!j->judged) {
-		fprintf(j->err, "hzrig collect: out of memory\n");
-		return -1;
-	}
 	for (i = 0; i < j->c.nrecs; i++)
-		judge_sample(&j->c, &j->c.recs[i], j->refused != NULL, &j->vc,
-			     &j->judged[i]);
-	return 0;
+		judge_sample(&j->c, &j->c.recs[i], j->refused != NULL, &j->vc);
 }
 
 static int set_paths(struct job *j)
@@ -691,7 +681,7 @@ static int write_tmp_files(struct job *j)
 		return -1;
 	}
 	for (i = 0; i < j->c.nrecs; i++) {
-		struct json_object *s = sample_json(&j->c, &j->judged[i]);
+		struct json_object *s = sample_json(&j->c, &j->c.recs[i].s);
 
 		fprintf(f, "%s\n", json_object_to_json_string_ext(s,
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -796,7 +786,6 @@ static void cleanup(struct job *j)
 	json_object_put(j->run);
 	json_object_put(j->boot_obj);
 	hzrig_capture_free(&j->c);
-	free(j->judged);
 	hzrig_findings_free(&j->findings);
 }
 
@@ -824,8 +813,7 @@ int hzrig_collect(const struct hzrig_collect_opts *o)
 		goto out;
 	set_allowances(j);
 	check_clocksource(j);
-	if (judge_all(j))
-		goto out;
+	judge_all(j);
 	if (o->whole && (j->c.errors || j->c.truncated || j->refused)) {
 		fprintf(err, "hzrig collect: %s: %s: refused whole\n", o->variant,
 			j->refused ? j->refused :
