@@ -100,9 +100,7 @@ static int field_int(struct hzrig_capture *c, unsigned int line,
 			required, &v);
 	if (ret)
 		return ret;
-	x = json_object_get_int64(v);
-	if ((x == INT64_MAX && json_object_get_uint64(v) > INT64_MAX) ||
-	    x < min || x > max) {
+	if (!hzrig_json_int_in(v, min, max, &x)) {
 		cap_msg(c, line, true,
 			"%s: field \"%s\": %s is out of range %" PRId64 "..%" PRId64,
 			rtype, key, json_object_to_json_string(v), min, max);

@@ -52,7 +52,6 @@ static const char *read_field(struct json_object *o, unsigned int need,
 {
 	struct json_object *v;
 	const char *str;
-	int64_t x;
 
 	if (!json_object_object_get_ex(o, f->key, &v))
 		return f->flags & need ? "missing" : NULL;
@@ -89,15 +88,11 @@ static const char *read_field(struct json_object *o, unsigned int need,
 			 hzrig_json_what(v));
 		return why;
 	}
-	x = json_object_get_int64(v);
-	/* json-c clamps what does not fit at INT64_MAX: not a value. */
-	if ((x == INT64_MAX && json_object_get_uint64(v) != (uint64_t)INT64_MAX) ||
-	    x < f->lo || x > f->hi) {
+	if (!hzrig_json_int_in(v, f->lo, f->hi, hzrig_sample_int(s, f))) {
 		snprintf(why, len, "%s out of range %" PRId64 "..%" PRId64,
 			 json_object_to_json_string(v), f->lo, f->hi);
 		return why;
 	}
-	*hzrig_sample_int(s, f) = x;
 	return NULL;
 }
 

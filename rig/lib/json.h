@@ -9,8 +9,10 @@
 #ifndef HZRIG_JSON_H
 #define HZRIG_JSON_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,26 @@ static inline const char *hzrig_json_what(struct json_object *v)
 	case json_type_string: return "a string";
 	}
 	return "?";
+}
+
+/*
+ * The integer JSON value @v (of type int) holds, in *@out, when it is one
+ * and lies in @lo..@hi. json-c clamps what does not fit at INT64_MAX: a
+ * clamped value is not one.
+ */
+static inline bool hzrig_json_int_in(struct json_object *v, int64_t lo,
+				     int64_t hi, int64_t *out)
+{
+	int64_t x;
+
+	errno = 0;
+	x = json_object_get_int64(v);
+	if (errno ||
+	    (x == INT64_MAX && json_object_get_uint64(v) != (uint64_t)INT64_MAX) ||
+	    x < lo || x > hi)
+		return false;
+	*out = x;
+	return true;
 }
 
 static inline void hzrig_json_put(struct json_object *o, const char *key,

@@ -197,12 +197,7 @@ static int get_int(struct loader *l, struct json_object *o, const char *pfx,
 	r = get_member(l, o, pfx, key, need, json_type_int, "an integer", &v);
 	if (r <= 0)
 		return r;
-	errno = 0;
-	x = json_object_get_int64(v);
-	/* json-c clamps what does not fit at INT64_MAX: not a value. */
-	if (x == INT64_MAX && json_object_get_uint64(v) != (uint64_t)INT64_MAX)
-		errno = ERANGE;
-	if (errno || x < min || x > max) {
+	if (!hzrig_json_int_in(v, min, max, &x)) {
 		lerr(l, "field \"%s%s\": %s out of range %" PRId64 "..%" PRId64,
 		     pfx, key, json_object_to_json_string(v), min, max);
 		return -1;
