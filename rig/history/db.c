@@ -669,22 +669,23 @@ static int prep_sample_insert(sqlite3 *db, sqlite3_stmt **st, FILE *err)
 	return prep(db, sql, st, err);
 }
 
-/* Every field of @s to its parameter, by name; absent ones as NULL. */
+/*
+ * Every field of @s to its parameter; absent ones as NULL. The statement
+ * names :variant_run, :case_key, then the fields in the table's order
+ * (prep_sample_insert()), so field i is parameter i + 3.
+ */
 static void bind_sample(sqlite3_stmt *st, const struct hzrig_run_sample *s)
 {
 	const struct hzrig_sample_field *f;
-	char name[64];
 	size_t i;
-	int k;
 
 	for (i = 0; i < hzrig_nsample_fields; i++) {
 		f = &hzrig_sample_fields[i];
-		snprintf(name, sizeof(name), ":%s", f->member);
-		k = sqlite3_bind_parameter_index(st, name);
 		if (f->text)
-			bind_opt_text(st, k, (const char *)s + f->off);
+			bind_opt_text(st, (int)i + 3, (const char *)s + f->off);
 		else
-			bind_opt_int(st, k, *(const int64_t *)((const char *)s + f->off));
+			bind_opt_int(st, (int)i + 3,
+				     *(const int64_t *)((const char *)s + f->off));
 	}
 }
 
@@ -741,9 +742,8 @@ static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 			return -1;
 		}
 		sqlite3_clear_bindings(sst);
-		sqlite3_bind_int64(sst, sqlite3_bind_parameter_index(sst, ":variant_run"), id);
-		sqlite3_bind_text(sst, sqlite3_bind_parameter_index(sst, ":case_key"),
-				  key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(sst, 1, id);	/* :variant_run */
+		sqlite3_bind_text(sst, 2, key, -1, SQLITE_TRANSIENT);	/* :case_key */
 		bind_sample(sst, s);
 		if (step_done(db, sst, err))
 			return -1;
@@ -940,10 +940,9 @@ char *hzrig_db_col_strdup(sqlite3_stmt *st, int i)
 static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 			sqlite3_int64 id, FILE *err)
 {
+	char cols[2048], sql[2304];
 	sqlite3_stmt *st;
 	int rc;
-
-	char cols[2048], sql[2304];
 
 	if (sample_columns(cols, sizeof(cols), ""))
 		return -1;

@@ -173,7 +173,6 @@ static int run_row(struct hzrig_view *v, sqlite3_stmt *st, FILE *err,
 		fprintf(err, "%s: run %s left out\n", who, r->id);
 		free_run(r);
 		v->nr--;
-		v->skipped++;
 	}
 	return 0;
 }
@@ -272,17 +271,6 @@ void hzrig_view_close(struct hzrig_view *v)
 	free(v->b);
 	free(v->g);
 	memset(v, 0, sizeof(*v));
-}
-
-const struct hzrig_view_run *hzrig_view_run(const struct hzrig_view *v,
-					    const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < v->nr; i++)
-		if (!strcmp(v->r[i].id, id))
-			return &v->r[i];
-	return NULL;
 }
 
 const char *hzrig_view_baseline(const struct hzrig_view *v,

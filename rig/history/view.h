@@ -46,7 +46,6 @@ struct hzrig_view {
 	sqlite3 *db;		/* the snapshot (output/trees.c reads it too) */
 	struct hzrig_view_run *r;	/* oldest first */
 	size_t nr, rcap;
-	size_t skipped;		/* runs left out (each said on the stream) */
 	struct hzrig_view_baseline *b;
 	size_t nb, bcap;
 	struct hzrig_view_regression *g;	/* by run, variant, case, kind */
@@ -63,10 +62,6 @@ int hzrig_view_open(const char *path, const char *who, struct hzrig_view *v,
 		    FILE *err);
 
 void hzrig_view_close(struct hzrig_view *v);
-
-/* The run with id @id, or NULL. */
-const struct hzrig_view_run *hzrig_view_run(const struct hzrig_view *v,
-					    const char *id);
 
 /* The baseline run of @variant, or NULL. */
 const char *hzrig_view_baseline(const struct hzrig_view *v,

@@ -59,7 +59,8 @@ int hzrig_opts(const char *cmd, int argc, char **argv,
 		lo[i].val = KEY_BASE + (int)i;
 		if (opts[i].short_name && ns + 2 < sizeof(shorts)) {
 			shorts[ns++] = opts[i].short_name;
-			shorts[ns++] = ':';
+			if (lo[i].has_arg == required_argument)
+				shorts[ns++] = ':';
 		}
 	}
 	lo[n] = (struct option){ "help", no_argument, NULL, 'h' };

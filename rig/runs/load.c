@@ -51,7 +51,7 @@ struct hzrig_variant *hzrig_run_add_variant(struct hzrig_run *run,
 	v->rtt_p50_ns = v->rtt_p99_ns = HZRIG_ABSENT;
 	v->allowance_ns = v->waits_ms = v->wall_ms = HZRIG_ABSENT;
 	v->counted_samples = HZRIG_ABSENT;
-	v->jiffy_rate_mhz = v->tick_ns = v->noise_floor_ns = HZRIG_ABSENT;
+	v->jiffy_rate_mhz = v->noise_floor_ns = HZRIG_ABSENT;
 	v->collected_at = v->capture_errors = HZRIG_ABSENT;
 	v->boot_wall_s = -1;
 	v->probe_min_ns = v->probe_max_ns = HZRIG_ABSENT;
@@ -229,10 +229,11 @@ static int get_num(struct loader *l, struct json_object *o, const char *key,
 
 /*
  * boot.@key, when there: seconds, finite, 0 up to HZRIG_MS_MAX / 1000 (as
- * far as every reader's arithmetic in milliseconds goes).
+ * far as every reader's arithmetic in milliseconds goes), into *@out
+ * (may be NULL) when it is.
  */
 static void get_seconds(struct loader *l, struct json_object *boot,
-			const char *key)
+			const char *key, double *out)
 {
 	struct json_object *v;
 	double d;
@@ -248,6 +249,8 @@ static void get_seconds(struct loader *l, struct json_object *boot,
 	if (!isfinite(d) || d < 0 || d > (double)(HZRIG_MS_MAX / 1000))
 		lerr(l, "field \"boot.%s\": %s out of range 0..%" PRId64 " seconds",
 		     key, json_object_to_json_string(v), HZRIG_MS_MAX / 1000);
+	else if (out)
+		*out = d;
 }
 
 /* String field; @buf keeps its contents when optional and absent or null. */
@@ -642,19 +645,15 @@ int hzrig_utc_parse(const char *s, int64_t *out)
 static void load_boot(struct loader *l, struct hzrig_variant *v,
 		      struct json_object *o)
 {
-	struct json_object *x = get_obj(l, o, "boot"), *w;
+	struct json_object *x = get_obj(l, o, "boot");
 	char buf[HZRIG_VARIANT_MAX];
 	int64_t rc;
 
 	if (!x)
 		return;
-	get_seconds(l, x, "wall_s");
-	get_seconds(l, x, "first_result_s");
-	get_seconds(l, x, "timeout_s");
-	if (json_object_object_get_ex(x, "wall_s", &w) && w &&
-	    (json_object_is_type(w, json_type_int) ||
-	     json_object_is_type(w, json_type_double)))
-		v->boot_wall_s = json_object_get_double(w);
+	get_seconds(l, x, "wall_s", &v->boot_wall_s);
+	get_seconds(l, x, "first_result_s", NULL);
+	get_seconds(l, x, "timeout_s", NULL);
 	get_int(l, x, "boot.", "guest_rc", OPTIONAL, INT32_MIN, INT32_MAX, &rc);
 	get_str(l, x, "boot.", "crash", OPTIONAL, v->boot_crash,
 		sizeof(v->boot_crash));
@@ -681,13 +680,13 @@ static void load_rest(struct loader *l, struct hzrig_variant *v,
 	static const char *const noise[] = { "sleep_us", "n", "rtt_n", NULL };
 	struct json_object *x;
 	char when[32] = "";
-	int64_t abi;
+	int64_t abi, tick;
 
 	get_strdup(l, o, "cmdline", 4096, &v->cmdline);
 	get_int(l, o, "", "abi", OPTIONAL, 0, INT32_MAX, &abi);
 	get_int(l, o, "", "jiffy_rate_mhz", OPTIONAL, 0, INT32_MAX,
 		&v->jiffy_rate_mhz);
-	get_int(l, o, "", "tick_ns", OPTIONAL, 1, HZRIG_NS_MAX, &v->tick_ns);
+	get_int(l, o, "", "tick_ns", OPTIONAL, 1, HZRIG_NS_MAX, &tick);
 	get_int(l, o, "", "noise_floor_ns", OPTIONAL, 0, HZRIG_NS_MAX,
 		&v->noise_floor_ns);
 	if (!get_str(l, o, "", "allowance_source", OPTIONAL,
@@ -708,7 +707,6 @@ static void load_rest(struct loader *l, struct hzrig_variant *v,
 		get_bool(l, x, "ktap.", "bail_out", NULL);
 	}
 	x = get_obj(l, o, "capture");
-	v->have_capture = x != NULL;
 	get_counts(l, x, "capture.", capture, INT32_MAX);
 	if (x) {
 		get_int(l, x, "capture.", "errors", OPTIONAL, 0, INT32_MAX,
@@ -909,7 +907,6 @@ static void load_patch_sha256(struct loader *l, struct hzrig_variant *v,
 		}
 		memcpy(v->patch_sha256[i], json_object_get_string(e), 65);
 	}
-	v->npatch_sha256 = n;
 }
 
 static void load_build_json(struct loader *l, struct hzrig_variant *v,

@@ -122,17 +122,15 @@ struct hzrig_variant {
 	char *run_json;			/* the file's text, every field validated */
 	/* The rest of run.json a reader uses (docs/results.md). */
 	char *cmdline;			/* the guest's; NULL: absent */
-	int64_t jiffy_rate_mhz, tick_ns, noise_floor_ns;	/* or absent */
+	int64_t jiffy_rate_mhz, noise_floor_ns;	/* or absent */
 	char allowance_source[8];	/* "noise", "floor" or "" */
 	int64_t collected_at;		/* seconds since the epoch, or absent */
 	double boot_wall_s;		/* boot.wall_s; < 0: absent */
 	char boot_crash[256];		/* boot.crash (boot.h's crash), or "" */
-	bool have_capture;		/* run.json has "capture" */
 	int64_t capture_errors;		/* capture.errors, or absent */
 	/* build.json, when the run has one. */
 	char compiler[128];		/* "compiler", or "" */
 	char (*patch_sha256)[65];	/* one per patch, or NULL: absent */
-	size_t npatch_sha256;
 	char *build_json;		/* NULL: no build.json */
 	char *fragments, *patches;	/* space-separated; NULL if absent */
 	char tree_describe[128], config_hash[96], hzrig_version[64];
