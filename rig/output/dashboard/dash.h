@@ -37,10 +37,8 @@ struct strtab {
 
 /* A variant of the chosen run. */
 struct dvar {
-	const struct hzrig_variant *lv;	/* as loaded */
-	size_t name;
-	int hz;
-	size_t ns, ninside;	/* counted from its samples */
+	const struct hzrig_variant *lv;	/* as loaded: HZ, samples, inside */
+	size_t name;			/* interned */
 };
 
 /*

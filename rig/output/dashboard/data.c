@@ -168,16 +168,12 @@ int dash_load_samples(struct dash *d)
 	for (i = 0; i < run->nv; i++) {
 		d->v[i].lv = &run->v[i];
 		d->v[i].name = dash_intern(d, run->v[i].name);
-		d->v[i].hz = run->v[i].hz;
 	}
 	d->nv = run->nv;
 	for (i = 0; i < run->ns; i++) {
 		struct dsample *x = &d->s[d->ns++];
 
 		dsample_of(d, &run->s[i], x);
-		d->v[x->v].ns++;
-		if (!strcmp(dash_S(d, x->verdict), "inside"))
-			d->v[x->v].ninside++;
 	}
 	qsort(d->s, d->ns, sizeof(*d->s), cmp_dsample);
 	return d->failed ? -1 : 0;

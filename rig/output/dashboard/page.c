@@ -274,19 +274,20 @@ static void summary(struct dash *d, int64_t nreg)
 	for (i = 0; i < d->nv; i++) {
 		const struct dvar *v = &d->v[i];
 		const struct hzrig_variant *lv = v->lv;
-		bool ok = v->ninside == v->ns;
+		bool ok = lv->ninside == lv->nsamples;
 
 		dash_out(d, "<div class=\"card\"><span class=\"sw\" style=\"background:%s\">"
 		    "</span><span class=\"v\">", dash_variant_colour(i));
 		dash_esc(d, dash_S(d, v->name));
-		dash_out(d, "</span> <span class=\"k\">HZ=%d", v->hz);
+		dash_out(d, "</span> <span class=\"k\">HZ=%d", lv->hz);
 		if (lv->release[0]) {
 			dash_out(d, ", ");
 			dash_esc(d, lv->release);
 		}
 		dash_out(d, "</span><br><span class=\"%s\">%zu / %zu inside</span>"
 		    " <span class=\"k\">&middot; allowance %s ms &middot; boot ",
-		    ok ? "good" : "bad", v->ninside, v->ns, MS(lv->allowance_ns));
+		    ok ? "good" : "bad", lv->ninside, lv->nsamples,
+		    MS(lv->allowance_ns));
 		dash_esc(d, lv->boot_status[0] ? lv->boot_status : "?");
 		dash_out(d, "</span></div>\n");
 	}

@@ -112,7 +112,7 @@ void dash_section_paths(struct dash *d)
 	for (v = 0; v < d->nv; v++) {
 		dash_out(d, "<th>");
 		dash_esc(d, dash_S(d, d->v[v].name));
-		dash_out(d, " <span class=\"muted\">HZ=%d</span></th>", d->v[v].hz);
+		dash_out(d, " <span class=\"muted\">HZ=%d</span></th>", d->v[v].lv->hz);
 	}
 	dash_out(d, "</tr></thead>\n<tbody>\n");
 	for (p = 0; p < HZRIG_PATH_COUNT; p++) {

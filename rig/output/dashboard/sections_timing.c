@@ -268,7 +268,7 @@ static void panels(struct dash *d, enum which w)
 		dash_plot_init(&p, width, 330, 58, 36, 20, 46);
 		dash_plot_domain(&p, true, xl, xh, true, yl, yh);
 		snprintf(title, sizeof(title), "%s (HZ=%d): observed vs requested"
-			 " timeout, %s", dash_S(d, d->v[v].name), d->v[v].hz,
+			 " timeout, %s", dash_S(d, d->v[v].name), d->v[v].lv->hz,
 			 w == NAK_MS ? "NAKed calls, ms mode" :
 				       "answered, short, stalled and delayed calls, ms mode");
 		dash_svg_open(d, &p, w == NAK_MS ? "obs" : "other", title,
@@ -279,13 +279,13 @@ static void panels(struct dash *d, enum which w)
 		dash_out(d, "<text x=\"%g\" y=\"22\"><tspan class=\"ptitle\">", XY(p.l));
 		dash_esc(d, dash_S(d, d->v[v].name));
 		dash_out(d, "</tspan><tspan class=\"pnote\" dx=\"8\">HZ=%d &#183; %zu"
-		    " calls</tspan>", d->v[v].hz, nv);
+		    " calls</tspan>", d->v[v].lv->hz, nv);
 		if (bad)
 			dash_out(d, "<tspan class=\"pnote bad\" dx=\"6\">&#183; %zu not"
 			    " inside</tspan>", bad);
 		dash_out(d, "</text>\n");
 		dash_clip_open(d, &p);
-		dash_model_band(d, &p, d->v[v].hz, "band", NULL, false);
+		dash_model_band(d, &p, d->v[v].lv->hz, "band", NULL, false);
 		if (w == NAK_MS)
 			case_windows(d, &p, v, w);
 		diagonal(d, &p);
@@ -500,9 +500,9 @@ static void error_chart(struct dash *d, const struct tgroup *g, size_t ng)
 	}
 	hzrig_dash_log_domain(t0 / 1.5, t1 * 1.5, &xl, &xh);
 	for (v = 0; v < d->nv; v++)
-		if (d->v[v].hz >= HZRIG_MODEL_HZ_MIN &&
-		    d->v[v].hz <= HZRIG_MODEL_HZ_MAX)
-			worst_range(d->v[v].hz, xl, xh, &y0, &y1);
+		if (d->v[v].lv->hz >= HZRIG_MODEL_HZ_MIN &&
+		    d->v[v].lv->hz <= HZRIG_MODEL_HZ_MAX)
+			worst_range(d->v[v].lv->hz, xl, xh, &y0, &y1);
 	if (!(y1 > 0))
 		y0 = y1 = 1;
 	hzrig_dash_log_domain(y0 / 1.3, y1 * 1.3, &yl, &yh);
@@ -516,7 +516,7 @@ static void error_chart(struct dash *d, const struct tgroup *g, size_t ng)
 	dash_axes(d, &p, "requested timeout T (ms)", "wait \xe2\x88\x92 T (ms)");
 	dash_clip_open(d, &p);
 	for (v = 0; v < d->nv; v++)
-		dash_model_band(d, &p, d->v[v].hz, "worst", dash_variant_colour(v), true);
+		dash_model_band(d, &p, d->v[v].lv->hz, "worst", dash_variant_colour(v), true);
 	for (v = 0; v < d->nv; v++) {
 		const char *c = dash_variant_colour(v);
 
@@ -715,7 +715,7 @@ static void legacy_chart(struct dash *d, const struct tgroup *g, size_t ng)
 		dash_esc(d, dash_S(d, d->v[v].name));
 		dash_out(d, "</text><text class=\"tick\" x=\"%g\" y=\"%g\""
 		    " text-anchor=\"middle\">HZ=%d</text>\n", XY(x), XY(p.b + 29),
-		    d->v[v].hz);
+		    d->v[v].lv->hz);
 	}
 	dash_out(d, "<text class=\"axis\" transform=\"translate(%g %g) rotate(-90)\""
 	    " text-anchor=\"middle\">median wait (ms)</text>\n", XY(p.l - 46),
