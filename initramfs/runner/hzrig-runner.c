@@ -17,14 +17,11 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/utsname.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
