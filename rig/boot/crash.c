@@ -3,6 +3,7 @@
  * The kernel report patterns (crash.h) and their matching.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "boot/crash.h"
@@ -124,11 +125,17 @@ int hzrig_crash_line(const char *line)
 	static struct hzrig_report_res res;
 	static bool ready;
 
-	/* compiled once; the table is constant, so it cannot fail later */
+	/*
+	 * Compiled once. The table is constant: a pattern regcomp() refuses
+	 * is a bug in it, said once; no line is then called a crash.
+	 */
 	if (!ready) {
-		if (hzrig_report_res_init(&res))
-			return -1;
 		ready = true;
+		if (hzrig_report_res_init(&res)) {
+			fprintf(stderr, "hzrig: kernel report pattern %zu (%s) does not compile; crash lines go unseen\n",
+				res.compiled, hzrig_report_patterns[res.compiled].re);
+			hzrig_report_res_free(&res);
+		}
 	}
 	return hzrig_report_match(&res, line + hzrig_timestamp_len(line), 0,
 				  NULL);
