@@ -69,9 +69,13 @@ function clamp(a) { return (a <= 0 || a > 60000) ? 60000 : a }
 	nclean = int((a * hz + 999) / 1000); nlegacy = a
 	shift = (nlegacy - nclean) * tick
 	bound = $5 / 1e6 + 2 * $6 / 1e6 + tick
-	if (timedout && shift > 3 * bound) print key > must
-	else if (answered || shift == 0) print key > mustnot
-}' "$OUT/cases"
+	if (timedout && shift > 3 * bound) {
+		print key > must
+		if (!minshift || shift < minshift)
+			minshift = shift
+	} else if (answered || shift == 0) print key > mustnot
+}
+END { printf "%.3f\n", minshift > minshift_file }' minshift_file="$OUT/minshift" "$OUT/cases"
 touch "$OUT/must" "$OUT/mustnot"
 sort -o "$OUT/must" "$OUT/must"
 sort -o "$OUT/mustnot" "$OUT/mustnot"
@@ -84,9 +88,29 @@ check "every case the patch moves far is flagged" "[ -z \"\$missed\" ]"
 check "no answered or unmoved case is flagged" "[ -z \"\$wrong\" ]"
 # The patch changes usb_start_wait_urb() only: usbfs waits in its own
 # usbfs_start_wait_urb() and libusb on its own timerfd, so no userspace
-# case may move (docs/model.md §11).
-check "userspace paths: the kernel patch flags none of their cases" \
-	"[ \$(grep -c '^usbfs \|^libusb-' '$OUT/flagged') -eq 0 ] && [ \$(sql \"SELECT count(*) FROM samples s JOIN variant_runs v ON s.variant_run = v.id WHERE v.run_id = '$N' AND v.variant = 'hz-250-legacy' AND s.path = 'usbfs'\") -gt 0 ]"
+# case may move (docs/model.md §11). Had the patch reached them, their
+# timed-out cases would move as far as the kernel's do: at least the
+# smallest shift predicted above. So they are held against the clean run
+# with half that as the threshold, which a burst of TCG noise on two
+# consecutive repetitions (the quick plan has two) does not reach but the
+# patch's effect would; the inside-share rule, which any noise burst of a
+# few ms trips, is left out.
+# (On a copy: check-regressions records its findings, and the demo's
+# database keeps those of the default threshold.)
+minshift=$(cat "$OUT/minshift")
+cp "$DB" "$OUT/userspace.db"
+"$HZRIG" check-regressions --db "$OUT/userspace.db" --run "$N" --variant hz-250-legacy \
+	--against hz-250 --baseline-run "$N" --format json \
+	--threshold-ms "$(awk -v m="$minshift" 'BEGIN { printf "%.3f", m / 2 }')" \
+	> "$OUT/userspace.json"
+jq -r '.checks[].regressions[] | select(.kind != "inside")
+	| select(.case_key | test("^(usbfs|libusb-)")) | "\(.case_key): \(.detail)"' \
+	"$OUT/userspace.json" > "$OUT/userspace-moved"
+jq -r '.checks[].regressions[] | select(.case_key | test("^(usbfs|libusb-)"))
+	| "\(.case_key): \(.detail)"' "$OUT/legacy.json" | sed 's/^/#   userspace case flagged by default: /'
+check "userspace paths: the kernel patch moves none of their cases (threshold ${minshift} / 2 ms)" \
+	"[ -s '$OUT/minshift' ] && [ ! -s '$OUT/userspace-moved' ] && [ \$(sql \"SELECT count(*) FROM samples s JOIN variant_runs v ON s.variant_run = v.id WHERE v.run_id = '$N' AND v.variant = 'hz-250-legacy' AND s.path = 'usbfs'\") -gt 0 ]"
+sed 's/^/#   moved: /' "$OUT/userspace-moved"
 [ -z "$wrong" ] || echo "$wrong" | sed 's/^/#   wrongly flagged: /'
 check "T=1 ms (one jiffy either way) not flagged" "! grep -q ' T=1\$' '$OUT/flagged'"
 check "a regression names case, figures and the model window" \
