@@ -357,6 +357,25 @@ size_t hzg_dev_build(const struct hzg_device_file *d, uint8_t *buf,
 	return wbuf_done(&b);
 }
 
+size_t hzg_dev_config_desc(const struct hzg_device_file *d, uint8_t *buf,
+			   size_t cap, bool hs)
+{
+	struct wbuf b = { .p = buf, .cap = cap };
+
+	put_config(&b, d, hs);
+	return wbuf_done(&b);
+}
+
+size_t hzg_dev_device_desc(const struct hzg_device_file *d, uint8_t *buf,
+			   size_t cap)
+{
+	struct wbuf b = { .p = buf, .cap = cap };
+
+	put_device_desc(&b, d->cls, d->subclass, d->protocol, d->vendor,
+			d->product, d->bcd, 0, 0);
+	return wbuf_done(&b);
+}
+
 const struct hzg_dev_rule *hzg_dev_match(const struct hzg_device_file *d,
 					 const struct usb_ctrlrequest *ctrl)
 {

@@ -87,6 +87,17 @@ int hzg_dev_parse(struct hzg_device_file *d, const char *text, char *err,
 size_t hzg_dev_build(const struct hzg_device_file *d, uint8_t *buf,
 		     size_t cap, bool with_hs);
 
+/*
+ * The descriptors alone, for a device that answers GET_DESCRIPTOR itself
+ * (raw-gadget, hzrig-rawdev): the configuration with its interfaces and
+ * endpoints (high-speed sizes if @hs), and the device descriptor. The
+ * length, or 0 if it does not fit @cap.
+ */
+size_t hzg_dev_config_desc(const struct hzg_device_file *d, uint8_t *buf,
+			   size_t cap, bool hs);
+size_t hzg_dev_device_desc(const struct hzg_device_file *d, uint8_t *buf,
+			   size_t cap);
+
 /* The first rule matching @ctrl, or NULL. */
 const struct hzg_dev_rule *hzg_dev_match(const struct hzg_device_file *d,
 					 const struct usb_ctrlrequest *ctrl);

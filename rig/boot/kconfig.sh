@@ -4,6 +4,9 @@
 # merged with the tree's own merge_config.sh, olddefconfig, then check that
 # every option a fragment asks for survived (Kconfig silently drops options
 # whose dependencies are unmet). Fails listing those that did not.
+# KCONFIG_REPORT_ONLY=FRAGMENT: that fragment's options may be dropped (the
+# sweep's drivers, rig/sweep/select.py: a rule's pick, not a request); the
+# ones that were are listed in OBJ/dropped.config instead.
 set -eu
 ksrc=$1 obj=$2
 shift 2
@@ -30,7 +33,14 @@ kmake tinyconfig > "$obj/merge_config.log" 2>&1 || {
 kmake olddefconfig >> "$obj/merge_config.log" 2>&1 || { cat "$obj/merge_config.log" >&2; exit 1; }
 
 bad=0
+: > "$obj/dropped.config"
 for frag in "$@"; do
+	if [ "$frag" = "${KCONFIG_REPORT_ONLY:-}" ]; then
+		grep -E '^CONFIG_[A-Za-z0-9_]+=' "$frag" | while IFS= read -r line; do
+			grep -qxF "$line" "$obj/.config" || echo "$line"
+		done > "$obj/dropped.config"
+		continue
+	fi
 	# CONFIG_X=value lines must appear verbatim; "is not set" lines must
 	# not be enabled.
 	while IFS= read -r line; do

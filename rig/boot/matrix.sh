@@ -110,14 +110,42 @@ stage_config() {
 		frags+=("$TOP/kernel/configs/$f.config")
 	done
 	[ ${#frags[@]} -gt 0 ] || { echo "matrix: $v: no fragments" >&2; return 1; }
+	# The driver sweep (docs/sweep.md): its drivers are a rule's pick
+	# from this tree, not a fixed fragment; Kconfig may drop some.
+	sweep_config "$v" || return 1
+	[ -z "$SWEEP_FRAG" ] || frags+=("$SWEEP_FRAG")
 	# The same fragments on the same tree give the same .config: skip
 	# kconfig (and kbuild's rebuild check of a rewritten .config) then.
 	stamp=$( { echo "$TREE"; cat "${frags[@]}" "$TOP/rig/boot/kconfig.sh"; } | sha256sum | cut -d' ' -f1)
 	if [ -f "$B/$v/kernel/.config" ] && [ "$(cat "$B/$v/kernel/.hzrig-config" 2>/dev/null)" = "$stamp" ]; then
 		return 0
 	fi
-	"$TOP/rig/boot/kconfig.sh" "$TREE" "$B/$v/kernel" "${frags[@]}" || return 1
+	KCONFIG_REPORT_ONLY=$SWEEP_FRAG \
+		"$TOP/rig/boot/kconfig.sh" "$TREE" "$B/$v/kernel" "${frags[@]}" || return 1
 	echo "$stamp" > "$B/$v/kernel/.hzrig-config"
+}
+
+# sweep_config VARIANT: for a variant with "sweep = all" or "sweep = NAME"
+# (rig/sweep/NAME.drivers lists the drivers), SWEEP_FRAG is the fragment
+# rig/sweep/select.py makes from the tree, with its report beside it;
+# empty for other variants.
+sweep_config() {
+	local v=$1 sel out only=()
+	SWEEP_FRAG=
+	sel=$(variant_field "$v" sweep)
+	[ -n "$sel" ] || return 0
+	if [ "$sel" != all ]; then
+		[ -f "$TOP/rig/sweep/$sel.drivers" ] || {
+			echo "matrix: $v: sweep = $sel: no rig/sweep/$sel.drivers" >&2
+			return 1
+		}
+		only=(--only "$(grep -v '^#' "$TOP/rig/sweep/$sel.drivers" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')")
+	fi
+	mkdir -p "$B/$v"
+	out=$("$TOP/rig/sweep/select.py" "$TREE" "$B/$v/sweep-drivers.config" \
+		"$B/$v/sweep-select.json" "${only[@]}") || return 1
+	log "$v" "$out"
+	SWEEP_FRAG=$B/$v/sweep-drivers.config
 }
 
 # The userspace the guest runs, built against the tree's own UAPI headers
@@ -199,7 +227,7 @@ stage_module() {
 stage_initramfs() {
 	local v=$1 kmods=
 	# in-tree drivers as modules (docs/checker.md): installed for modprobe
-	if [ -n "$(variant_field "$v" drivers)" ]; then
+	if [ -n "$(variant_field "$v" drivers)$(variant_field "$v" sweep)" ]; then
 		kmods=$B/$v/kmods
 		rm -rf "$kmods"
 		make -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 \

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig-rawdev - many devices described as data, presented at once through
+ * raw-gadget, one per dummy_hcd instance, for the driver sweep
+ * (docs/sweep.md).
+ *
+ *   hzrig-rawdev [-k K] [-u UDC_BASE] [-l LOG] DEVICE_FILE...
+ *
+ * Device file i goes to UDC "dummy_udc.<UDC_BASE + i>" (dummy_hcd loaded
+ * with num= at least that many). Unlike gadgetfs, raw-gadget hands every
+ * ep0 request to userspace, so this program answers enumeration itself:
+ * GET_DESCRIPTOR (device, configuration), SET_CONFIGURATION,
+ * GET_CONFIGURATION, SET_INTERFACE, GET_INTERFACE, GET_STATUS and
+ * CLEAR/SET_FEATURE, as a device does; string and other descriptors are
+ * refused (STALL). Once configured, a class or vendor request is decided
+ * by the device file's request lines when one matches (nak, stall,
+ * answer), and otherwise the first K (default 2) are NAKed (never
+ * answered: the host's call waits for its timeout) and the rest STALLed.
+ * K = 0 refuses everything at once (the sweep's stall pass). Bulk and
+ * interrupt endpoints are enabled but never given a request: every
+ * transfer on them NAKs until the host gives up.
+ *
+ * Every request, with what was done, is a line of LOG (default stdout):
+ *   rawdev=I t_us=T type=0xTT request=0xRR value=V index=X length=L action=A
+ * where T is CLOCK_MONOTONIC in microseconds and A is one of answer, nak,
+ * stall or busy (a request that arrived while this one was still NAKing
+ * the previous and that the kernel stalled itself; see docs/sweep.md).
+ * SIGTERM or SIGINT ends it.
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/usb/ch9.h>
+#include <linux/usb/raw_gadget.h>
+
+#include "device_file.h"
+
+#define RAWDEV_MAX	32	/* dummy_hcd's num= limit */
+#define DATA_MAX	4096
+
+struct rawdev {
+	unsigned int index, udc;
+	const char *path;
+	struct hzg_device_file dev;
+	int fd;
+	bool configured;
+	unsigned int naked;
+	uint8_t alt[HZG_DEV_MAX_INTF];	/* by interface number order */
+	pthread_t thread;
+};
+
+struct ep0_io {
+	struct usb_raw_ep_io io;
+	uint8_t data[DATA_MAX];
+};
+
+struct event_buf {
+	struct usb_raw_event ev;
+	uint8_t data[sizeof(struct usb_ctrlrequest)];
+};
+
+static unsigned int nak_first = 2;
+static FILE *logf;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void note(const struct rawdev *r, const struct usb_ctrlrequest *c,
+		 const char *action)
+{
+	pthread_mutex_lock(&log_lock);
+	fprintf(logf, "rawdev=%u t_us=%llu type=0x%02x request=0x%02x value=%u index=%u length=%u action=%s\n",
+		r->index, (unsigned long long)mono_us(), c->bRequestType,
+		c->bRequest, le16toh(c->wValue), le16toh(c->wIndex),
+		le16toh(c->wLength), action);
+	fflush(logf);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static void say(const struct rawdev *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&log_lock);
+	fprintf(logf, "rawdev=%u note=\"", r->index);
+	va_start(ap, fmt);
+	vfprintf(logf, fmt, ap);
+	va_end(ap);
+	fprintf(logf, "\"\n");
+	fflush(logf);
+	pthread_mutex_unlock(&log_lock);
+}
+
+/* The data stage of an IN request: at most wLength bytes of @p. */
+static int ep0_in(struct rawdev *r, const struct usb_ctrlrequest *c,
+		  const void *p, size_t len)
+{
+	struct ep0_io x = { 0 };
+	size_t want = le16toh(c->wLength);
+
+	if (len > want)
+		len = want;
+	if (len > DATA_MAX)
+		len = DATA_MAX;
+	x.io.ep = 0;
+	x.io.length = (uint32_t)len;
+	memcpy(x.data, p, len);
+	return ioctl(r->fd, USB_RAW_IOCTL_EP0_WRITE, &x) < 0 ? -errno : 0;
+}
+
+/* The data stage of an OUT request (or its status stage when wLength 0). */
+static int ep0_out(struct rawdev *r, const struct usb_ctrlrequest *c)
+{
+	struct ep0_io x = { 0 };
+
+	x.io.ep = 0;
+	x.io.length = le16toh(c->wLength) < DATA_MAX ? le16toh(c->wLength) :
+		      DATA_MAX;
+	return ioctl(r->fd, USB_RAW_IOCTL_EP0_READ, &x) < 0 ? -errno : 0;
+}
+
+static int ep0_ack(struct rawdev *r, const struct usb_ctrlrequest *c)
+{
+	if (c->bRequestType & USB_DIR_IN)
+		return ep0_in(r, c, NULL, 0);
+	return ep0_out(r, c);
+}
+
+static int ep0_stall(struct rawdev *r)
+{
+	return ioctl(r->fd, USB_RAW_IOCTL_EP0_STALL, 0) < 0 ? -errno : 0;
+}
+
+/* Enable the endpoints of every interface's alternate setting 0. */
+static int configure(struct rawdev *r)
+{
+	for (size_t i = 0; i < r->dev.n_intf; i++) {
+		const struct hzg_dev_intf *in = &r->dev.intf[i];
+
+		if (in->alt)
+			continue;
+		for (unsigned int e = 0; e < in->n_ep; e++) {
+			const struct hzg_dev_ep *ep = &r->dev.ep[in->first_ep + e];
+			struct usb_endpoint_descriptor d = {
+				.bLength = USB_DT_ENDPOINT_SIZE,
+				.bDescriptorType = USB_DT_ENDPOINT,
+				.bEndpointAddress = ep->address,
+				.bmAttributes = ep->attributes,
+				.wMaxPacketSize = htole16(ep->hs_maxp),
+				.bInterval = ep->hs_interval,
+			};
+
+			if (ioctl(r->fd, USB_RAW_IOCTL_EP_ENABLE, &d) < 0)
+				say(r, "endpoint 0x%02x: enable: %s",
+				    ep->address, strerror(errno));
+		}
+	}
+	if (ioctl(r->fd, USB_RAW_IOCTL_VBUS_DRAW, 50) < 0 ||
+	    ioctl(r->fd, USB_RAW_IOCTL_CONFIGURE, 0) < 0)
+		return -errno;
+	r->configured = true;
+	return 0;
+}
+
+/* Chapter 9's requests: true when handled (answered or refused). */
+static bool standard(struct rawdev *r, const struct usb_ctrlrequest *c)
+{
+	uint8_t buf[HZG_DEV_MAX_BYTES];
+	uint16_t value = le16toh(c->wValue), index = le16toh(c->wIndex);
+	size_t n;
+	int ret = -EOPNOTSUPP;
+
+	if ((c->bRequestType & USB_TYPE_MASK) != USB_TYPE_STANDARD)
+		return false;
+	switch (c->bRequest) {
+	case USB_REQ_GET_DESCRIPTOR:
+		if (value >> 8 == USB_DT_DEVICE)
+			n = hzg_dev_device_desc(&r->dev, buf, sizeof(buf));
+		else if (value >> 8 == USB_DT_CONFIG && !(value & 0xff))
+			n = hzg_dev_config_desc(&r->dev, buf, sizeof(buf), true);
+		else
+			n = 0;
+		if (n)
+			ret = ep0_in(r, c, buf, n);
+		break;
+	case USB_REQ_SET_CONFIGURATION:
+		ret = (value & 0xff) == 1 && !r->configured ? configure(r) : 0;
+		if (!ret)
+			ret = ep0_ack(r, c);
+		break;
+	case USB_REQ_GET_CONFIGURATION:
+		buf[0] = r->configured;
+		ret = ep0_in(r, c, buf, 1);
+		break;
+	case USB_REQ_SET_INTERFACE:
+		if (hzg_dev_has_alt(&r->dev, index, value)) {
+			if (index < HZG_DEV_MAX_INTF)
+				r->alt[index] = (uint8_t)value;
+			ret = ep0_ack(r, c);
+		}
+		break;
+	case USB_REQ_GET_INTERFACE:
+		buf[0] = index < HZG_DEV_MAX_INTF ? r->alt[index] : 0;
+		ret = ep0_in(r, c, buf, 1);
+		break;
+	case USB_REQ_GET_STATUS:
+		buf[0] = buf[1] = 0;
+		ret = ep0_in(r, c, buf, 2);
+		break;
+	case USB_REQ_CLEAR_FEATURE:
+	case USB_REQ_SET_FEATURE:
+		ret = ep0_ack(r, c);
+		break;
+	}
+	if (ret == -EOPNOTSUPP) {
+		ep0_stall(r);
+		note(r, c, "stall");
+	} else {
+		if (ret)
+			say(r, "answering request 0x%02x: %s", c->bRequest,
+			    strerror(-ret));
+		note(r, c, "answer");
+	}
+	return true;
+}
+
+/* A class or vendor request, once configured: the file's rule, or K NAKs. */
+static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
+{
+	const struct hzg_dev_rule *rule = hzg_dev_match(&r->dev, c);
+	enum hzg_dev_action a;
+	int ret = 0;
+
+	if (rule)
+		a = rule->action;
+	else if (r->naked < nak_first)
+		a = HZG_DEV_NAK;
+	else
+		a = HZG_DEV_STALL;
+	switch (a) {
+	case HZG_DEV_NAK:
+		r->naked++;
+		note(r, c, "nak");
+		return;
+	case HZG_DEV_ANSWER:
+		if (c->bRequestType & USB_DIR_IN)
+			ret = ep0_in(r, c, rule->data, rule->len);
+		else
+			ret = ep0_out(r, c);
+		note(r, c, "answer");
+		break;
+	case HZG_DEV_STALL:
+		ret = ep0_stall(r);
+		note(r, c, "stall");
+		break;
+	}
+	if (ret)
+		say(r, "request 0x%02x: %s", c->bRequest, strerror(-ret));
+}
+
+static void *serve(void *arg)
+{
+	struct rawdev *r = arg;
+	struct usb_raw_init init = { .speed = USB_SPEED_HIGH };
+	struct event_buf e;
+
+	snprintf((char *)init.driver_name, sizeof(init.driver_name), "dummy_udc");
+	snprintf((char *)init.device_name, sizeof(init.device_name),
+		 "dummy_udc.%u", r->udc);
+	if (ioctl(r->fd, USB_RAW_IOCTL_INIT, &init) < 0 ||
+	    ioctl(r->fd, USB_RAW_IOCTL_RUN, 0) < 0) {
+		say(r, "%s on dummy_udc.%u: %s", r->path, r->udc, strerror(errno));
+		return NULL;
+	}
+	say(r, "%s on dummy_udc.%u, %04x:%04x", r->path, r->udc,
+	    r->dev.vendor, r->dev.product);
+	for (;;) {
+		const struct usb_ctrlrequest *c = (const void *)e.ev.data;
+
+		memset(&e, 0, sizeof(e));
+		e.ev.length = sizeof(e.data);
+		if (ioctl(r->fd, USB_RAW_IOCTL_EVENT_FETCH, &e) < 0) {
+			if (errno == EINTR)
+				continue;
+			say(r, "event: %s", strerror(errno));
+			return NULL;
+		}
+		if (e.ev.type != USB_RAW_EVENT_CONTROL)
+			continue;
+		if (e.ev.length < sizeof(*c))
+			continue;
+		if (!standard(r, c)) {
+			if (r->configured) {
+				other(r, c);
+			} else {
+				ep0_stall(r);
+				note(r, c, "stall");
+			}
+		}
+	}
+	return NULL;
+}
+
+static int load(struct rawdev *r)
+{
+	char text[16384], err[160];
+	FILE *f = fopen(r->path, "r");
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "hzrig-rawdev: %s: %s\n", r->path, strerror(errno));
+		return -1;
+	}
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	if (hzg_dev_parse(&r->dev, text, err, sizeof(err))) {
+		fprintf(stderr, "hzrig-rawdev: %s: %s\n", r->path, err);
+		return -1;
+	}
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: hzrig-rawdev [-k K] [-u UDC_BASE] [-l LOG] DEVICE_FILE...\n"
+		"Presents each device file on its own dummy_hcd UDC through\n"
+		"raw-gadget; NAKs the first K (default 2) unanswered class or\n"
+		"vendor requests of each device, STALLs the rest.\n");
+}
+
+static unsigned int number(const char *s, const char *what, unsigned int max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v > max) {
+		fprintf(stderr, "hzrig-rawdev: %s: '%s' is not a number 0..%u\n",
+			what, s, max);
+		exit(2);
+	}
+	return (unsigned int)v;
+}
+
+int main(int argc, char **argv)
+{
+	static struct rawdev devs[RAWDEV_MAX];
+	unsigned int base = 0, n, i;
+	sigset_t set;
+	int opt, sig;
+
+	logf = stdout;
+	while ((opt = getopt(argc, argv, "k:u:l:h")) != -1) {
+		switch (opt) {
+		case 'k':
+			nak_first = number(optarg, "-k", 1000);
+			break;
+		case 'u':
+			base = number(optarg, "-u", RAWDEV_MAX - 1);
+			break;
+		case 'l':
+			logf = fopen(optarg, "a");
+			if (!logf) {
+				fprintf(stderr, "hzrig-rawdev: %s: %s\n", optarg,
+					strerror(errno));
+				return 2;
+			}
+			break;
+		default:
+			usage();
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	n = (unsigned int)(argc - optind);
+	if (!n || base + n > RAWDEV_MAX) {
+		fprintf(stderr, "hzrig-rawdev: %u device files from UDC %u: between 1 and %u in all\n",
+			n, base, RAWDEV_MAX);
+		usage();
+		return 2;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	for (i = 0; i < n; i++) {
+		struct rawdev *r = &devs[i];
+
+		r->index = base + i;
+		r->udc = base + i;
+		r->path = argv[optind + i];
+		if (load(r))
+			return 2;
+		r->fd = open("/dev/raw-gadget", O_RDWR | O_CLOEXEC);
+		if (r->fd < 0) {
+			fprintf(stderr, "hzrig-rawdev: /dev/raw-gadget: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		if (pthread_create(&r->thread, NULL, serve, r)) {
+			fprintf(stderr, "hzrig-rawdev: thread: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	sigwait(&set, &sig);
+	return 0;
+}
