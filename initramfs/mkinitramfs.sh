@@ -60,6 +60,33 @@ if [ -n "${HZRIG_KMODS:-}" ]; then
 		fi
 	done
 fi
+# The driver sweep (docs/sweep.md): HZRIG_SWEEP_DEVICES is the directory
+# of device files `hzrig sweep devices` made, one per driver; the guest
+# presents them with hzrig-rawdev and watches with hzrig-usbmon-dump. A
+# firmware file a module names (modinfo) goes in when this machine has it
+# in /lib/firmware (Debian's firmware packages); HZRIG_SWEEP_FIRMWARE
+# lists each with "present" or "missing" for the host's report.
+if [ -n "${HZRIG_SWEEP_DEVICES:-}" ]; then
+	mkdir -p "$root/etc/hzrig/sweep" "$root/lib/firmware"
+	cp "$HZRIG_SWEEP_DEVICES/"*.device "$root/etc/hzrig/sweep/"
+	cp "$(dirname "$gadget")/hzrig-rawdev" "$root/bin/hzrig-rawdev"
+	cp "$(dirname "$runner")/hzrig-usbmon-dump" "$root/bin/hzrig-usbmon-dump"
+	cp "$here/sweep.sh" "$root/bin/hzrig-sweep"
+	: > "${HZRIG_SWEEP_FIRMWARE:-/dev/null}"
+	find "$root/lib/modules" -name '*.ko' | sort | while read -r ko; do
+		for fw in $(modinfo -F firmware "$ko" 2>/dev/null); do
+			if [ -f "/lib/firmware/$fw" ]; then
+				mkdir -p "$root/lib/firmware/$(dirname "$fw")"
+				cp "/lib/firmware/$fw" "$root/lib/firmware/$fw"
+				echo "$(basename "$ko" .ko) $fw present"
+			elif [ -f "$root/lib/firmware/$fw" ]; then
+				echo "$(basename "$ko" .ko) $fw made"
+			else
+				echo "$(basename "$ko" .ko) $fw missing"
+			fi
+		done
+	done >> "${HZRIG_SWEEP_FIRMWARE:-/dev/null}"
+fi
 # "libx.so.1 => /lib/.../libx.so.1 (0x...)" and "/lib64/ld-linux...so.2 (0x...)";
 # linux-vdso has no file. A library ldd cannot find is an error here, not a
 # guest that dies at exec.

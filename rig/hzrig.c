@@ -27,6 +27,7 @@
 #include "output/dashboard/dashboard.h"
 #include "output/report.h"
 #include "plan/plan.h"
+#include "sweep/sweep.h"
 
 struct hzrig_cmd {
 	const char *name;
@@ -49,6 +50,7 @@ static const struct hzrig_cmd commands[] = {
 	{ "baseline", cmd_baseline, "set, show or clear the baseline run of variants" },
 	{ "check-regressions", cmd_check_regressions, "hold a run against its baselines; exit 1 on a regression" },
 	{ "dashboard", cmd_dashboard, "write the static HTML dashboard of the history database" },
+	{ "sweep", cmd_sweep, "the driver sweep: devices from id tables, guest batches, HZ-dependent sites" },
 	{ "check-tree", cmd_check_tree, "find HZ-based timeouts of the USB calls in a kernel tree (spatch)" },
 };
 

@@ -51,6 +51,7 @@ struct mon_stats {
 
 #define MON_IOC_MAGIC		0x92
 #define MON_IOCG_STATS		_IOR(MON_IOC_MAGIC, 3, struct mon_stats)
+#define MON_IOCT_RING_SIZE	_IO(MON_IOC_MAGIC, 4)
 #define MON_IOCX_GETX		_IOW(MON_IOC_MAGIC, 10, struct mon_get)
 
 int usbmon_open(struct usbmon *m, unsigned int busnum, unsigned int devnum)
@@ -83,14 +84,13 @@ static struct usbmon_urb *find_open(struct usbmon *m, uint64_t id)
 	return NULL;
 }
 
-static void record(struct usbmon *m, const struct mon_hdr *h)
+static void record(struct usbmon *m, const struct usbmon_event *e)
 {
-	int64_t us = h->ts_sec * 1000000 + h->ts_usec;
 	struct usbmon_urb *u;
 
-	if (h->devnum != m->devnum)
+	if (e->devnum != m->devnum)
 		return;
-	if (h->type == 'S') {
+	if (e->type == 'S') {
 		if (m->n == m->cap) {
 			size_t cap = m->cap ? 2 * m->cap : 64;
 			void *p = realloc(m->urbs, cap * sizeof(*m->urbs));
@@ -102,23 +102,25 @@ static void record(struct usbmon *m, const struct mon_hdr *h)
 		}
 		u = &m->urbs[m->n++];
 		memset(u, 0, sizeof(*u));
-		u->id = h->id;
-		u->epnum = h->epnum;
-		u->xfer_type = h->xfer_type;
-		u->setup_seen = h->flag_setup == 0;
-		memcpy(u->setup, h->setup, sizeof(u->setup));
-		u->submit_us = us;
+		u->id = e->id;
+		u->epnum = e->epnum;
+		u->xfer_type = e->xfer_type;
+		u->setup_seen = e->setup_seen;
+		memcpy(u->setup, e->setup, sizeof(u->setup));
+		u->submit_us = e->us;
 		u->complete_us = -1;
-	} else if (h->type == 'C' || h->type == 'E') {
-		u = find_open(m, h->id);
+	} else if (e->type == 'C' || e->type == 'E') {
+		u = find_open(m, e->id);
 		if (u) {
-			u->complete_us = us;
-			u->status = h->status;
+			u->complete_us = e->us;
+			u->status = e->status;
 		}
 	}
 }
 
-bool usbmon_drain(struct usbmon *m)
+bool usbmon_drain_to(struct usbmon *m,
+		     void (*fn)(const struct usbmon_event *e, void *ctx),
+		     void *ctx)
 {
 	struct mon_stats st = { 0 };
 	struct mon_hdr h;
@@ -126,13 +128,38 @@ bool usbmon_drain(struct usbmon *m)
 
 	if (m->fd < 0)
 		return false;
-	while (!ioctl(m->fd, MON_IOCX_GETX, &g))
-		record(m, &h);
+	while (!ioctl(m->fd, MON_IOCX_GETX, &g)) {
+		struct usbmon_event e = {
+			.id = h.id, .type = (char)h.type,
+			.xfer_type = h.xfer_type, .epnum = h.epnum,
+			.devnum = h.devnum, .busnum = h.busnum,
+			.setup_seen = h.flag_setup == 0,
+			.us = h.ts_sec * 1000000 + h.ts_usec, .status = h.status,
+		};
+
+		memcpy(e.setup, h.setup, sizeof(e.setup));
+		fn(&e, ctx);
+	}
 	if (!ioctl(m->fd, MON_IOCG_STATS, &st) && st.dropped) {
 		m->dropped += st.dropped;
 		return false;
 	}
 	return true;
+}
+
+static void record_cb(const struct usbmon_event *e, void *ctx)
+{
+	record(ctx, e);
+}
+
+bool usbmon_drain(struct usbmon *m)
+{
+	return usbmon_drain_to(m, record_cb, m);
+}
+
+int usbmon_ring_size(struct usbmon *m, unsigned int bytes)
+{
+	return ioctl(m->fd, MON_IOCT_RING_SIZE, bytes) < 0 ? -errno : 0;
 }
 
 void usbmon_reset(struct usbmon *m)

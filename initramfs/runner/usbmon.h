@@ -42,6 +42,28 @@ struct usbmon {
 int usbmon_open(struct usbmon *m, unsigned int busnum, unsigned int devnum);
 void usbmon_close(struct usbmon *m);
 
+/* One event as usbmon gives it: any bus, any device. */
+struct usbmon_event {
+	uint64_t id;		/* the URB's address */
+	char type;		/* 'S', 'C', 'E' */
+	uint8_t xfer_type, epnum, devnum;
+	uint16_t busnum;
+	bool setup_seen;
+	uint8_t setup[8];
+	int64_t us;		/* realtime */
+	int status;
+};
+
+/*
+ * Hand every pending event to @fn (non-blocking); usbmon_open() with bus
+ * 0 sees every bus. False if events were dropped.
+ */
+bool usbmon_drain_to(struct usbmon *m,
+		     void (*fn)(const struct usbmon_event *e, void *ctx),
+		     void *ctx);
+/* The ring's size in bytes (MON_IOCT_RING_SIZE); 0 or -errno. */
+int usbmon_ring_size(struct usbmon *m, unsigned int bytes);
+
 /* Forget what was collected, then read the events pending now. */
 void usbmon_reset(struct usbmon *m);
 /* Read every pending event (non-blocking). False if events were dropped. */

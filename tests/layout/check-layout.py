@@ -35,6 +35,7 @@ STAGES = {
     'boot': 2, 'checker': 2,
     'collect': 3,
     'runs': 4, 'lava': 4,  # lava: a lab's logs into captures (collect)
+    'sweep': 4,  # the driver sweep: guest batches judged by the model
     'history': 5,
     'output': 6,
     '': 7,          # rig/hzrig.c: the dispatcher, on top

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig sweep collect: one variant's guest batches into DIR/sweep.json
+ * (docs/sweep.md, "What is recorded").
+ *
+ * For each batch, DIR/batch-N.txt (the guest's ttyS1) and DIR/console-N.log.
+ * Every driver gets its outcome, and every call it made its site, the
+ * timeout it passed, what the device did, usbmon's time and, for a call the
+ * device NAKed, the model's window for that timeout at this HZ and whether
+ * the time fell inside it. The allowance for noise is the batch's own: p99
+ * of the answered ep0 requests' round trips, at least one jiffy.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "boot/crash.h"
+#include "lib/io.h"
+#include "lib/json.h"
+#include "lib/opts.h"
+#include "lib/util.h"
+#include "model/model.h"
+#include "sweep/sweep.h"
+
+#define NAK_STATUS_MIN	(-104)	/* -ECONNRESET / -ENOENT: killed at timeout */
+
+struct collect {
+	const char *dir, *variant, *tree, *kolist, *firmware;
+	long long hz, batches;
+	const struct hzrig_tree_model *model;
+	char *kos;			/* the .ko paths, one per line */
+	char *fw;			/* "module file present|missing|made" */
+	struct line_cache { char key[160], site[200], func[64]; } *lines;
+	size_t nlines, linecap;
+};
+
+static void collect_usage(FILE *f)
+{
+	fputs("usage: hzrig sweep collect --dir DIR --variant NAME --hz HZ\n"
+	      "                           --batches N [--tree KSRC] [--modules KO_LIST]\n"
+	      "                           [--firmware FILE]\n"
+	      "Reads DIR/batch-I.txt and DIR/console-I.log (I = 0..N-1), a\n"
+	      "variant's sweep, and writes DIR/sweep.json. With --tree and\n"
+	      "--modules (the built modules' paths, one per line) each call's\n"
+	      "return address becomes file:line through the tree's\n"
+	      "scripts/faddr2line. --firmware: the modules' firmware files and\n"
+	      "whether the guest had them (initramfs/mkinitramfs.sh).\n", f);
+}
+
+/* The .ko of @module (dashes and underscores alike), or NULL. */
+static const char *ko_of(struct collect *c, const char *module, char *buf,
+			 size_t n)
+{
+	for (const char *s = c->kos; s && *s;) {
+		size_t l = strcspn(s, "\n"), bl;
+		const char *base = s + l;
+
+		while (base > s && base[-1] != '/')
+			base--;
+		bl = (size_t)(s + l - base);
+		if (bl > 3 && bl - 3 == strlen(module)) {
+			size_t i;
+
+			for (i = 0; i < bl - 3; i++) {
+				char a = base[i] == '-' ? '_' : base[i];
+				char b = module[i] == '-' ? '_' : module[i];
+
+				if (a != b)
+					break;
+			}
+			if (i == bl - 3 && !strncmp(base + i, ".ko", 3)) {
+				snprintf(buf, n, "%.*s", (int)l, s);
+				return buf;
+			}
+		}
+		s += l + (s[l] == '\n');
+	}
+	return NULL;
+}
+
+static void quote(char *dst, size_t n, const char *s)
+{
+	size_t o = 0;
+
+	if (n < 3)
+		return;
+	dst[o++] = '\'';
+	for (; *s && o + 5 < n; s++) {
+		if (*s == '\'') {
+			memcpy(dst + o, "'\\''", 4);
+			o += 4;
+		} else {
+			dst[o++] = *s;
+		}
+	}
+	dst[o++] = '\'';
+	dst[o] = 0;
+}
+
+/*
+ * "ipheth_probe+0x1e2/0x380 [ipheth]" to file:line and function, through
+ * faddr2line on the module (the byte before the return address: the
+ * call's own line). Empty when anything is missing.
+ */
+static void site_of(struct collect *c, const char *where, char *site,
+		    size_t sn, char *func, size_t fnn)
+{
+	char fn[64], mod[64], ko[4096], q1[8300], q2[256], cmd[17000], out[512];
+	unsigned long off;
+	FILE *p;
+
+	site[0] = func[0] = 0;
+	for (size_t i = 0; i < c->nlines; i++)
+		if (!strcmp(c->lines[i].key, where)) {
+			snprintf(site, sn, "%s", c->lines[i].site);
+			snprintf(func, fnn, "%s", c->lines[i].func);
+			return;
+		}
+	if (sscanf(where, "%63[^+]+%lx/%*x [%63[^]]]", fn, &off, mod) != 3)
+		return;
+	snprintf(func, fnn, "%s", fn);
+	if (c->tree && c->kos && ko_of(c, mod, ko, sizeof(ko)) && off) {
+		char addr[128], tool[4200];
+
+		snprintf(addr, sizeof(addr), "%s+0x%lx", fn, off - 1);
+		snprintf(tool, sizeof(tool), "%s/scripts/faddr2line", c->tree);
+		quote(q1, sizeof(q1), ko);
+		quote(q2, sizeof(q2), addr);
+		quote(cmd, sizeof(cmd), tool);
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
+			 " %s %s 2>/dev/null", q1, q2);
+		p = popen(cmd, "r");
+		while (p && fgets(out, sizeof(out), p)) {
+			char *at = strstr(out, " at ");
+
+			if (!at || site[0])
+				continue;
+			out[strcspn(out, "\n")] = 0;
+			snprintf(site, sn, "%s", at + 4);
+			snprintf(func, fnn, "%.*s", (int)(at - out), out);
+		}
+		if (p)
+			pclose(p);
+	}
+	/* a path under the tree is named from the tree's top */
+	if (c->tree && !strncmp(site, c->tree, strlen(c->tree)) &&
+	    site[strlen(c->tree)] == '/')
+		memmove(site, site + strlen(c->tree) + 1,
+			strlen(site + strlen(c->tree) + 1) + 1);
+	{
+		struct line_cache *g = hzrig_grow(c->lines, c->nlines,
+						  &c->linecap, 64, sizeof(*g));
+
+		if (g) {
+			c->lines = g;
+			snprintf(g[c->nlines].key, sizeof(g->key), "%s", where);
+			snprintf(g[c->nlines].site, sizeof(g->site), "%s", site);
+			snprintf(g[c->nlines].func, sizeof(g->func), "%s", func);
+			c->nlines++;
+		}
+	}
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* p99 of the answered ep0 requests' URB times, at least one jiffy. */
+static int64_t allowance(const struct hzrig_sweep_batch *b, int hz)
+{
+	int64_t *v = calloc(b->ncall + 1, sizeof(*v)), a, tick = 1000000000LL / hz;
+	size_t n = 0;
+
+	if (!v)
+		return tick;
+	for (size_t i = 0; i < b->ncall; i++)
+		if (b->call[i].urb_us >= 0 && !strcmp(b->call[i].action, "answer"))
+			v[n++] = b->call[i].urb_us * 1000;
+	qsort(v, n, sizeof(*v), cmp64);
+	a = n ? v[(99 * n + 99) / 100 - 1] : 0;
+	free(v);
+	return a > tick ? a : tick;
+}
+
+/* What the console says of @d: its probe's error, a firmware failure. */
+static void outcome(struct collect *c, const char *console,
+		    const struct hzrig_sweep_driver *d, const char **what,
+		    int *err, char *fwname, size_t fwn)
+{
+	char pat[64];
+	const char *q;
+
+	*err = 0;
+	fwname[0] = 0;
+	snprintf(pat, sizeof(pat), "probe of %d-1:", d->bus);
+	q = console && d->bus ? strstr(console, pat) : NULL;
+	if (q) {
+		q = strstr(q, "failed with error ");
+		if (q)
+			*err = atoi(q + strlen("failed with error "));
+	}
+	for (const char *s = c->fw; s && *s;) {
+		size_t l = strcspn(s, "\n");
+		char mod[64], file[256], state[16];
+
+		if (sscanf(s, "%63s %255s %15s", mod, file, state) == 3 &&
+		    !strcmp(mod, d->module) && !strcmp(state, "missing")) {
+			char needle[300];
+
+			snprintf(needle, sizeof(needle), "firmware load for %s failed", file);
+			if (console && strstr(console, needle))
+				snprintf(fwname, fwn, "%s", file);
+		}
+		s += l + (s[l] == '\n');
+	}
+	if (!d->enumerated)
+		*what = "not enumerated";
+	else if (fwname[0])
+		*what = "firmware missing";
+	else if (d->bound)
+		*what = "bound";
+	else if (*err)
+		*what = "probe failed";
+	else
+		*what = "not bound";
+}
+
+static json_object *call_json(struct collect *c, const struct hzrig_sweep_call *k,
+			      int64_t allow)
+{
+	json_object *o = json_object_new_object();
+	char site[200], func[64];
+	bool naked = !strcmp(k->action, "nak") ||
+		     (k->ret == -110 && k->urb_status <= 0 &&
+		      k->urb_status >= NAK_STATUS_MIN && !k->action[0]);
+
+	site_of(c, k->where, site, sizeof(site), func, sizeof(func));
+	hzrig_json_put(o, "call", hzrig_json_str(hzrig_sweep_call_name(k->kind)));
+	hzrig_json_put(o, "where", hzrig_json_str(k->where));
+	hzrig_json_put(o, "site", hzrig_json_str(site));
+	hzrig_json_put(o, "function", hzrig_json_str(func));
+	{
+		json_object *st = json_object_new_array();
+
+		for (int f = 0; f < k->nchain; f++) {
+			char fs[200], ff[64];
+
+			site_of(c, k->chain[f], fs, sizeof(fs), ff, sizeof(ff));
+			json_object_array_add(st, hzrig_json_str(fs[0] ? fs : k->chain[f]));
+		}
+		hzrig_json_put(o, "stack", st);
+	}
+	hzrig_json_put(o, "timeout_arg", json_object_new_int(k->timeout_arg));
+	hzrig_json_put(o, "ret", k->returned ? json_object_new_int(k->ret) : NULL);
+	hzrig_json_put(o, "action", hzrig_json_str(k->action[0] ? k->action :
+						    k->kind >= HZRIG_CALL_BULK ? "nak" : "?"));
+	hzrig_json_put(o, "ep", json_object_new_int(k->ep));
+	if (k->has_setup) {
+		char setup[32];
+
+		snprintf(setup, sizeof(setup), "%02x%02x%02x%02x%02x%02x%02x%02x",
+			 k->setup[0], k->setup[1], k->setup[2], k->setup[3],
+			 k->setup[4], k->setup[5], k->setup[6], k->setup[7]);
+		hzrig_json_put(o, "setup", hzrig_json_str(setup));
+	}
+	hzrig_json_put(o, "urb_ns", k->urb_us >= 0 ? hzrig_json_int(k->urb_us * 1000) : NULL);
+	hzrig_json_put(o, "urb_status", k->urb_us >= 0 ? json_object_new_int(k->urb_status) : NULL);
+	hzrig_json_put(o, "call_ns", k->returned ?
+		       hzrig_json_int((k->return_us - k->entry_us) * 1000) : NULL);
+	if ((naked || k->kind >= HZRIG_CALL_BULK) && k->ret == -110 && k->urb_us >= 0) {
+		struct hzrig_window w;
+
+		if (!hzrig_tree_window(c->model, (int)c->hz, k->timeout_arg, false, &w) &&
+		    !w.forever) {
+			int64_t t = k->urb_us * 1000;
+			bool in = t > (int64_t)w.lo_ns && t <= (int64_t)w.hi_ns + allow;
+
+			hzrig_json_put(o, "window_lo_ns", hzrig_json_int((int64_t)w.lo_ns));
+			hzrig_json_put(o, "window_hi_ns", hzrig_json_int((int64_t)w.hi_ns));
+			hzrig_json_put(o, "verdict", hzrig_json_str(in ? "inside" : "outside"));
+		}
+	}
+	return o;
+}
+
+/* Kernel reports on a batch's console: each start line, as a title. */
+static json_object *reports(const char *console)
+{
+	json_object *a = json_object_new_array();
+
+	for (const char *s = console; s && *s;) {
+		size_t l = strcspn(s, "\n");
+		char *line = strndup(s, l);
+
+		if (line && hzrig_crash_line(line) >= 0)
+			json_object_array_add(a, hzrig_json_str(line + hzrig_timestamp_len(line)));
+		free(line);
+		s += l + (s[l] == '\n');
+	}
+	return a;
+}
+
+/* Long: one batch's drivers, each with its calls, in one pass each. */
+static int batch_json(struct collect *c, int i, json_object *drivers,
+		      json_object *batches)
+{
+	char path[4096], why[HZRIG_WHY];
+	char *text, *console;
+	size_t len;
+	struct hzrig_sweep_batch b;
+	json_object *bo;
+	int64_t allow;
+
+	snprintf(path, sizeof(path), "%s/batch-%d.txt", c->dir, i);
+	text = hzrig_in_slurp(path, HZRIG_MAX_CAPTURE, &len, why, sizeof(why));
+	if (!text) {
+		fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
+		return -1;
+	}
+	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why))) {
+		fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
+		free(text);
+		return -1;
+	}
+	free(text);
+	snprintf(path, sizeof(path), "%s/console-%d.log", c->dir, i);
+	console = hzrig_in_slurp(path, HZRIG_MAX_CONSOLE, &len, why, sizeof(why));
+	allow = allowance(&b, (int)c->hz);
+	bo = json_object_new_object();
+	hzrig_json_put(bo, "batch", json_object_new_int(i));
+	hzrig_json_put(bo, "complete", json_object_new_boolean(b.complete));
+	hzrig_json_put(bo, "settled_s", json_object_new_int(b.settled_s));
+	hzrig_json_put(bo, "k", json_object_new_int(b.k));
+	hzrig_json_put(bo, "allowance_ns", hzrig_json_int(allow));
+	hzrig_json_put(bo, "usbmon_dropped", json_object_new_int((int)b.usbmon_dropped));
+	hzrig_json_put(bo, "calls_without_urb", json_object_new_int((int)b.unmatched_urbs));
+	hzrig_json_put(bo, "kernel_reports", reports(console));
+	json_object_array_add(batches, bo);
+	for (size_t d = 0; d < b.ndrv; d++) {
+		const struct hzrig_sweep_driver *dr = &b.drv[d];
+		json_object *o = json_object_new_object(), *calls = json_object_new_array();
+		const char *what;
+		char fw[256];
+		int err;
+
+		outcome(c, console, dr, &what, &err, fw, sizeof(fw));
+		hzrig_json_put(o, "module", hzrig_json_str(dr->module));
+		hzrig_json_put(o, "batch", json_object_new_int(i));
+		hzrig_json_put(o, "bus", json_object_new_int(dr->bus));
+		hzrig_json_put(o, "outcome", hzrig_json_str(what));
+		hzrig_json_put(o, "errno", err ? json_object_new_int(err) : NULL);
+		hzrig_json_put(o, "firmware", fw[0] ? hzrig_json_str(fw) : NULL);
+		hzrig_json_put(o, "modprobe_rc", dr->modprobe_done ?
+			       json_object_new_int(dr->modprobe_rc) : NULL);
+		hzrig_json_put(o, "probe_ns", dr->probe_us >= 0 ?
+			       hzrig_json_int(dr->probe_us * 1000) : NULL);
+		hzrig_json_put(o, "nak", json_object_new_int((int)dr->nak));
+		hzrig_json_put(o, "stall", json_object_new_int((int)dr->stall));
+		hzrig_json_put(o, "answer", json_object_new_int((int)dr->answer));
+		for (size_t k = 0; k < b.ncall; k++)
+			if (!strcmp(b.call[k].module, dr->module))
+				json_object_array_add(calls, call_json(c, &b.call[k], allow));
+		hzrig_json_put(o, "calls", calls);
+		json_object_array_add(drivers, o);
+	}
+	free(console);
+	hzrig_sweep_batch_free(&b);
+	return 0;
+}
+
+static char *slurp_opt(const char *path, const char *what)
+{
+	char why[HZRIG_WHY];
+	size_t len;
+	char *t;
+
+	if (!path)
+		return NULL;
+	t = hzrig_in_slurp(path, HZRIG_MAX_TEXT, &len, why, sizeof(why));
+	if (!t)
+		fprintf(stderr, "hzrig sweep collect: %s %s: %s\n", what, path, why);
+	return t;
+}
+
+/* Long: the options, then every batch, then one atomic write. */
+int cmd_sweep_collect(int argc, char **argv)
+{
+	struct collect c = { .hz = 0, .batches = 0 };
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("dir", &c.dir), HZRIG_OPT_S("variant", &c.variant),
+		HZRIG_OPT_N("hz", &c.hz, HZRIG_MODEL_HZ_MIN, HZRIG_MODEL_HZ_MAX),
+		HZRIG_OPT_N("batches", &c.batches, 1, 1000),
+		HZRIG_OPT_S("tree", &c.tree), HZRIG_OPT_S("modules", &c.kolist),
+		HZRIG_OPT_S("firmware", &c.firmware), HZRIG_OPT_END,
+	};
+	json_object *root, *drivers, *batches;
+	char path[4096], why[HZRIG_WHY];
+	struct hzrig_out o;
+	int r = hzrig_opts("sweep collect", argc, argv, opts, collect_usage), rc = 0;
+
+	if (r < 0)
+		return HZRIG_OPTS_EXIT(r);
+	if (!c.dir || !c.variant || !c.hz || !c.batches || r != argc) {
+		fprintf(stderr, "hzrig sweep collect: --dir, --variant, --hz and --batches are needed, and no operand\n");
+		collect_usage(stderr);
+		return 2;
+	}
+	if (!hzrig_plain_name(c.variant, why, sizeof(why))) {
+		fprintf(stderr, "hzrig sweep collect: --variant: %s\n", why);
+		return 2;
+	}
+	c.model = hzrig_tree_default();
+	if (c.tree) {
+		char rel[64], vfile[4096];
+		char *mk;
+		size_t len;
+
+		/* the tree's release line picks its model: "VERSION = 6\nPATCHLEVEL = 12" */
+		snprintf(vfile, sizeof(vfile), "%s/Makefile", c.tree);
+		mk = hzrig_in_slurp(vfile, HZRIG_MAX_SOURCE, &len, why, sizeof(why));
+		if (mk) {
+			const char *v = strstr(mk, "VERSION = "), *pl = strstr(mk, "PATCHLEVEL = ");
+
+			if (v && pl) {
+				snprintf(rel, sizeof(rel), "%d.%d", atoi(v + 10), atoi(pl + 13));
+				if (hzrig_tree_model_for(rel, NULL))
+					c.model = hzrig_tree_model_for(rel, NULL);
+			}
+			free(mk);
+		}
+	}
+	c.kos = slurp_opt(c.kolist, "--modules");
+	c.fw = slurp_opt(c.firmware, "--firmware");
+	root = json_object_new_object();
+	drivers = json_object_new_array();
+	batches = json_object_new_array();
+	hzrig_json_put(root, "schema", json_object_new_int(1));
+	hzrig_json_put(root, "variant", hzrig_json_str(c.variant));
+	hzrig_json_put(root, "hz", json_object_new_int((int)c.hz));
+	hzrig_json_put(root, "tree_model", hzrig_json_str(c.model->name));
+	for (int i = 0; i < c.batches && !rc; i++)
+		rc = batch_json(&c, i, drivers, batches);
+	hzrig_json_put(root, "batches", batches);
+	hzrig_json_put(root, "drivers", drivers);
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/sweep.json", c.dir);
+		if (hzrig_out_open(&o, path, why, sizeof(why))) {
+			fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
+			rc = -1;
+		} else {
+			fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE), o.f);
+			fputc('\n', o.f);
+			if (hzrig_out_commit(&o, why, sizeof(why))) {
+				fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
+				rc = -1;
+			}
+		}
+	}
+	if (!rc)
+		printf("hzrig sweep collect: %s: %zu drivers in %lld batches\n", path,
+		       json_object_array_length(drivers), c.batches);
+	json_object_put(root);
+	free(c.kos);
+	free(c.fw);
+	free(c.lines);
+	return rc ? 1 : 0;
+}

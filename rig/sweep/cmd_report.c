@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig sweep report: the sweep's answer across variants (docs/sweep.md,
+ * "The report"): every driver's outcome and probe time per HZ, every site
+ * that was NAKed with its waits against the model, the sites whose waits
+ * depend on HZ (judge.c), probes that blocked for more than 10 s, kernel
+ * reports, and the sites beside check-tree's.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "lib/io.h"
+#include "lib/json.h"
+#include "lib/opts.h"
+#include "lib/table.h"
+#include "lib/util.h"
+#include "sweep/sweep.h"
+
+#define LONG_PROBE_NS	10000000000LL
+#define MAX_VARIANTS	8
+
+struct site_hz {
+	int hz, timeout_arg, n, inside;
+	int64_t waits[64];
+	uint64_t lo, hi;
+	int64_t allowance;
+};
+
+struct site {
+	char module[64], site[200], function[64];
+	struct site_hz per[MAX_VARIANTS];
+	bool dependent;
+	char why[320];
+	bool checker;		/* check-tree names it too */
+};
+
+struct report {
+	json_object *runs[MAX_VARIANTS];
+	int hz[MAX_VARIANTS];
+	const char *name[MAX_VARIANTS];
+	int n;
+	struct site *s;
+	size_t ns, scap;
+	json_object *checker;	/* check-tree --json, or NULL */
+};
+
+static void report_usage(FILE *f)
+{
+	fputs("usage: hzrig sweep report [--check-tree FILE] [--format table|json]\n"
+	      "                          SWEEP.JSON...\n"
+	      "Each SWEEP.JSON is one variant's (hzrig sweep collect), at most 8.\n"
+	      "Prints the drivers, the NAKed sites and their waits per HZ, the\n"
+	      "HZ-dependent sites, probes longer than 10 s, kernel reports and,\n"
+	      "with --check-tree (hzrig check-tree --json), the sites found by\n"
+	      "both, by the sweep only and by the checker only.\n"
+	      "Exit: 0, 1 when a site is HZ-dependent, 2 on bad input.\n", f);
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int64_t median(const struct site_hz *h)
+{
+	int64_t v[64];
+
+	memcpy(v, h->waits, (size_t)h->n * sizeof(v[0]));
+	qsort(v, (size_t)h->n, sizeof(v[0]), cmp64);
+	return v[(h->n - 1) / 2];
+}
+
+static const char *str(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : "";
+}
+
+static int64_t num(json_object *o, const char *k, int64_t dflt)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_int) ?
+	       json_object_get_int64(v) : dflt;
+}
+
+static struct site *site_get(struct report *r, const char *module,
+			     const char *site, const char *func)
+{
+	struct site *s;
+
+	for (size_t i = 0; i < r->ns; i++)
+		if (!strcmp(r->s[i].module, module) && !strcmp(r->s[i].site, site))
+			return &r->s[i];
+	s = hzrig_grow(r->s, r->ns, &r->scap, 32, sizeof(*s));
+	if (!s)
+		return NULL;
+	r->s = s;
+	s = &r->s[r->ns++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->module, sizeof(s->module), "%s", module);
+	snprintf(s->site, sizeof(s->site), "%s", site);
+	snprintf(s->function, sizeof(s->function), "%s", func);
+	return s;
+}
+
+/* Every timed-out call with a window, by site, per variant. */
+static int gather(struct report *r)
+{
+	for (int v = 0; v < r->n; v++) {
+		json_object *drivers, *batches;
+
+		if (!json_object_object_get_ex(r->runs[v], "drivers", &drivers) ||
+		    !json_object_object_get_ex(r->runs[v], "batches", &batches))
+			return -1;
+		for (size_t i = 0; i < json_object_array_length(drivers); i++) {
+			json_object *d = json_object_array_get_idx(drivers, i), *calls;
+			json_object *b = json_object_array_get_idx(batches, (size_t)num(d, "batch", 0));
+
+			if (!json_object_object_get_ex(d, "calls", &calls))
+				continue;
+			for (size_t k = 0; k < json_object_array_length(calls); k++) {
+				json_object *c = json_object_array_get_idx(calls, k);
+				const char *site = str(c, "site")[0] ? str(c, "site") : str(c, "where");
+				struct site *s;
+				struct site_hz *h;
+
+				if (num(c, "window_lo_ns", -1) < 0 || num(c, "urb_ns", -1) < 0)
+					continue;
+				s = site_get(r, str(d, "module"), site, str(c, "function"));
+				if (!s)
+					return -1;
+				h = &s->per[v];
+				h->hz = r->hz[v];
+				h->timeout_arg = (int)num(c, "timeout_arg", 0);
+				h->lo = (uint64_t)num(c, "window_lo_ns", 0);
+				h->hi = (uint64_t)num(c, "window_hi_ns", 0);
+				h->allowance = b ? num(b, "allowance_ns", 0) : 0;
+				h->inside += !strcmp(str(c, "verdict"), "inside");
+				if (h->n < 64)
+					h->waits[h->n++] = num(c, "urb_ns", 0);
+			}
+		}
+	}
+	return 0;
+}
+
+/* The rule between the lowest and the highest HZ the site was seen at. */
+static void judge(struct report *r)
+{
+	for (size_t i = 0; i < r->ns; i++) {
+		struct site *s = &r->s[i];
+		int lo = -1, hi = -1;
+
+		for (int v = 0; v < r->n; v++) {
+			if (!s->per[v].n)
+				continue;
+			if (lo < 0 || s->per[v].hz < s->per[lo].hz)
+				lo = v;
+			if (hi < 0 || s->per[v].hz > s->per[hi].hz)
+				hi = v;
+		}
+		if (lo < 0 || lo == hi || s->per[lo].hz == s->per[hi].hz) {
+			snprintf(s->why, sizeof(s->why), "measured at one HZ only");
+			continue;
+		}
+		{
+			struct hzrig_site_wait a = {
+				s->per[lo].hz, s->per[lo].timeout_arg, median(&s->per[lo]),
+				s->per[lo].lo, s->per[lo].hi, s->per[lo].allowance,
+			}, b = {
+				s->per[hi].hz, s->per[hi].timeout_arg, median(&s->per[hi]),
+				s->per[hi].lo, s->per[hi].hi, s->per[hi].allowance,
+			};
+
+			s->dependent = hzrig_sweep_hz_dependent(&a, &b, s->why, sizeof(s->why));
+		}
+	}
+}
+
+/* Does check-tree name @site (or one of @stack's)? */
+static bool checker_has(json_object *checker, const char *site)
+{
+	json_object *sites;
+
+	if (!checker || !json_object_object_get_ex(checker, "sites", &sites))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(sites); i++)
+		if (!strcmp(str(json_object_array_get_idx(sites, i), "site"), site))
+			return true;
+	return false;
+}
+
+static json_object *driver_rows(struct report *r, bool print)
+{
+	json_object *a = json_object_new_array();
+
+	if (print)
+		printf("Drivers (outcome, probe time, NAKed/STALLed class and vendor requests per HZ):\n");
+	json_object *d0, *drivers;
+
+	if (!r->n || !json_object_object_get_ex(r->runs[0], "drivers", &drivers))
+		return a;
+	for (size_t i = 0; i < json_object_array_length(drivers); i++) {
+		const char *mod = str(json_object_array_get_idx(drivers, i), "module");
+		json_object *o = json_object_new_object(), *per = json_object_new_object();
+
+		if (print)
+			printf("  %-20s", mod);
+		for (int v = 0; v < r->n; v++) {
+			json_object *dv;
+			char key[16];
+
+			if (!json_object_object_get_ex(r->runs[v], "drivers", &dv))
+				continue;
+			d0 = NULL;
+			for (size_t j = 0; j < json_object_array_length(dv); j++)
+				if (!strcmp(str(json_object_array_get_idx(dv, j), "module"), mod))
+					d0 = json_object_array_get_idx(dv, j);
+			if (!d0)
+				continue;
+			snprintf(key, sizeof(key), "%d", r->hz[v]);
+			json_object_object_add(per, key, json_object_get(d0));
+			if (print)
+				printf("  HZ=%-4d %-16s %8.1f ms %2" PRId64 "/%-2" PRId64, r->hz[v],
+				       str(d0, "outcome"), num(d0, "probe_ns", -1) / 1e6,
+				       num(d0, "nak", 0), num(d0, "stall", 0));
+		}
+		if (print)
+			putchar('\n');
+		hzrig_json_put(o, "module", hzrig_json_str(mod));
+		hzrig_json_put(o, "per_hz", per);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *site_rows(struct report *r, bool print)
+{
+	json_object *a = json_object_new_array();
+
+	if (print)
+		printf("\nNAKed sites (median wait against the model's window, per HZ):\n");
+	for (size_t i = 0; i < r->ns; i++) {
+		struct site *s = &r->s[i];
+		json_object *o = json_object_new_object(), *per = json_object_new_object();
+
+		s->checker = checker_has(r->checker, s->site);
+		if (print)
+			printf("  %s%s %s (%s)%s\n", s->dependent ? "HZ-DEPENDENT " : "",
+			       s->module, s->site, s->function, s->checker ? " [check-tree too]" : "");
+		for (int v = 0; v < r->n; v++) {
+			struct site_hz *h = &s->per[v];
+			json_object *x;
+			char key[16];
+
+			if (!h->n)
+				continue;
+			x = json_object_new_object();
+			hzrig_json_put(x, "timeout_arg", json_object_new_int(h->timeout_arg));
+			hzrig_json_put(x, "n", json_object_new_int(h->n));
+			hzrig_json_put(x, "inside", json_object_new_int(h->inside));
+			hzrig_json_put(x, "median_ms", hzrig_json_ms(median(h)));
+			hzrig_json_put(x, "window_lo_ms", hzrig_json_ms((int64_t)h->lo));
+			hzrig_json_put(x, "window_hi_ms", hzrig_json_ms((int64_t)h->hi));
+			snprintf(key, sizeof(key), "%d", h->hz);
+			json_object_object_add(per, key, x);
+			if (print)
+				printf("      HZ=%-4d timeout %6d: %10.3f ms, window (%.3f, %.3f] ms, %d/%d inside\n",
+				       h->hz, h->timeout_arg, median(h) / 1e6, h->lo / 1e6,
+				       h->hi / 1e6, h->inside, h->n);
+		}
+		if (print)
+			printf("      %s\n", s->why);
+		hzrig_json_put(o, "module", hzrig_json_str(s->module));
+		hzrig_json_put(o, "site", hzrig_json_str(s->site));
+		hzrig_json_put(o, "function", hzrig_json_str(s->function));
+		hzrig_json_put(o, "hz_dependent", json_object_new_boolean(s->dependent));
+		hzrig_json_put(o, "why", hzrig_json_str(s->why));
+		hzrig_json_put(o, "check_tree", json_object_new_boolean(s->checker));
+		hzrig_json_put(o, "per_hz", per);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *long_probes(struct report *r, bool print)
+{
+	json_object *a = json_object_new_array();
+
+	if (print)
+		printf("\nProbes that blocked for more than 10 s:\n");
+	for (int v = 0; v < r->n; v++) {
+		json_object *drivers;
+
+		if (!json_object_object_get_ex(r->runs[v], "drivers", &drivers))
+			continue;
+		for (size_t i = 0; i < json_object_array_length(drivers); i++) {
+			json_object *d = json_object_array_get_idx(drivers, i), *o, *calls;
+			char waits[256] = "";
+			size_t wl = 0;
+
+			if (num(d, "probe_ns", 0) <= LONG_PROBE_NS)
+				continue;
+			if (json_object_object_get_ex(d, "calls", &calls))
+				for (size_t k = 0; k < json_object_array_length(calls) && wl < 200; k++) {
+					json_object *c = json_object_array_get_idx(calls, k);
+
+					if (num(c, "ret", 0) == -110)
+						wl += (size_t)snprintf(waits + wl, sizeof(waits) - wl, "%s%d",
+								       wl ? ", " : "", (int)num(c, "timeout_arg", 0));
+				}
+			o = json_object_new_object();
+			hzrig_json_put(o, "module", hzrig_json_str(str(d, "module")));
+			hzrig_json_put(o, "hz", json_object_new_int(r->hz[v]));
+			hzrig_json_put(o, "probe_ms", hzrig_json_ms(num(d, "probe_ns", 0)));
+			hzrig_json_put(o, "timeouts", hzrig_json_str(waits));
+			json_object_array_add(a, o);
+			if (print)
+				printf("  %-20s HZ=%-4d %9.1f ms, timed out with timeouts %s\n",
+				       str(d, "module"), r->hz[v], num(d, "probe_ns", 0) / 1e6,
+				       waits[0] ? waits : "(none: other waits)");
+		}
+	}
+	if (print && !json_object_array_length(a))
+		printf("  none\n");
+	return a;
+}
+
+static json_object *kernel_reports(struct report *r, bool print)
+{
+	json_object *a = json_object_new_array();
+
+	if (print)
+		printf("\nKernel reports during the batches:\n");
+	for (int v = 0; v < r->n; v++) {
+		json_object *batches;
+
+		if (!json_object_object_get_ex(r->runs[v], "batches", &batches))
+			continue;
+		for (size_t i = 0; i < json_object_array_length(batches); i++) {
+			json_object *b = json_object_array_get_idx(batches, i), *kr;
+
+			if (!json_object_object_get_ex(b, "kernel_reports", &kr))
+				continue;
+			for (size_t k = 0; k < json_object_array_length(kr); k++) {
+				json_object *o = json_object_new_object();
+				const char *t = json_object_get_string(json_object_array_get_idx(kr, k));
+
+				hzrig_json_put(o, "variant", hzrig_json_str(r->name[v]));
+				hzrig_json_put(o, "batch", json_object_new_int((int)i));
+				hzrig_json_put(o, "line", hzrig_json_str(t));
+				json_object_array_add(a, o);
+				if (print)
+					printf("  %s batch %zu: %s\n", r->name[v], i, t);
+			}
+		}
+	}
+	if (print && !json_object_array_length(a))
+		printf("  none\n");
+	return a;
+}
+
+/* The module whose files hold @file, by select.py's list, or "". */
+static const char *module_of_file(json_object *select, const char *site)
+{
+	json_object *kept;
+	size_t fl = strcspn(site, ":");
+
+	if (!select || !json_object_object_get_ex(select, "kept", &kept))
+		return "";
+	for (size_t i = 0; i < json_object_array_length(kept); i++) {
+		json_object *k = json_object_array_get_idx(kept, i), *files;
+
+		if (!json_object_object_get_ex(k, "files", &files))
+			continue;
+		for (size_t j = 0; j < json_object_array_length(files); j++) {
+			const char *f = json_object_get_string(json_object_array_get_idx(files, j));
+
+			if (strlen(f) == fl && !strncmp(f, site, fl))
+				return str(k, "module");
+		}
+	}
+	return "";
+}
+
+/* The driver @module in the first variant that has it, or NULL. */
+static json_object *driver_of(struct report *r, const char *module)
+{
+	for (int v = 0; v < r->n; v++) {
+		json_object *drivers;
+
+		if (!json_object_object_get_ex(r->runs[v], "drivers", &drivers))
+			continue;
+		for (size_t i = 0; i < json_object_array_length(drivers); i++)
+			if (!strcmp(str(json_object_array_get_idx(drivers, i), "module"), module))
+				return json_object_array_get_idx(drivers, i);
+	}
+	return NULL;
+}
+
+/* Is @site the site or a stack frame of a call of any variant? */
+static bool reached(struct report *r, const char *site)
+{
+	for (int v = 0; v < r->n; v++) {
+		json_object *drivers;
+
+		if (!json_object_object_get_ex(r->runs[v], "drivers", &drivers))
+			continue;
+		for (size_t i = 0; i < json_object_array_length(drivers); i++) {
+			json_object *calls, *st;
+
+			if (!json_object_object_get_ex(json_object_array_get_idx(drivers, i), "calls", &calls))
+				continue;
+			for (size_t k = 0; k < json_object_array_length(calls); k++) {
+				json_object *c = json_object_array_get_idx(calls, k);
+
+				if (!strcmp(str(c, "site"), site))
+					return true;
+				if (json_object_object_get_ex(c, "stack", &st))
+					for (size_t f = 0; f < json_object_array_length(st); f++)
+						if (!strcmp(json_object_get_string(json_object_array_get_idx(st, f)), site))
+							return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void why_unreached(struct report *r, json_object *select,
+			  const char *site, char *why, size_t n)
+{
+	const char *mod = module_of_file(select, site);
+	json_object *d = mod[0] ? driver_of(r, mod) : NULL;
+
+	if (!mod[0])
+		snprintf(why, n, "its driver is not in this sweep");
+	else if (!d)
+		snprintf(why, n, "%s was not built (Kconfig dropped it) or has no device", mod);
+	else if (!strcmp(str(d, "outcome"), "firmware missing"))
+		snprintf(why, n, "%s: behind firmware the guest lacks (%s)", mod, str(d, "firmware"));
+	else if (!strcmp(str(d, "outcome"), "bound"))
+		snprintf(why, n, "%s bound, but did not make this call in probe or open", mod);
+	else if (!strcmp(str(d, "outcome"), "probe failed"))
+		snprintf(why, n, "%s: probe failed (%" PRId64 ") before this call", mod, num(d, "errno", 0));
+	else
+		snprintf(why, n, "%s: device %s", mod, str(d, "outcome"));
+}
+
+/* Long: three lists, each with its reason, printed and as JSON. */
+static json_object *cross_check(struct report *r, json_object *select, bool print)
+{
+	json_object *o = json_object_new_object(), *both = json_object_new_array();
+	json_object *sweep_only = json_object_new_array(), *checker_only = json_object_new_array();
+	json_object *sites;
+	char why[256];
+
+	if (print)
+		printf("\nBeside check-tree:\n");
+	for (size_t i = 0; i < r->ns; i++) {
+		struct site *s = &r->s[i];
+		json_object *e;
+
+		if (!s->dependent)
+			continue;
+		e = json_object_new_object();
+		hzrig_json_put(e, "site", hzrig_json_str(s->site));
+		hzrig_json_put(e, "module", hzrig_json_str(s->module));
+		if (s->checker) {
+			json_object_array_add(both, e);
+			if (print)
+				printf("  both          %s (%s)\n", s->site, s->module);
+			continue;
+		}
+		snprintf(why, sizeof(why), "the checker does not follow this timeout to HZ: "
+			 "a macro or value it cannot read, a wrapper beyond one level, or another file");
+		hzrig_json_put(e, "why", hzrig_json_str(why));
+		json_object_array_add(sweep_only, e);
+		if (print)
+			printf("  sweep only    %s (%s): %s\n", s->site, s->module, why);
+	}
+	if (r->checker && json_object_object_get_ex(r->checker, "sites", &sites)) {
+		for (size_t i = 0; i < json_object_array_length(sites); i++) {
+			const char *site = str(json_object_array_get_idx(sites, i), "site");
+			json_object *e;
+			bool dep = false;
+
+			for (size_t k = 0; k < r->ns; k++)
+				dep |= r->s[k].dependent && r->s[k].checker &&
+				       !strcmp(r->s[k].site, site);
+			if (dep)
+				continue;
+			if (reached(r, site)) {
+				e = json_object_new_object();
+				hzrig_json_put(e, "site", hzrig_json_str(site));
+				hzrig_json_put(e, "via", hzrig_json_str("reached through a wrapper"));
+				json_object_array_add(both, e);
+				if (print)
+					printf("  both          %s (the sweep's call went through it)\n", site);
+				continue;
+			}
+			why_unreached(r, select, site, why, sizeof(why));
+			e = json_object_new_object();
+			hzrig_json_put(e, "site", hzrig_json_str(site));
+			hzrig_json_put(e, "why", hzrig_json_str(why));
+			json_object_array_add(checker_only, e);
+			if (print)
+				printf("  checker only  %s: %s\n", site, why);
+		}
+	} else if (print) {
+		printf("  (no --check-tree file)\n");
+	}
+	hzrig_json_put(o, "both", both);
+	hzrig_json_put(o, "sweep_only", sweep_only);
+	hzrig_json_put(o, "checker_only", checker_only);
+	return o;
+}
+
+static json_object *load_json(const char *path, const char *what)
+{
+	char why[HZRIG_WHY];
+	size_t len;
+	char *t = hzrig_in_slurp(path, HZRIG_MAX_JSON, &len, why, sizeof(why));
+	json_object *o;
+
+	if (!t) {
+		fprintf(stderr, "hzrig sweep report: %s %s: %s\n", what, path, why);
+		return NULL;
+	}
+	o = json_tokener_parse(t);
+	free(t);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		fprintf(stderr, "hzrig sweep report: %s %s: not a JSON object\n", what, path);
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Long: options, inputs (each checked), then the sections in order. */
+int cmd_sweep_report(int argc, char **argv)
+{
+	struct report r = { .n = 0 };
+	const char *checker = NULL, *select_path = NULL;
+	enum hzrig_format fmt = HZRIG_FMT_TABLE;
+	const struct hzrig_opt opts[] = {
+		HZRIG_OPT_S("check-tree", &checker), HZRIG_OPT_S("select", &select_path),
+		HZRIG_OPT_F("format", hzrig_format_opt_tj, &fmt), HZRIG_OPT_END,
+	};
+	json_object *out, *select = NULL;
+	bool print;
+	int i, rc = 0, dep = 0;
+
+	i = hzrig_opts("sweep report", argc, argv, opts, report_usage);
+	if (i < 0)
+		return HZRIG_OPTS_EXIT(i);
+	if (i == argc || argc - i > MAX_VARIANTS) {
+		fprintf(stderr, "hzrig sweep report: give 1 to %d sweep.json files\n", MAX_VARIANTS);
+		return 2;
+	}
+	print = fmt == HZRIG_FMT_TABLE;
+	for (; i < argc; i++) {
+		json_object *o = load_json(argv[i], "sweep");
+		int64_t hz = o ? num(o, "hz", 0) : 0;
+
+		if (!o || hz < HZRIG_MODEL_HZ_MIN || hz > HZRIG_MODEL_HZ_MAX || !str(o, "variant")[0]) {
+			if (o)
+				fprintf(stderr, "hzrig sweep report: %s: no variant, or hz not %d..%d\n",
+					argv[i], HZRIG_MODEL_HZ_MIN, HZRIG_MODEL_HZ_MAX);
+			rc = 2;
+			json_object_put(o);
+			break;
+		}
+		r.runs[r.n] = o;
+		r.hz[r.n] = (int)hz;
+		r.name[r.n++] = str(o, "variant");
+	}
+	if (!rc && checker && !(r.checker = load_json(checker, "--check-tree")))
+		rc = 2;
+	if (!rc && select_path && !(select = load_json(select_path, "--select")))
+		rc = 2;
+	if (!rc && gather(&r)) {
+		fprintf(stderr, "hzrig sweep report: a sweep.json lacks drivers or batches\n");
+		rc = 2;
+	}
+	if (!rc) {
+		judge(&r);
+		out = json_object_new_object();
+		hzrig_json_put(out, "drivers", driver_rows(&r, print));
+		hzrig_json_put(out, "sites", site_rows(&r, print));
+		hzrig_json_put(out, "long_probes", long_probes(&r, print));
+		hzrig_json_put(out, "kernel_reports", kernel_reports(&r, print));
+		hzrig_json_put(out, "cross_check", cross_check(&r, select, print));
+		for (size_t k = 0; k < r.ns; k++)
+			dep += r.s[k].dependent;
+		if (!print)
+			hzrig_json_print(out, stdout);
+		else
+			printf("\n%zu NAKed sites, %d HZ-dependent\n", r.ns, dep);
+		json_object_put(out);
+		rc = dep ? 1 : 0;
+	}
+	for (int v = 0; v < r.n; v++)
+		json_object_put(r.runs[v]);
+	json_object_put(r.checker);
+	json_object_put(select);
+	free(r.s);
+	return rc;
+}

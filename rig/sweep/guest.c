@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One guest batch of the sweep read back (sweep.h): initramfs/sweep.sh's
+ * lines into drivers and the synchronous calls they made.
+ *
+ * A call is put together per task from the trace: the entry event of
+ * usb_control_msg() (or _send/_recv, usb_bulk_msg(), usb_interrupt_msg())
+ * with the timeout and the return address, the usb_submit_urb() events
+ * that task makes before the call returns (its URB), and the return
+ * event. A call inside another (usb_control_msg_recv() calls
+ * usb_control_msg(), usb_interrupt_msg() calls usb_bulk_msg()) belongs to
+ * the outer one: the driver passed the outer one its timeout. The stack
+ * the trace prints under each entry names the first function of a module,
+ * which is where the driver made the call even through the USB core's
+ * helpers. usbmon's submit and completion of that URB time it; the bus
+ * it was on names the device, hence the driver; hzrig-rawdev's line for
+ * the same request says what the device did.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "sweep/sweep.h"
+
+#define OPEN_MAX	8	/* nested calls per task */
+#define TASKS_MAX	256
+#define SLACK_US	2000	/* usbmon's S may be stamped just before */
+
+static const char *const call_names[HZRIG_CALL_KINDS] = {
+	[HZRIG_CALL_CONTROL] = "usb_control_msg",
+	[HZRIG_CALL_CONTROL_SEND] = "usb_control_msg_send",
+	[HZRIG_CALL_CONTROL_RECV] = "usb_control_msg_recv",
+	[HZRIG_CALL_BULK] = "usb_bulk_msg",
+	[HZRIG_CALL_INTERRUPT] = "usb_interrupt_msg",
+};
+
+static const char *const event_names[HZRIG_CALL_KINDS] = {
+	[HZRIG_CALL_CONTROL] = "ctl",
+	[HZRIG_CALL_CONTROL_SEND] = "ctl_send",
+	[HZRIG_CALL_CONTROL_RECV] = "ctl_recv",
+	[HZRIG_CALL_BULK] = "bulk",
+	[HZRIG_CALL_INTERRUPT] = "intr",
+};
+
+const char *hzrig_sweep_call_name(enum hzrig_sweep_call_kind k)
+{
+	return k < HZRIG_CALL_KINDS ? call_names[k] : "?";
+}
+
+struct urb_ev {
+	uint64_t id;
+	char type;
+	int bus, dev, ep, status;
+	bool has_setup, used;
+	uint8_t setup[8];
+	int64_t t_us;
+};
+
+struct raw_ev {
+	int dev;
+	int64_t t_us;
+	uint8_t setup[8];
+	char action[8];
+	bool used;
+};
+
+struct task {
+	int pid;
+	size_t open[OPEN_MAX];	/* indexes into b->call; SIZE_MAX: nested */
+	int depth;
+	bool want_stack;	/* the next stack frames are this call's */
+	size_t stack_call;
+};
+
+struct parse {
+	struct hzrig_sweep_batch *b;
+	struct urb_ev *u;
+	size_t nu, ucap;
+	struct raw_ev *r;
+	size_t nr, rcap;
+	struct task task[TASKS_MAX];
+	size_t ntask;
+	struct task *last;	/* the task of the last event line */
+	char *why;
+	size_t whyn;
+	unsigned int line;
+};
+
+static int bad(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+	int k = snprintf(p->why, p->whyn, "line %u: ", p->line);
+
+	va_start(ap, fmt);
+	if (k > 0 && (size_t)k < p->whyn)
+		vsnprintf(p->why + k, p->whyn - (size_t)k, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* "key=" in @s: its value's start, or NULL. Keys start a word. */
+static const char *val(const char *s, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *q = s; (q = strstr(q, key)); q++)
+		if ((q == s || q[-1] == ' ') && q[kl] == '=')
+			return q + kl + 1;
+	return NULL;
+}
+
+static bool num(const char *s, const char *key, long long *v)
+{
+	const char *q = val(s, key);
+	char *end;
+
+	if (!q)
+		return false;
+	errno = 0;
+	*v = strtoll(q, &end, 0);
+	return !errno && end != q && (!*end || *end == ' ');
+}
+
+static void word(const char *s, const char *key, char *buf, size_t n)
+{
+	const char *q = val(s, key);
+	size_t l = q ? strcspn(q, " ") : 0;
+
+	snprintf(buf, n, "%.*s", (int)l, q ? q : "");
+}
+
+static bool hex8(const char *q, uint8_t out[8])
+{
+	for (int i = 0; i < 8; i++) {
+		unsigned int x;
+
+		if (sscanf(q + 3 * i, "%2x", &x) != 1)
+			return false;
+		out[i] = (uint8_t)x;
+	}
+	return true;
+}
+
+static struct hzrig_sweep_driver *driver_at(struct hzrig_sweep_batch *b,
+					    int bus)
+{
+	/* dummy_hcd instance i is bus i + 1: its device file is file i */
+	if (bus < 1 || (size_t)bus > b->ndrv)
+		return NULL;
+	return &b->drv[bus - 1];
+}
+
+static struct hzrig_sweep_driver *driver_named(struct hzrig_sweep_batch *b,
+					       const char *module)
+{
+	for (size_t i = 0; i < b->ndrv; i++)
+		if (!strcmp(b->drv[i].module, module))
+			return &b->drv[i];
+	return NULL;
+}
+
+static int on_begin(struct parse *p, const char *s)
+{
+	long long v[5];
+
+	if (!num(s, "batch", &v[0]) || !num(s, "size", &v[1]) ||
+	    !num(s, "k", &v[2]) || !num(s, "settled_s", &v[3]) ||
+	    !num(s, "max_s", &v[4]))
+		return bad(p, "'sweep begin' lacks batch=, size=, k=, settled_s= or max_s=");
+	p->b->batch = (int)v[0];
+	p->b->size = (int)v[1];
+	p->b->k = (int)v[2];
+	p->b->settled_s = (int)v[3];
+	p->b->max_s = (int)v[4];
+	return 0;
+}
+
+static int on_file(struct parse *p, const char *s)
+{
+	struct hzrig_sweep_batch *b = p->b;
+	struct hzrig_sweep_driver *d;
+	long long idx;
+	char name[96];
+	size_t l;
+
+	word(s, "name", name, sizeof(name));
+	l = strlen(name);
+	if (!num(s, "index", &idx) || idx != (long long)b->ndrv || l < 8 ||
+	    strcmp(name + l - 7, ".device"))
+		return bad(p, "'file' needs index=%zu and name=MODULE.device", b->ndrv);
+	d = hzrig_grow(b->drv, b->ndrv, &b->drvcap, 32, sizeof(*d));
+	if (!d)
+		return bad(p, "out of memory");
+	b->drv = d;
+	d = &b->drv[b->ndrv++];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->file, sizeof(d->file), "%s", name);
+	snprintf(d->module, sizeof(d->module), "%.*s", (int)(l - 7), name);
+	d->probe_us = -1;
+	return 0;
+}
+
+static int on_device(struct parse *p, const char *s)
+{
+	char name[32];
+	int bus, port;
+	struct hzrig_sweep_driver *d;
+
+	word(s, "name", name, sizeof(name));
+	if (sscanf(name, "%d-%d", &bus, &port) != 2)
+		return 0;	/* a deeper device: not one of ours */
+	d = driver_at(p->b, bus);
+	if (d) {
+		d->bus = bus;
+		d->enumerated = true;
+	}
+	return 0;
+}
+
+static int on_bind(struct parse *p, const char *s)
+{
+	char intf[32], drv[64];
+	int bus, port;
+	struct hzrig_sweep_driver *d;
+
+	word(s, "intf", intf, sizeof(intf));
+	word(s, "driver", drv, sizeof(drv));
+	if (sscanf(intf, "%d-%d:", &bus, &port) != 2)
+		return 0;	/* a root hub's interface */
+	d = driver_at(p->b, bus);
+	if (d && strcmp(drv, "hub") && strcmp(drv, "usb"))
+		d->bound = true;
+	return 0;
+}
+
+static int on_modprobe(struct parse *p, const char *s, double t0)
+{
+	char mod[64];
+	long long rc;
+	const char *t = val(s, "t");
+	struct hzrig_sweep_driver *d;
+
+	word(s, "module", mod, sizeof(mod));
+	if (!num(s, "rc", &rc) || !t)
+		return bad(p, "'modprobe' needs module=, rc= and t=");
+	d = driver_named(p->b, mod);
+	if (!d)
+		return 0;
+	d->modprobe_done = true;
+	d->modprobe_rc = (int)rc;
+	if (t0 >= 0)
+		d->probe_us = (int64_t)((strtod(t, NULL) - t0) * 1e6);
+	return 0;
+}
+
+static int on_rawdev(struct parse *p, const char *s)
+{
+	long long dev, t, type, req, value, index, length;
+	struct raw_ev *r;
+
+	if (val(s, "note"))
+		return 0;
+	if (!num(s, "rawdev", &dev) || !num(s, "t_us", &t) ||
+	    !num(s, "type", &type) || !num(s, "request", &req) ||
+	    !num(s, "value", &value) || !num(s, "index", &index) ||
+	    !num(s, "length", &length) || !val(s, "action"))
+		return bad(p, "a rawdev line lacks a field");
+	r = hzrig_grow(p->r, p->nr, &p->rcap, 256, sizeof(*r));
+	if (!r)
+		return bad(p, "out of memory");
+	p->r = r;
+	r = &p->r[p->nr++];
+	memset(r, 0, sizeof(*r));
+	r->dev = (int)dev;
+	r->t_us = t;
+	r->setup[0] = (uint8_t)type;
+	r->setup[1] = (uint8_t)req;
+	r->setup[2] = (uint8_t)value;
+	r->setup[3] = (uint8_t)(value >> 8);
+	r->setup[4] = (uint8_t)index;
+	r->setup[5] = (uint8_t)(index >> 8);
+	r->setup[6] = (uint8_t)length;
+	r->setup[7] = (uint8_t)(length >> 8);
+	word(s, "action", r->action, sizeof(r->action));
+	if ((type & 0x60) && p->b->ndrv > (size_t)dev) {
+		struct hzrig_sweep_driver *d = &p->b->drv[dev];
+
+		d->nak += !strcmp(r->action, "nak");
+		d->stall += !strcmp(r->action, "stall");
+		d->answer += !strcmp(r->action, "answer");
+	}
+	return 0;
+}
+
+static int on_usbmon(struct parse *p, const char *s)
+{
+	long long t, id, bus, dev, ep, status, dropped;
+	char type[4];
+	const char *setup;
+	struct urb_ev *u;
+
+	if (!strncmp(s, "end", 3)) {
+		if (num(s, "dropped", &dropped))
+			p->b->usbmon_dropped = (unsigned int)dropped;
+		return 0;
+	}
+	word(s, "type", type, sizeof(type));
+	if (!num(s, "t_us", &t) || !num(s, "id", &id) || !num(s, "bus", &bus) ||
+	    !num(s, "dev", &dev) || !num(s, "ep", &ep) ||
+	    !num(s, "status", &status) || strlen(type) != 1)
+		return bad(p, "a usbmon line lacks a field");
+	u = hzrig_grow(p->u, p->nu, &p->ucap, 1024, sizeof(*u));
+	if (!u)
+		return bad(p, "out of memory");
+	p->u = u;
+	u = &p->u[p->nu++];
+	memset(u, 0, sizeof(*u));
+	u->id = (uint64_t)id;
+	u->type = type[0];
+	u->bus = (int)bus;
+	u->dev = (int)dev;
+	u->ep = (int)ep;
+	u->status = (int)status;
+	u->t_us = t;
+	setup = val(s, "setup");
+	u->has_setup = setup && hex8(setup, u->setup);
+	return 0;
+}
+
+static struct task *task_of(struct parse *p, int pid)
+{
+	for (size_t i = 0; i < p->ntask; i++)
+		if (p->task[i].pid == pid)
+			return &p->task[i];
+	if (p->ntask == TASKS_MAX)
+		return NULL;
+	memset(&p->task[p->ntask], 0, sizeof(p->task[0]));
+	p->task[p->ntask].pid = pid;
+	return &p->task[p->ntask++];
+}
+
+/* "(ipheth_probe+0x1e2/0x380 [ipheth])" or the event's own "ip=...". */
+static void where_of(const char *s, char *buf, size_t n)
+{
+	const char *q = val(s, "ip");
+	size_t l;
+
+	if (!q) {
+		buf[0] = 0;
+		return;
+	}
+	l = strcspn(q, " ");
+	/* ":symbol" prints "func+0x1e/0x80 [mod]": keep the module */
+	if (q[l] == ' ' && q[l + 1] == '[')
+		l += 1 + strcspn(q + l + 1, "]") + 1;
+	snprintf(buf, n, "%.*s", (int)l, q);
+}
+
+static int on_entry(struct parse *p, struct task *t, int kind, const char *s,
+		    int64_t us)
+{
+	struct hzrig_sweep_batch *b = p->b;
+	struct hzrig_sweep_call *c;
+	long long timeout = 0;
+
+	if (t->depth == OPEN_MAX)
+		return bad(p, "calls nested deeper than %d in task %d", OPEN_MAX, t->pid);
+	if (t->depth) {
+		t->open[t->depth++] = SIZE_MAX;	/* inside the caller's call */
+		return 0;
+	}
+	if (!num(s, "timeout", &timeout))
+		return bad(p, "a %s event without timeout=", event_names[kind]);
+	c = hzrig_grow(b->call, b->ncall, &b->callcap, 64, sizeof(*c));
+	if (!c)
+		return bad(p, "out of memory");
+	b->call = c;
+	c = &b->call[b->ncall];
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->pid = t->pid;
+	c->timeout_arg = (int)timeout;
+	c->entry_us = us;
+	c->urb_us = -1;
+	where_of(s, c->where, sizeof(c->where));
+	t->open[t->depth++] = b->ncall;
+	t->want_stack = true;
+	t->stack_call = b->ncall;
+	b->ncall++;
+	return 0;
+}
+
+static void on_return(struct task *t, struct hzrig_sweep_batch *b,
+		      const char *s, int64_t us)
+{
+	long long ret = 0;
+	size_t i;
+
+	if (!t->depth)
+		return;		/* its entry came before tracing started */
+	i = t->open[--t->depth];
+	if (i == SIZE_MAX)
+		return;
+	num(s, "ret", &ret);
+	b->call[i].ret = (int)ret;
+	b->call[i].return_us = us;
+	b->call[i].returned = true;
+}
+
+/*
+ * A frame of the stack under an entry event: the first one in a module
+ * is where the driver made the call (the entry's own ip may be in a USB
+ * core helper that the driver called).
+ */
+static void on_frame(struct parse *p, const char *s)
+{
+	struct task *t = p->last;
+	struct hzrig_sweep_call *c;
+	const char *f = s + strspn(s, " =>");
+
+	if (!t || !t->want_stack || !strchr(f, '['))
+		return;
+	c = &p->b->call[t->stack_call];
+	if (c->nchain == HZRIG_SWEEP_CHAIN)
+		return;
+	snprintf(c->chain[c->nchain], sizeof(c->chain[0]), "%.*s",
+		 (int)strcspn(f, "\n"), f);
+	if (!c->nchain)
+		snprintf(c->where, sizeof(c->where), "%s", c->chain[0]);
+	c->nchain++;
+}
+
+/*
+ * An ftrace line: "  TASK-PID  [CPU] FLAGS  SECS.USECS: EVENT: (...) ARGS".
+ * Long: each event kind takes its own branch, and the line's three
+ * fields are cut out before them.
+ */
+static int on_trace(struct parse *p, const char *s)
+{
+	const char *br = strstr(s, " ["), *dash, *colon, *ev;
+	char name[24];
+	long pid;
+	double secs;
+	int64_t us;
+	struct task *t;
+	size_t el;
+
+	if (strstr(s, "=>") && strspn(s, " ") + 2 <= strlen(s) &&
+	    !strncmp(s + strspn(s, " "), "=>", 2)) {
+		on_frame(p, s);
+		return 0;
+	}
+	if (!br)
+		return 0;
+	for (dash = br; dash > s && dash[-1] != '-'; dash--)
+		;
+	if (dash == s)
+		return 0;
+	pid = strtol(dash, NULL, 10);
+	colon = strstr(br, ": ");
+	if (!colon)
+		return 0;
+	for (ev = colon; ev > br && ev[-1] != ' '; ev--)
+		;
+	secs = strtod(ev, NULL);
+	us = (int64_t)(secs * 1e6 + 0.5);
+	ev = colon + 2;
+	el = strcspn(ev, ":");
+	if (ev[el] != ':' || el >= sizeof(name))
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", (int)el, ev);
+	t = task_of(p, (int)pid);
+	if (!t)
+		return bad(p, "more than %d tasks made USB calls", TASKS_MAX);
+	if (!strcmp(name, "<stack trace>"))
+		return 0;
+	/* a stack belongs to the event right above it */
+	if (p->last)
+		p->last->want_stack = false;
+	p->last = t;
+	if (!strcmp(name, "submit")) {
+		long long urb;
+
+		if (t->depth && t->open[0] != SIZE_MAX && num(ev, "urb", &urb))
+			p->b->call[t->open[0]].urb = (uint64_t)urb;
+		return 0;
+	}
+	for (int k = 0; k < HZRIG_CALL_KINDS; k++) {
+		size_t nl = strlen(event_names[k]);
+
+		if (!strncmp(name, event_names[k], nl) && !name[nl])
+			return on_entry(p, t, k, ev, us);
+		if (!strncmp(name, event_names[k], nl) && !strcmp(name + nl, "_ret")) {
+			on_return(t, p->b, ev, us);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Each call's URB in usbmon (by address, after its entry), its device. */
+static void match(struct parse *p)
+{
+	struct hzrig_sweep_batch *b = p->b;
+
+	for (size_t i = 0; i < b->ncall; i++) {
+		struct hzrig_sweep_call *c = &b->call[i];
+		struct urb_ev *s = NULL;
+		struct hzrig_sweep_driver *d;
+
+		for (size_t j = 0; c->urb && j < p->nu && !s; j++)
+			if (p->u[j].id == c->urb && p->u[j].type == 'S' &&
+			    !p->u[j].used && p->u[j].t_us >= c->entry_us - SLACK_US &&
+			    (!c->returned || p->u[j].t_us <= c->return_us + SLACK_US))
+				s = &p->u[j];
+		if (!s) {
+			b->unmatched_urbs += !!c->urb;
+			continue;
+		}
+		s->used = true;
+		c->bus = s->bus;
+		c->dev = s->dev;
+		c->ep = s->ep;
+		c->has_setup = s->has_setup;
+		memcpy(c->setup, s->setup, sizeof(c->setup));
+		c->submit_us = s->t_us;
+		for (size_t j = (size_t)(s - p->u) + 1; j < p->nu; j++)
+			if (p->u[j].id == c->urb && p->u[j].type != 'S') {
+				c->urb_us = p->u[j].t_us - s->t_us;
+				c->urb_status = p->u[j].status;
+				break;
+			}
+		d = driver_at(b, c->bus);
+		if (d)
+			snprintf(c->module, sizeof(c->module), "%s", d->module);
+		/* the device's word on a control request: same setup, in time */
+		for (size_t j = 0; c->has_setup && j < p->nr; j++) {
+			struct raw_ev *r = &p->r[j];
+
+			if (r->used || r->dev != c->bus - 1 ||
+			    memcmp(r->setup, c->setup, 8) ||
+			    r->t_us < s->t_us - SLACK_US)
+				continue;
+			r->used = true;
+			snprintf(c->action, sizeof(c->action), "%s", r->action);
+			break;
+		}
+	}
+}
+
+/* Long: one branch per kind of line, each handing it to its reader. */
+int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
+			    char *why, size_t n)
+{
+	struct parse p = { .b = b, .why = why, .whyn = n };
+	const char *s = text;
+	double t0 = -1;
+	bool begun = false;
+	int rc = 0;
+
+	memset(b, 0, sizeof(*b));
+	while (*s && !rc) {
+		size_t l = strcspn(s, "\n");
+		char *line = strndup(s, l);
+
+		p.line++;
+		if (!line)
+			return bad(&p, "out of memory");
+		if (!strncmp(line, "sweep begin ", 12)) {
+			rc = on_begin(&p, line + 12);
+			if (!rc && val(line, "t0"))
+				t0 = strtod(val(line, "t0"), NULL);
+			begun = true;
+		} else if (!begun) {
+			;	/* what came before the batch */
+		} else if (!strcmp(line, "sweep end")) {
+			b->complete = true;
+		} else if (!strncmp(line, "file ", 5)) {
+			rc = on_file(&p, line + 5);
+		} else if (!strncmp(line, "device ", 7)) {
+			rc = on_device(&p, line + 7);
+		} else if (!strncmp(line, "bind ", 5)) {
+			rc = on_bind(&p, line + 5);
+		} else if (!strncmp(line, "modprobe ", 9)) {
+			rc = on_modprobe(&p, line + 9, t0);
+		} else if (!strncmp(line, "rawdev=", 7)) {
+			rc = on_rawdev(&p, line);
+		} else if (!strncmp(line, "usbmon ", 7)) {
+			rc = on_usbmon(&p, line + 7);
+		} else if (!strncmp(line, "trace ", 6)) {
+			rc = on_trace(&p, line + 6);
+		}
+		free(line);
+		s += l + (s[l] == '\n');
+	}
+	if (!rc && !begun)
+		rc = bad(&p, "no 'sweep begin' line: the guest's batch did not start");
+	if (!rc)
+		match(&p);
+	free(p.u);
+	free(p.r);
+	if (rc)
+		hzrig_sweep_batch_free(b);
+	return rc;
+}
+
+void hzrig_sweep_batch_free(struct hzrig_sweep_batch *b)
+{
+	free(b->drv);
+	free(b->call);
+	memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The driver sweep (docs/sweep.md), host side:
+ *
+ *  ids.c     modules.alias' USB entries, and a device for each driver
+ *            built from one of them (hzrig sweep devices);
+ *  guest.c   one guest batch's lines (initramfs/sweep.sh) read back:
+ *            each synchronous call a driver made, with the timeout it
+ *            passed, its return address, its URB as usbmon timed it,
+ *            and what the device did with it (hzrig sweep collect);
+ *  judge.c   each NAKed call against the model's window, and the rule
+ *            that names a site HZ-dependent (hzrig sweep report).
+ */
+#ifndef HZRIG_SWEEP_H
+#define HZRIG_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+/* ---------------------------------------------------------------- ids.c */
+
+#define HZRIG_ID_ANY	(-1)
+
+/*
+ * One "alias usb:v...p...d...dc..dsc..dp..ic..isc..ip..in.. MODULE" line:
+ * each field its value, or HZRIG_ID_ANY for '*'. bcd is the lowest
+ * bcdDevice the entry's pattern matches (modpost writes a range as a
+ * glob: "d01[0-9]*"), or HZRIG_ID_ANY.
+ */
+struct hzrig_usb_id {
+	char module[64];
+	int vendor, product, bcd;
+	int dev_class, dev_subclass, dev_protocol;
+	int intf_class, intf_subclass, intf_protocol, intf_number;
+};
+
+/*
+ * Parse one line of modules.alias. 1 for a USB entry, 0 for another bus's
+ * (or a comment), -1 for a USB line that is not of that form, with the
+ * reason in @why.
+ */
+int hzrig_usb_id_parse(const char *line, struct hzrig_usb_id *id, char *why,
+		       size_t n);
+
+/* True when @id names both vendor and product (the entries preferred). */
+bool hzrig_usb_id_specific(const struct hzrig_usb_id *id);
+
+/*
+ * The device file (gadget/device_file.h's format) of a device that
+ * @id matches: its VID/PID and bcdDevice, its device class triple, and
+ * interfaces 0..N with the matched one last (number N = the entry's, or
+ * 0), carrying the entry's interface class triple and the default
+ * endpoints: bulk in 0x81, bulk out 0x02, interrupt in 0x83. A field the
+ * entry leaves open gets 0, except an open interface class, which gets
+ * 0xff (vendor-specific). @alias is the line it came from, for the
+ * file's comment. The length written, or 0 when @cap is too small.
+ */
+size_t hzrig_usb_id_device(const struct hzrig_usb_id *id, const char *alias,
+			   char *buf, size_t cap);
+
+/* ---------------------------------------------------------------- guest.c */
+
+#define HZRIG_SWEEP_CHAIN	4
+
+enum hzrig_sweep_call_kind {
+	HZRIG_CALL_CONTROL, HZRIG_CALL_CONTROL_SEND, HZRIG_CALL_CONTROL_RECV,
+	HZRIG_CALL_BULK, HZRIG_CALL_INTERRUPT, HZRIG_CALL_KINDS
+};
+
+const char *hzrig_sweep_call_name(enum hzrig_sweep_call_kind k);
+
+/* One synchronous call a driver made, from the trace and usbmon. */
+struct hzrig_sweep_call {
+	enum hzrig_sweep_call_kind kind;
+	int pid;
+	int timeout_arg;
+	uint64_t ip;			/* the driver's return address */
+	char where[128];		/* "func+0x1f/0x80 [module]", or "" */
+	/* the stack's frames in modules, innermost first (where is [0]) */
+	char chain[HZRIG_SWEEP_CHAIN][128];
+	int nchain;
+	char module[64];		/* the device's driver, by its bus */
+	int64_t entry_us, return_us;	/* trace, monotonic */
+	int ret;			/* the call's return */
+	bool returned;
+	/* its (last) URB, as usbmon saw it; urb_us -1 when none was found */
+	uint64_t urb;
+	int bus, dev, ep;
+	uint8_t setup[8];
+	bool has_setup;
+	int64_t submit_us, urb_us;
+	int urb_status;
+	/* what hzrig-rawdev did with its control request: nak, stall, ... */
+	char action[8];
+};
+
+/* One driver of the batch. */
+struct hzrig_sweep_driver {
+	char module[64];
+	char file[96];			/* its device file's name */
+	int bus;			/* dummy_hcd bus it was on, 0: never seen */
+	bool enumerated, bound;
+	bool modprobe_done;
+	int modprobe_rc;
+	int64_t probe_us;		/* modprobe start to return, -1 if not */
+	unsigned int nak, stall, answer;	/* class/vendor requests */
+};
+
+struct hzrig_sweep_batch {
+	int batch, size, k, settled_s, max_s;
+	bool complete;			/* "sweep end" seen */
+	struct hzrig_sweep_driver *drv;
+	size_t ndrv, drvcap;
+	struct hzrig_sweep_call *call;
+	size_t ncall, callcap;
+	unsigned int usbmon_dropped;
+	unsigned int unmatched_urbs;	/* calls whose URB usbmon lacks */
+};
+
+/*
+ * Read one batch's lines (@text, NUL-terminated) into @b. 0, or -1 with
+ * the reason (and its line) in @why.
+ */
+int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
+			    char *why, size_t n);
+void hzrig_sweep_batch_free(struct hzrig_sweep_batch *b);
+
+/* ---------------------------------------------------------------- judge.c */
+
+/*
+ * The HZ-dependence rule (docs/sweep.md): one site's waits at two HZ, each
+ * with the model's window for the timeout it passed there and that run's
+ * noise allowance. The site is HZ-dependent when the medians differ by
+ * more than both windows and both allowances can explain:
+ *
+ *   |med_a - med_b| > (hi_a - lo_a) + (hi_b - lo_b) + allow_a + allow_b
+ *
+ * A driver that passes the same milliseconds at both HZ gets windows that
+ * start at the same time, so its waits differ by at most
+ * the widths and the noise. @why says which way it went.
+ */
+struct hzrig_site_wait {
+	int hz;
+	int timeout_arg;
+	int64_t median_ns;
+	uint64_t lo_ns, hi_ns;
+	int64_t allowance_ns;
+};
+
+bool hzrig_sweep_hz_dependent(const struct hzrig_site_wait *a,
+			      const struct hzrig_site_wait *b, char *why,
+			      size_t n);
+
+int cmd_sweep(int argc, char **argv);
+
+#endif /* HZRIG_SWEEP_H */
