@@ -215,7 +215,9 @@ static void parse_driver(struct hzg_device_file *d, struct line *l)
 		bad(l, "a second driver line");
 	str(l, "name", d->driver, sizeof(d->driver));
 	str(l, "module", d->module, sizeof(d->module));
-	str(l, "site", d->site, sizeof(d->site));
+	/* the call the checker flagged; a sweep's device has none */
+	if (get(l, "site"))
+		str(l, "site", d->site, sizeof(d->site));
 }
 
 /* Split @s (modified) into a keyword and key=value pairs. */

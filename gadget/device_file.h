@@ -13,8 +13,9 @@
  *   endpoint address=0x81 type=bulk|interrupt [maxpacket= interval=]
  *   request type=0xc0 request=0x00 [value= index=] action=nak|stall|answer
  *           [data=04,00,...]
- *   driver name=ipheth module=ipheth site=drivers/net/usb/ipheth.c:289
- *           the in-tree driver the guest binds (initramfs/runner/drivers.c)
+ *   driver name=ipheth module=ipheth [site=drivers/net/usb/ipheth.c:289]
+ *           the in-tree driver the guest binds (initramfs/runner/drivers.c,
+ *           which needs the site; the sweep's devices have none)
  *   firmware lines: for the initramfs (mkinitramfs.sh), ignored here.
  *
  * Endpoints belong to the interface line above them. A request's value and

@@ -101,8 +101,8 @@ static int load(struct drv *d, const char *driver, char *err, size_t len)
 	text[n] = 0;
 	if (hzg_dev_parse(&d->dev, text, perr, sizeof(perr)))
 		return fail(err, len, -EINVAL, "%s: %s", d->path, perr);
-	if (!d->dev.driver[0])
-		return fail(err, len, -EINVAL, "%s: no driver line", d->path);
+	if (!d->dev.driver[0] || !d->dev.site[0])
+		return fail(err, len, -EINVAL, "%s: no driver line with site=", d->path);
 	for (i = 0; i < d->dev.n_rule && !d->nak; i++)
 		if (d->dev.rule[i].action == HZG_DEV_NAK)
 			d->nak = &d->dev.rule[i];

@@ -237,11 +237,22 @@ stage_initramfs() {
 			return 1
 		}
 	fi
+	# The sweep's devices, one per driver, from the built modules' id
+	# tables (docs/sweep.md); the firmware the modules name, found or not.
+	local sweep_dev= sweep_fw=
+	if [ -n "$(variant_field "$v" sweep)" ]; then
+		sweep_dev=$B/$v/sweep-devices
+		sweep_fw=$B/$v/sweep-firmware.txt
+		rm -rf "$sweep_dev"
+		"$HZRIG" sweep devices --alias "$(echo "$kmods"/lib/modules/*/modules.alias)" \
+			--overrides "$TOP/gadget/devices" --out "$sweep_dev" || return 1
+	fi
 	# The build record goes into the initramfs too: a guest whose samples
 	# go in-band (a LAVA job, docs/lava.md) prints it for the host.
 	write_build_json "$v" > "$B/$v/build.json.tmp" &&
 		mv "$B/$v/build.json.tmp" "$B/$v/build.json" || return 1
 	HZRIG_BUILD_JSON=$B/$v/build.json HZRIG_KMODS=$kmods \
+		HZRIG_SWEEP_DEVICES=$sweep_dev HZRIG_SWEEP_FIRMWARE=$sweep_fw \
 		"$TOP/initramfs/mkinitramfs.sh" "$B/$v/initramfs.cpio" /bin/busybox \
 		"$B/trees/$TKEY/gadget/hzrig-gadget" "$B/trees/$TKEY/runner/hzrig-runner" \
 		"$B/$v/module/hzrig_host.ko" "$TOP"/rig/plan/plans/*.plan

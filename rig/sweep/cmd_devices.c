@@ -55,8 +55,7 @@ static int add(struct pick **p, size_t *n, size_t *cap,
 		snprintf(g[i].alias, sizeof(g[i].alias), "%.*s",
 			 (int)strcspn(line, "\n"), line);
 		(*n)++;
-	} else if (!hzrig_usb_id_specific(&(*p)[i].id) &&
-		   hzrig_usb_id_specific(id)) {
+	} else if (hzrig_usb_id_better(&(*p)[i].id, id)) {
 		(*p)[i].id = *id;
 		snprintf((*p)[i].alias, sizeof((*p)[i].alias), "%.*s",
 			 (int)strcspn(line, "\n"), line);

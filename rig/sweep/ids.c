@@ -138,6 +138,8 @@ int hzrig_usb_id_parse(const char *line, struct hzrig_usb_id *id, char *why,
 	    !field(&p, "ip", 2, &id->intf_protocol) ||
 	    !field(&p, "in", 2, &id->intf_number))
 		return why_fail(why, n, "the class fields (dc dsc dp ic isc ip in) are not as modpost writes them");
+	if (*p == '*')
+		p++;	/* modpost's add_wildcard() */
 	if (*p != ' ' && *p != '\t')
 		return why_fail(why, n, "no module after the alias");
 	while (*p == ' ' || *p == '\t')
@@ -158,6 +160,12 @@ int hzrig_usb_id_parse(const char *line, struct hzrig_usb_id *id, char *why,
 bool hzrig_usb_id_specific(const struct hzrig_usb_id *id)
 {
 	return id->vendor != HZRIG_ID_ANY && id->product != HZRIG_ID_ANY;
+}
+
+bool hzrig_usb_id_better(const struct hzrig_usb_id *cur,
+			 const struct hzrig_usb_id *cand)
+{
+	return !hzrig_usb_id_specific(cur) && hzrig_usb_id_specific(cand);
 }
 
 static int or0(int v)

@@ -49,6 +49,14 @@ int hzrig_usb_id_parse(const char *line, struct hzrig_usb_id *id, char *why,
 bool hzrig_usb_id_specific(const struct hzrig_usb_id *id);
 
 /*
+ * Which of a module's entries its device is built from: the first one
+ * that names vendor and product, else its first entry. True when @cand,
+ * seen after @cur, takes its place.
+ */
+bool hzrig_usb_id_better(const struct hzrig_usb_id *cur,
+			 const struct hzrig_usb_id *cand);
+
+/*
  * The device file (gadget/device_file.h's format) of a device that
  * @id matches: its VID/PID and bcdDevice, its device class triple, and
  * interfaces 0..N with the matched one last (number N = the entry's, or

@@ -135,6 +135,46 @@ static void refused(const char *text, const char *want)
 		fail_msg("error '%s' lacks '%s'", err, want);
 }
 
+/*
+ * The descriptors hzrig-rawdev answers GET_DESCRIPTOR with: ipheth's
+ * configuration holds interface 0's two alternate settings (one interface
+ * in bNumInterfaces), the first without endpoints and the second with its
+ * two bulk endpoints at high speed (512 bytes); its device descriptor has
+ * the file's IDs. A driver line
+ * without site= (a sweep's device) is read with an empty site.
+ */
+static void test_raw_descriptors(void **state)
+{
+	struct hzg_device_file d;
+	uint8_t b[1024];
+	size_t len;
+	char err[160];
+
+	(void)state;
+	load("ipheth.device", &d);
+	len = hzg_dev_config_desc(&d, b, sizeof(b), true);
+	assert_int_equal(len, 9 + 9 + 9 + 2 * 7);
+	assert_int_equal(b[1], USB_DT_CONFIG);
+	assert_int_equal(b[2] | b[3] << 8, len);
+	assert_int_equal(b[4], 1);
+	assert_int_equal(b[9 + 1], USB_DT_INTERFACE);
+	assert_int_equal(b[9 + 4], 0);		/* alt 0: bNumEndpoints */
+	assert_int_equal(b[18 + 3], 1);		/* alt 1 */
+	assert_int_equal(b[18 + 4], 2);
+	assert_int_equal(b[27 + 1], USB_DT_ENDPOINT);
+	assert_int_equal(b[27 + 4] | b[27 + 5] << 8, 512);
+	assert_int_equal(hzg_dev_config_desc(&d, b, 20, true), 0);
+	len = hzg_dev_device_desc(&d, b, sizeof(b));
+	assert_int_equal(len, USB_DT_DEVICE_SIZE);
+	assert_int_equal(b[8] | b[9] << 8, 0x05ac);
+	assert_int_equal(b[10] | b[11] << 8, 0x12a8);
+
+	assert_int_equal(hzg_dev_parse(&d, "driver name=x module=x\n"
+				       "device vendor=1 product=2\n"
+				       "interface number=0 class=1\n", err, sizeof(err)), 0);
+	assert_string_equal(d.site, "");
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -162,7 +202,7 @@ static void test_refused(void **state)
 	refused("gizmo a=1\n", "line 1: 'gizmo' is not");
 	refused("device vendor=1 product\n", "'product' is not key=value");
 	refused("device vendor=-1 product=2\n", "vendor=-1 is not");
-	refused("driver name=x module=x\n", "line 1: site= is missing");
+	refused("driver name=x module=x site=\n", "site= must be 1..");
 	refused("driver name=x module=x site=a.c:1 transfer=ctrl-in\n",
 		"no key 'transfer'");
 }
@@ -173,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_ipheth),
 		cmocka_unit_test(test_orinoco),
 		cmocka_unit_test(test_answer_data),
+		cmocka_unit_test(test_raw_descriptors),
 		cmocka_unit_test(test_refused),
 	};
 

@@ -1,0 +1,141 @@
+#!/bin/bash
+# sweep.sh: the driver sweep (docs/sweep.md), stage by stage.
+#
+# usage: rig/sweep/sweep.sh [--nak K] [--batch-size N] [--max-s S]
+#                           [--out DIR] [--accel auto|kvm|tcg] VARIANT...
+#
+# Each VARIANT is a kernel/variants/*.variant with a "sweep =" line
+# (sweep-hz-100, sweep-small-hz-1000, ...). For each:
+#   1. build: rig/boot/matrix.sh --build-only (the tree, its patched copy,
+#      the config with rig/sweep/select.py's drivers, the kernel, the
+#      modules, the initramfs with a device file per driver made by
+#      `hzrig sweep devices` from the modules' id tables);
+#   2. boot: one guest per batch of N devices (default 32, dummy_hcd's
+#      limit), each device on its own dummy_hcd instance, the drivers NAKed
+#      K times (default 2) then stalled;
+#   3. collect: `hzrig sweep collect` into OUT/VARIANT/sweep.json.
+# Then `hzrig sweep report` over all of them, beside `hzrig check-tree` on
+# the swept drivers' files of the first variant's tree, as a table
+# (OUT/report.txt) and JSON (OUT/report.json), with the coverage and the
+# time each stage took. Exit: 0, 1 if a stage failed for a variant, 2 bad
+# usage. (The report's own exit 1, "HZ-dependent sites found", is what a
+# sweep is for, not a failure.)
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-$TOP/build}
+HZRIG=$B/rig/hzrig
+K=2
+SIZE=32
+MAX_S=240
+ACCEL=auto
+OUT=$TOP/results/sweep
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--nak) K=$2; shift 2 ;;
+	--batch-size) SIZE=$2; shift 2 ;;
+	--max-s) MAX_S=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--accel) ACCEL=$2; shift 2 ;;
+	-*) echo "sweep: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "sweep: no variants given" >&2; exit 2; }
+for n in "$K" "$SIZE" "$MAX_S"; do
+	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --batch-size and --max-s take a number, not '$n'" >&2; exit 2 ;; esac
+done
+[ "$SIZE" -ge 1 ] && [ "$SIZE" -le 32 ] || { echo "sweep: --batch-size must be 1..32 (dummy_hcd.num)" >&2; exit 2; }
+case "$ACCEL" in auto|kvm|tcg) ;; *) echo "sweep: --accel must be auto, kvm or tcg" >&2; exit 2 ;; esac
+# shellcheck source=rig/boot/variant.sh
+. "$TOP/rig/boot/variant.sh"
+for v in "$@"; do
+	[ -n "$(variant_field "$v" sweep 2>/dev/null)" ] || {
+		echo "sweep: $v is not a sweep variant (kernel/variants/$v.variant has no 'sweep =' line)" >&2
+		exit 2
+	}
+done
+
+log() { printf '[%s] %s\n' "$1" "$2"; }
+declare -A T
+rc=0
+
+t0=$SECONDS
+"$TOP/rig/boot/matrix.sh" --build-only "$@" || rc=1
+T[build]=$((SECONDS - t0))
+
+mkdir -p "$OUT"
+JSONS=()
+t0=$SECONDS
+for v in "$@"; do
+	[ -f "$B/$v/initramfs.cpio" ] && [ -d "$B/$v/sweep-devices" ] || {
+		log "$v" "not built: skipped"
+		rc=1
+		continue
+	}
+	d=$OUT/$v
+	rm -rf "$d"
+	mkdir -p "$d"
+	n=$(find "$B/$v/sweep-devices" -name '*.device' | wc -l)
+	nb=$(((n + SIZE - 1) / SIZE))
+	hz=$(sed -n 's/^CONFIG_HZ=//p' "$B/$v/kernel/.config")
+	log "$v" "$n devices in $nb batches of at most $SIZE, HZ=$hz, NAK $K then STALL"
+	for ((i = 0; i < nb; i++)); do
+		num=$SIZE
+		[ $(((i + 1) * SIZE)) -le "$n" ] || num=$((n - i * SIZE))
+		# the watchdog: the batch's own limit, its boot and its output
+		"$HZRIG" boot --variant "$v" --kernel "$B/$v/kernel/arch/x86/boot/bzImage" \
+			--initrd "$B/$v/initramfs.cpio" --timeout $((MAX_S + 120)) \
+			--accel "$ACCEL" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
+			--console "$d/console-$i.log" --samples "$d/batch-$i.txt" \
+			--status "$d/status-$i.json" --quiet \
+			--append "hzrig.mode=sweep hzrig.nak=$K hzrig.batch=$i hzrig.batch_size=$SIZE hzrig.sweep_max_s=$MAX_S dummy_hcd.num=$num"
+		log "$v" "batch $((i + 1))/$nb: $(jq -r .status "$d/status-$i.json" 2>/dev/null), $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+	done
+	find "$B/$v/kmods" -name '*.ko' > "$d/modules.list"
+	if "$HZRIG" sweep collect --dir "$d" --variant "$v" --hz "$hz" --batches "$nb" \
+		--tree "$B/$v/src" --modules "$d/modules.list" \
+		--firmware "$B/$v/sweep-firmware.txt"; then
+		JSONS+=("$d/sweep.json")
+	else
+		rc=1
+	fi
+	cp "$B/$v/sweep-select.json" "$d/select.json"
+	cp "$B/$v/kernel/dropped.config" "$d/dropped.config" 2>/dev/null
+done
+T[boot]=$((SECONDS - t0))
+
+[ ${#JSONS[@]} -gt 0 ] || { echo "sweep: nothing was collected" >&2; exit 1; }
+
+# check-tree on the swept drivers' files, in the first variant's tree
+v=$1
+files=$(jq -r '.kept[].files[]' "$OUT/$v/select.json" | sort -u)
+t0=$SECONDS
+# shellcheck disable=SC2086
+"$HZRIG" check-tree --json "$OUT/check-tree.json" "$B/$v/src" $files > "$OUT/check-tree.txt" 2>&1
+T[check_tree]=$((SECONDS - t0))
+
+"$HZRIG" sweep report --check-tree "$OUT/check-tree.json" --select "$OUT/$v/select.json" \
+	"${JSONS[@]}" > "$OUT/report.txt"
+"$HZRIG" sweep report --check-tree "$OUT/check-tree.json" --select "$OUT/$v/select.json" \
+	--format json "${JSONS[@]}" > "$OUT/report.json"
+cat "$OUT/report.txt"
+
+# Coverage and time: what the rule kept, what Kconfig dropped, what bound.
+echo
+echo "Coverage:"
+for j in "${JSONS[@]}"; do
+	v=$(jq -r .variant "$j")
+	printf '  %-24s rule kept %s, Kconfig dropped %s, devices %s, enumerated %s, bound %s, probe failed %s, firmware missing %s, NAKed calls %s\n' \
+		"$v" "$(jq '.kept | length' "$OUT/$v/select.json")" \
+		"$(grep -c . "$OUT/$v/dropped.config" 2>/dev/null || echo 0)" \
+		"$(jq '.drivers | length' "$j")" \
+		"$(jq '[.drivers[] | select(.outcome != "not enumerated")] | length' "$j")" \
+		"$(jq '[.drivers[] | select(.outcome == "bound")] | length' "$j")" \
+		"$(jq '[.drivers[] | select(.outcome == "probe failed")] | length' "$j")" \
+		"$(jq '[.drivers[] | select(.outcome == "firmware missing")] | length' "$j")" \
+		"$(jq '[.drivers[].calls[] | select(.verdict != null)] | length' "$j")"
+done
+echo "Time: build ${T[build]} s (kernels: $(for v in "$@"; do printf '%s %s s ' "$v" "$(cat "$B/$v/kernel-build-s" 2>/dev/null || echo cached)"; done)), guests ${T[boot]} s, check-tree ${T[check_tree]} s"
+echo "sweep: report in $OUT/report.txt and $OUT/report.json"
+exit $rc

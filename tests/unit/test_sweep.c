@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the sweep's host side (rig/sweep/): the id-table reader,
+ * the device builder and the HZ-dependence rule.
+ *
+ * The alias lines are written as scripts/mod/file2alias.c (6.1,
+ * do_usb_entry) writes them for the entries quoted beside each; the
+ * expected fields were read off those entries by hand. The built devices
+ * are parsed back with the gadget's own parser (gadget/device_file.c),
+ * and held against usb_match_one_id()'s rules (drivers/usb/core/driver.c)
+ * written out here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "device_file.h"
+#include "model/model.h"
+#include "sweep/sweep.h"
+
+#define MS	1000000LL
+
+/* ipheth: USB_VENDOR_AND_INTERFACE_INFO(0x05ac, 0xff, 0xfd, 0x01) */
+static const char *const IPHETH =
+	"alias usb:v05ACp*d*dc*dsc*dp*icFFiscFDip01in* ipheth";
+/* ftdi_sio: USB_DEVICE(0x0403, 0x6001) */
+static const char *const FTDI =
+	"alias usb:v0403p6001d*dc*dsc*dp*ic*isc*ip*in* ftdi_sio";
+/* USB_DEVICE_VER(0x0451, 0x3410, 0x0100, 0x0149): bcd 0x0100..0x0149 */
+static const char *const RANGE =
+	"alias usb:v0451p3410d01[0-3]*dc*dsc*dp*ic*isc*ip*in* ti_usb_3410_5052";
+/* USB_DEVICE_INTERFACE_NUMBER(0x12d1, 0x1506, 2): in02, add_wildcard's '*' */
+static const char *const INTNUM =
+	"alias usb:v12D1p1506d*dc*dsc*dp*ic*isc*ip*in02* option";
+/* USB_INTERFACE_INFO(USB_CLASS_COMM, 2, 1): cdc-acm's class entry */
+static const char *const CLASS =
+	"alias usb:v*p*d*dc*dsc*dp*ic02isc02ip01in* cdc_acm";
+
+static void test_parse_fields(void **state)
+{
+	struct hzrig_usb_id id;
+	char why[128];
+
+	(void)state;
+	assert_int_equal(hzrig_usb_id_parse(IPHETH, &id, why, sizeof(why)), 1);
+	assert_string_equal(id.module, "ipheth");
+	assert_int_equal(id.vendor, 0x05ac);
+	assert_int_equal(id.product, HZRIG_ID_ANY);
+	assert_int_equal(id.bcd, HZRIG_ID_ANY);
+	assert_int_equal(id.dev_class, HZRIG_ID_ANY);
+	assert_int_equal(id.intf_class, 0xff);
+	assert_int_equal(id.intf_subclass, 0xfd);
+	assert_int_equal(id.intf_protocol, 0x01);
+	assert_int_equal(id.intf_number, HZRIG_ID_ANY);
+	assert_false(hzrig_usb_id_specific(&id));
+
+	assert_int_equal(hzrig_usb_id_parse(FTDI, &id, why, sizeof(why)), 1);
+	assert_int_equal(id.vendor, 0x0403);
+	assert_int_equal(id.product, 0x6001);
+	assert_true(hzrig_usb_id_specific(&id));
+
+	/* the lowest bcdDevice of "01[0-3]*" is 0x0100 */
+	assert_int_equal(hzrig_usb_id_parse(RANGE, &id, why, sizeof(why)), 1);
+	assert_int_equal(id.bcd, 0x0100);
+	assert_string_equal(id.module, "ti_usb_3410_5052");
+
+	assert_int_equal(hzrig_usb_id_parse(INTNUM, &id, why, sizeof(why)), 1);
+	assert_int_equal(id.intf_number, 2);
+
+	assert_int_equal(hzrig_usb_id_parse(CLASS, &id, why, sizeof(why)), 1);
+	assert_int_equal(id.vendor, HZRIG_ID_ANY);
+	assert_int_equal(id.intf_class, 2);
+}
+
+static void test_parse_exact_bcd(void **state)
+{
+	struct hzrig_usb_id id;
+	char why[128];
+
+	(void)state;
+	/* USB_DEVICE_VER(0x0582, 0x0000, 0x0100, 0x0100): four digits, no '*' */
+	assert_int_equal(hzrig_usb_id_parse(
+		"alias usb:v0582p0000d0100dc*dsc*dp*ic*isc*ip*in* snd_usb_audio",
+		&id, why, sizeof(why)), 1);
+	assert_int_equal(id.bcd, 0x0100);
+	/* "[5-9A-B]": a range across the digit/letter edge starts at 5 */
+	assert_int_equal(hzrig_usb_id_parse(
+		"alias usb:v1234p5678d0[5-9A-B]*dc*dsc*dp*ic*isc*ip*in* x",
+		&id, why, sizeof(why)), 1);
+	assert_int_equal(id.bcd, 0x0500);
+}
+
+static void test_parse_other_and_bad(void **state)
+{
+	struct hzrig_usb_id id;
+	char why[128];
+
+	(void)state;
+	assert_int_equal(hzrig_usb_id_parse("alias pci:v00008086d* e1000", &id, why, sizeof(why)), 0);
+	assert_int_equal(hzrig_usb_id_parse("# Aliases extracted from modules", &id, why, sizeof(why)), 0);
+	assert_int_equal(hzrig_usb_id_parse("", &id, why, sizeof(why)), 0);
+	why[0] = 0;
+	assert_int_equal(hzrig_usb_id_parse("alias usb:v05ACp*d*dc*dsc*dp*icFFiscFDip01in*", &id, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "module"));
+	assert_int_equal(hzrig_usb_id_parse("alias usb:v05AGp*d*dc*dsc*dp*ic*isc*ip*in* m", &id, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "vendor"));
+	assert_int_equal(hzrig_usb_id_parse("alias usb:v05ACp*d0[0-*dc*dsc*dp*ic*isc*ip*in* m", &id, why, sizeof(why)), -1);
+	assert_int_equal(hzrig_usb_id_parse("alias usb:v05ACp*d*dc*dsc*dp*icFFisc*ip*in* a/b", &id, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "'/'"));
+	assert_int_equal(hzrig_usb_id_parse("alias usb:v05ACp*d*dcXXdsc*dp*ic*isc*ip*in* m", &id, why, sizeof(why)), -1);
+}
+
+static void test_prefer_vid_pid(void **state)
+{
+	struct hzrig_usb_id cls, spec, spec2;
+	char why[128];
+
+	(void)state;
+	hzrig_usb_id_parse(CLASS, &cls, why, sizeof(why));
+	hzrig_usb_id_parse(FTDI, &spec, why, sizeof(why));
+	hzrig_usb_id_parse(RANGE, &spec2, why, sizeof(why));
+	assert_true(hzrig_usb_id_better(&cls, &spec));
+	assert_false(hzrig_usb_id_better(&spec, &cls));
+	/* the first VID/PID entry stays */
+	assert_false(hzrig_usb_id_better(&spec, &spec2));
+}
+
+/*
+ * usb_match_one_id() (driver.c, 6.1) against the device and one of its
+ * interfaces: every field the entry names must be equal, and a device of
+ * class 0xff matches interface fields only with a vendor in the entry.
+ */
+static bool matches(const struct hzrig_usb_id *id, const struct hzg_device_file *d,
+		    const struct hzg_dev_intf *in)
+{
+#define EQ(f, v) ((f) == HZRIG_ID_ANY || (f) == (v))
+	if (!EQ(id->vendor, d->vendor) || !EQ(id->product, d->product) ||
+	    !EQ(id->bcd, d->bcd) || !EQ(id->dev_class, d->cls) ||
+	    !EQ(id->dev_subclass, d->subclass) || !EQ(id->dev_protocol, d->protocol))
+		return false;
+	if (d->cls == 0xff && id->vendor == HZRIG_ID_ANY &&
+	    (id->intf_class != HZRIG_ID_ANY || id->intf_subclass != HZRIG_ID_ANY ||
+	     id->intf_protocol != HZRIG_ID_ANY))
+		return false;
+	return EQ(id->intf_class, in->cls) && EQ(id->intf_subclass, in->subclass) &&
+	       EQ(id->intf_protocol, in->protocol) && EQ(id->intf_number, in->number);
+#undef EQ
+}
+
+static void built(const char *alias, struct hzrig_usb_id *id,
+		  struct hzg_device_file *d)
+{
+	char buf[2048], why[128];
+	size_t n;
+
+	assert_int_equal(hzrig_usb_id_parse(alias, id, why, sizeof(why)), 1);
+	n = hzrig_usb_id_device(id, alias, buf, sizeof(buf));
+	assert_true(n > 0 && n < sizeof(buf));
+	assert_int_equal(strlen(buf), n);
+	if (hzg_dev_parse(d, buf, why, sizeof(why)))
+		fail_msg("the built device does not parse: %s\n%s", why, buf);
+}
+
+static void test_device_matches_its_entry(void **state)
+{
+	const char *const all[] = { IPHETH, FTDI, RANGE, INTNUM, CLASS };
+	struct hzrig_usb_id id;
+	struct hzg_device_file d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		built(all[i], &id, &d);
+		assert_string_equal(d.module, id.module);
+		/* the matched interface is the last one, with the endpoints */
+		assert_true(d.n_intf >= 1);
+		assert_true(matches(&id, &d, &d.intf[d.n_intf - 1]));
+		assert_int_equal(d.intf[d.n_intf - 1].n_ep, 3);
+	}
+}
+
+static void test_device_fields(void **state)
+{
+	struct hzrig_usb_id id;
+	struct hzg_device_file d;
+
+	(void)state;
+	built(IPHETH, &id, &d);
+	assert_int_equal(d.vendor, 0x05ac);
+	assert_int_equal(d.product, 0);
+	assert_int_equal(d.cls, 0);	/* per interface */
+	assert_int_equal(d.intf[0].cls, 0xff);
+	assert_int_equal(d.intf[0].subclass, 0xfd);
+	assert_int_equal(d.intf[0].protocol, 0x01);
+	assert_int_equal(d.ep[0].address, 0x81);
+	assert_int_equal(d.ep[1].address, 0x02);
+	assert_int_equal(d.ep[2].address, 0x83);
+	assert_int_equal(d.ep[2].attributes, USB_ENDPOINT_XFER_INT);
+
+	built(RANGE, &id, &d);
+	assert_int_equal(d.bcd, 0x0100);
+
+	/* interface 2 asked for: 0 and 1 come first, without endpoints */
+	built(INTNUM, &id, &d);
+	assert_int_equal(d.n_intf, 3);
+	assert_int_equal(d.intf[0].n_ep, 0);
+	assert_int_equal(d.intf[1].n_ep, 0);
+	assert_int_equal(d.intf[2].number, 2);
+
+	/* a class entry: no vendor, the class triple on the interface */
+	built(CLASS, &id, &d);
+	assert_int_equal(d.intf[0].cls, 2);
+	assert_int_equal(d.intf[0].subclass, 2);
+	assert_int_equal(d.intf[0].protocol, 1);
+}
+
+static void test_device_too_small(void **state)
+{
+	struct hzrig_usb_id id;
+	char why[128], buf[64];
+
+	(void)state;
+	hzrig_usb_id_parse(FTDI, &id, why, sizeof(why));
+	assert_int_equal(hzrig_usb_id_device(&id, FTDI, buf, sizeof(buf)), 0);
+	assert_int_equal(hzrig_usb_id_device(&id, FTDI, buf, 0), 0);
+}
+
+static struct hzrig_site_wait wait_at(int hz, int arg, int64_t median_ns)
+{
+	struct hzrig_window w;
+	struct hzrig_site_wait s = { .hz = hz, .timeout_arg = arg,
+				     .median_ns = median_ns,
+				     .allowance_ns = 2 * MS };
+
+	assert_int_equal(hzrig_model_window(hz, arg, false, &w), 0);
+	s.lo_ns = w.lo_ns;
+	s.hi_ns = w.hi_ns;
+	return s;
+}
+
+/*
+ * ipheth's IPHETH_CTRL_TIMEOUT = 5 * HZ: 500 at HZ=100 (500 ms), 5000 at
+ * HZ=1000 (5000..5008 ms: level 1 of the wheel, 8 ms granules).
+ */
+static void test_rule_flags_hz_based(void **state)
+{
+	struct hzrig_site_wait a = wait_at(100, 500, 503 * MS);
+	struct hzrig_site_wait b = wait_at(1000, 5000, 5004 * MS);
+	char why[320];
+
+	(void)state;
+	assert_true(hzrig_sweep_hz_dependent(&a, &b, why, sizeof(why)));
+	assert_non_null(strstr(why, "more than"));
+	assert_true(hzrig_sweep_hz_dependent(&b, &a, why, sizeof(why)));
+}
+
+/*
+ * A driver that passes 500 ms at both: (500, 510] ms at HZ=100 (50
+ * jiffies, level 0) and (500, 508] at HZ=1000 (500 jiffies, level 1).
+ * Its waits differ by the phases and the noise alone.
+ */
+static void test_rule_spares_ms(void **state)
+{
+	struct hzrig_site_wait a = wait_at(100, 500, 509 * MS);
+	struct hzrig_site_wait b = wait_at(1000, 500, 501 * MS);
+	char why[320];
+
+	(void)state;
+	assert_int_equal(a.hi_ns - a.lo_ns, 10 * MS);
+	assert_int_equal(b.hi_ns - b.lo_ns, 8 * MS);
+	assert_false(hzrig_sweep_hz_dependent(&a, &b, why, sizeof(why)));
+	assert_non_null(strstr(why, "within"));
+}
+
+/*
+ * Waits that differ, but by less than the windows and the noise allow
+ * (10 + 8 + 2 + 2 = 22 ms of room): not flagged; one nanosecond past the
+ * room: flagged.
+ */
+static void test_rule_room_edge(void **state)
+{
+	struct hzrig_site_wait a = wait_at(100, 500, 500 * MS);
+	struct hzrig_site_wait b = wait_at(1000, 500, 522 * MS);
+	char why[320];
+
+	(void)state;
+	assert_false(hzrig_sweep_hz_dependent(&a, &b, why, sizeof(why)));
+	b.median_ns += 1;
+	assert_true(hzrig_sweep_hz_dependent(&a, &b, why, sizeof(why)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_fields),
+		cmocka_unit_test(test_parse_exact_bcd),
+		cmocka_unit_test(test_parse_other_and_bad),
+		cmocka_unit_test(test_prefer_vid_pid),
+		cmocka_unit_test(test_device_matches_its_entry),
+		cmocka_unit_test(test_device_fields),
+		cmocka_unit_test(test_device_too_small),
+		cmocka_unit_test(test_rule_flags_hz_based),
+		cmocka_unit_test(test_rule_spares_ms),
+		cmocka_unit_test(test_rule_room_edge),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
