@@ -12,6 +12,9 @@
 #                   their windows per HZ and the patch that fixes them
 #   make drivers    those drivers, unmodified, measured with usbmon at
 #                   HZ=100/250/1000, before and after the fix
+#   make sweep      every USB driver of the tree probed against a device
+#                   built from its id table, NAKed; the HZ-dependent sites
+#                   by measurement (SWEEP_TREE, SWEEP_HZ, SWEEP_SET)
 #   make lava-jobs  LAVA jobs of VARIANTS for a lab (docs/lava.md);
 #                   make lava-check: one under lava-run, matched with here
 #   make robustness the driver's teardown on a KASAN + lockdep kernel;
@@ -275,6 +278,23 @@ drivers:
 		$(foreach h,$(DRIVERS_HZ),hz-$(h)-drivers-fixed) || rc=1; \
 	exit $$rc
 
+# The driver sweep (docs/sweep.md): every tristate driver of the tree with
+# a USB id table, built as modules, presented its device from its own id
+# table through raw-gadget, NAKed SWEEP_NAK times then stalled, at each HZ;
+# the report names the sites whose waits depend on HZ. SWEEP_TREE 6.1 or
+# 6.12, SWEEP_HZ any of 100 250 1000, SWEEP_SET all (the whole tree) or
+# small (rig/sweep/small.drivers: what make check runs).
+SWEEP_TREE ?= 6.1
+SWEEP_HZ ?= 100 1000
+SWEEP_SET ?= all
+SWEEP_NAK ?= 2
+SWEEP_VARIANTS = $(foreach h,$(SWEEP_HZ),sweep-$(if $(filter small,$(SWEEP_SET)),small-)hz-$(h)$(if $(filter 6.12,$(SWEEP_TREE)),-6.12))
+sweep:
+	$(SETUP)
+	@$(MAKE) --no-print-directory tools ksrc
+	@$(TOP)/rig/sweep/sweep.sh --nak $(SWEEP_NAK) --accel $(ACCEL) \
+		--out $(TOP)/results/sweep $(SWEEP_VARIANTS)
+
 checkpatch: ksrc
 	$(SETUP)
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
@@ -287,4 +307,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-fresh dashboard-image check-tree drivers check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-fresh dashboard-image check-tree drivers sweep check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean

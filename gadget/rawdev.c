@@ -22,9 +22,9 @@
  *
  * Every request, with what was done, is a line of LOG (default stdout):
  *   rawdev=I t_us=T type=0xTT request=0xRR value=V index=X length=L action=A
- * where T is CLOCK_MONOTONIC in microseconds and A is one of answer, nak,
- * stall or busy (a request that arrived while this one was still NAKing
- * the previous and that the kernel stalled itself; see docs/sweep.md).
+ * where T is CLOCK_MONOTONIC in microseconds and A is answer, nak or stall.
+ * A NAKed request ends when the host gives up and sends the next SETUP;
+ * raw-gadget needs kernel/patches/0005-* to take that SETUP (docs/sweep.md).
  * SIGTERM or SIGINT ends it.
  */
 #define _GNU_SOURCE
@@ -52,6 +52,7 @@
 
 struct rawdev {
 	unsigned int index, udc;
+	bool hs;		/* high speed, unless a bulk endpoint is < 512 */
 	const char *path;
 	struct hzg_device_file dev;
 	int fd;
@@ -164,8 +165,8 @@ static int configure(struct rawdev *r)
 				.bDescriptorType = USB_DT_ENDPOINT,
 				.bEndpointAddress = ep->address,
 				.bmAttributes = ep->attributes,
-				.wMaxPacketSize = htole16(ep->hs_maxp),
-				.bInterval = ep->hs_interval,
+				.wMaxPacketSize = htole16(r->hs ? ep->hs_maxp : ep->fs_maxp),
+				.bInterval = r->hs ? ep->hs_interval : ep->fs_interval,
 			};
 
 			if (ioctl(r->fd, USB_RAW_IOCTL_EP_ENABLE, &d) < 0)
@@ -195,7 +196,7 @@ static bool standard(struct rawdev *r, const struct usb_ctrlrequest *c)
 		if (value >> 8 == USB_DT_DEVICE)
 			n = hzg_dev_device_desc(&r->dev, buf, sizeof(buf));
 		else if (value >> 8 == USB_DT_CONFIG && !(value & 0xff))
-			n = hzg_dev_config_desc(&r->dev, buf, sizeof(buf), true);
+			n = hzg_dev_config_desc(&r->dev, buf, sizeof(buf), r->hs);
 		else
 			n = 0;
 		if (n)
@@ -279,8 +280,19 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 static void *serve(void *arg)
 {
 	struct rawdev *r = arg;
-	struct usb_raw_init init = { .speed = USB_SPEED_HIGH };
+	struct usb_raw_init init = { 0 };
 	struct event_buf e;
+
+	/*
+	 * A high-speed bulk endpoint takes 512-byte packets only: a device
+	 * file that says less (orinoco_usb's 64) is a full-speed device.
+	 */
+	r->hs = true;
+	for (size_t i = 0; i < r->dev.n_ep; i++)
+		if ((r->dev.ep[i].attributes & USB_ENDPOINT_XFERTYPE_MASK) ==
+		    USB_ENDPOINT_XFER_BULK && r->dev.ep[i].hs_maxp != 512)
+			r->hs = false;
+	init.speed = r->hs ? USB_SPEED_HIGH : USB_SPEED_FULL;
 
 	snprintf((char *)init.driver_name, sizeof(init.driver_name), "dummy_udc");
 	snprintf((char *)init.device_name, sizeof(init.device_name),

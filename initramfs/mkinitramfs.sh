@@ -72,6 +72,8 @@ if [ -n "${HZRIG_SWEEP_DEVICES:-}" ]; then
 	cp "$(dirname "$gadget")/hzrig-rawdev" "$root/bin/hzrig-rawdev"
 	cp "$(dirname "$runner")/hzrig-usbmon-dump" "$root/bin/hzrig-usbmon-dump"
 	cp "$here/sweep.sh" "$root/bin/hzrig-sweep"
+	# the host keeps the debug information (file:line); the guest needs none
+	find "$root/lib/modules" -name '*.ko' -exec strip --strip-debug {} +
 	: > "${HZRIG_SWEEP_FIRMWARE:-/dev/null}"
 	find "$root/lib/modules" -name '*.ko' | sort | while read -r ko; do
 		for fw in $(modinfo -F firmware "$ko" 2>/dev/null); do

@@ -261,8 +261,9 @@ static json_object *call_json(struct collect *c, const struct hzrig_sweep_call *
 	}
 	hzrig_json_put(o, "timeout_arg", json_object_new_int(k->timeout_arg));
 	hzrig_json_put(o, "ret", k->returned ? json_object_new_int(k->ret) : NULL);
+	/* bulk and interrupt endpoints never get a request: they NAK */
 	hzrig_json_put(o, "action", hzrig_json_str(k->action[0] ? k->action :
-						    k->kind >= HZRIG_CALL_BULK ? "nak" : "?"));
+						    (k->ep & 0x7f) ? "nak" : "unknown"));
 	hzrig_json_put(o, "ep", json_object_new_int(k->ep));
 	if (k->has_setup) {
 		char setup[32];
@@ -366,8 +367,13 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 		hzrig_json_put(o, "nak", json_object_new_int((int)dr->nak));
 		hzrig_json_put(o, "stall", json_object_new_int((int)dr->stall));
 		hzrig_json_put(o, "answer", json_object_new_int((int)dr->answer));
+		/*
+		 * The driver's calls: on its device's bus, and made from a
+		 * module (the USB core's own, enumerating the device or
+		 * polling the root hub, have no module in their stack).
+		 */
 		for (size_t k = 0; k < b.ncall; k++)
-			if (!strcmp(b.call[k].module, dr->module))
+			if (!strcmp(b.call[k].module, dr->module) && b.call[k].nchain)
 				json_object_array_add(calls, call_json(c, &b.call[k], allow));
 		hzrig_json_put(o, "calls", calls);
 		json_object_array_add(drivers, o);

@@ -127,6 +127,19 @@ static bool num(const char *s, const char *key, long long *v)
 	return !errno && end != q && (!*end || *end == ' ');
 }
 
+/* A kernel address: all 64 bits. */
+static bool addr(const char *s, const char *key, uint64_t *v)
+{
+	const char *q = val(s, key);
+	char *end;
+
+	if (!q)
+		return false;
+	errno = 0;
+	*v = strtoull(q, &end, 0);
+	return !errno && end != q && (!*end || *end == ' ');
+}
+
 static void word(const char *s, const char *key, char *buf, size_t n)
 {
 	const char *q = val(s, key);
@@ -300,7 +313,8 @@ static int on_rawdev(struct parse *p, const char *s)
 
 static int on_usbmon(struct parse *p, const char *s)
 {
-	long long t, id, bus, dev, ep, status, dropped;
+	long long t, bus, dev, ep, status, dropped;
+	uint64_t id;
 	char type[4];
 	const char *setup;
 	struct urb_ev *u;
@@ -311,7 +325,7 @@ static int on_usbmon(struct parse *p, const char *s)
 		return 0;
 	}
 	word(s, "type", type, sizeof(type));
-	if (!num(s, "t_us", &t) || !num(s, "id", &id) || !num(s, "bus", &bus) ||
+	if (!num(s, "t_us", &t) || !addr(s, "id", &id) || !num(s, "bus", &bus) ||
 	    !num(s, "dev", &dev) || !num(s, "ep", &ep) ||
 	    !num(s, "status", &status) || strlen(type) != 1)
 		return bad(p, "a usbmon line lacks a field");
@@ -321,7 +335,7 @@ static int on_usbmon(struct parse *p, const char *s)
 	p->u = u;
 	u = &p->u[p->nu++];
 	memset(u, 0, sizeof(*u));
-	u->id = (uint64_t)id;
+	u->id = id;
 	u->type = type[0];
 	u->bus = (int)bus;
 	u->dev = (int)dev;
@@ -485,10 +499,10 @@ static int on_trace(struct parse *p, const char *s)
 		p->last->want_stack = false;
 	p->last = t;
 	if (!strcmp(name, "submit")) {
-		long long urb;
+		uint64_t urb;
 
-		if (t->depth && t->open[0] != SIZE_MAX && num(ev, "urb", &urb))
-			p->b->call[t->open[0]].urb = (uint64_t)urb;
+		if (t->depth && t->open[0] != SIZE_MAX && addr(ev, "urb", &urb))
+			p->b->call[t->open[0]].urb = urb;
 		return 0;
 	}
 	for (int k = 0; k < HZRIG_CALL_KINDS; k++) {
@@ -572,6 +586,9 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 		p.line++;
 		if (!line)
 			return bad(&p, "out of memory");
+		/* a serial line ends in CR LF */
+		if (l && line[l - 1] == '\r')
+			line[l - 1] = 0;
 		if (!strncmp(line, "sweep begin ", 12)) {
 			rc = on_begin(&p, line + 12);
 			if (!rc && val(line, "t0"))
