@@ -13,8 +13,9 @@
  * GET_CONFIGURATION, SET_INTERFACE, GET_INTERFACE, GET_STATUS and
  * CLEAR/SET_FEATURE, as a device does; string and other descriptors are
  * refused (STALL). Once configured, a class or vendor request is decided
- * by the device file's request lines when one matches (nak, stall,
- * answer), and otherwise the first K (default 2) are NAKed (never
+ * by the device file's request line when one matches and says answer or
+ * stall; otherwise (a "nak" line counts as none) the first K (default 2)
+ * are NAKed (never
  * answered: the host's call waits for its timeout) and the rest STALLed.
  * K = 0 refuses everything at once (the sweep's stall pass). Bulk and
  * interrupt endpoints are enabled but never given a request: every
@@ -250,7 +251,11 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 	enum hzg_dev_action a;
 	int ret = 0;
 
-	if (rule)
+	/*
+	 * A file's "nak" names a request the sweep NAKs anyway: it counts
+	 * toward K like any other, so that K = 0 stalls it too.
+	 */
+	if (rule && rule->action != HZG_DEV_NAK)
 		a = rule->action;
 	else if (r->naked < nak_first)
 		a = HZG_DEV_NAK;

@@ -184,9 +184,14 @@ stage_kernel() {
 	# The host tools (objtool, modpost, ...) through it too: they do not
 	# depend on HZ, so every variant after the first finds them there
 	# (kconfig.sh builds kconfig's the same way).
+	# "module_cflags = -g1" (the sweep's variants): the modules' own
+	# compiler flags, line tables for file:line without the kernel's
+	# debug information.
+	local mcf
+	mcf=$(variant_field "$v" module_cflags)
 	CCACHE_DEPEND=${CCACHE_DEPEND:-true} \
 	make -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 CC="$cc" HOSTCC="$cc" -j"$JOBS" \
-		bzImage modules > "$B/$v/kernel.log" 2>&1 &
+		${mcf:+CFLAGS_MODULE="$mcf"} bzImage modules > "$B/$v/kernel.log" 2>&1 &
 	pid=$!
 	# Progress every 30 s: a cold build takes minutes.
 	while ! wait_timeout "$pid" 30; do

@@ -1,0 +1,72 @@
+#!/bin/bash
+# sweep.sh: the small driver sweep end to end (docs/sweep.md): the drivers
+# of rig/sweep/small.drivers (ipheth and orinoco_usb among them) built on
+# 6.1 at HZ=100 and HZ=1000, each presented its device through raw-gadget,
+# NAKed twice then stalled; then one more boot at HZ=100 that stalls
+# everything at once. Asserts what a maintainer reads off the report:
+#   - every batch ran to its end, usbmon lost nothing, every call found
+#     its URB, and no kernel report came up;
+#   - every driver the rule kept and Kconfig built has its outcome;
+#   - ipheth and orinoco_usb: their probes NAKed at the sites check-tree
+#     flags (file:line from the modules' line tables, through the stack),
+#     with the timeout they pass at each HZ (the checker's values), and a
+#     wait inside the model's window for it: equal to `make drivers`'
+#     measurement within the model's granule;
+#   - the report names both sites HZ-dependent and nothing else, and puts
+#     them under "both" beside check-tree;
+#   - stalled at once, ipheth's probe ends in -EPIPE within milliseconds.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-$TOP/build}
+OUT=$B/tests/sweep-results
+GOLDEN=$TOP/tests/checker/golden-6.1.json
+. "$TOP/tests/e2e/lib.sh"
+
+rm -rf "$OUT"
+"$TOP/rig/sweep/sweep.sh" --out "$OUT" sweep-small-hz-100 sweep-small-hz-1000
+rc=$?
+check "sweep ran (exit 0)" "[ $rc -eq 0 ]"
+R=$OUT/report.json
+S100=$OUT/sweep-small-hz-100/sweep.json
+S1000=$OUT/sweep-small-hz-1000/sweep.json
+
+for s in "$S100" "$S1000"; do
+	v=$(jq -r .variant "$s" 2>/dev/null)
+	check "$v: every batch ended, usbmon lost nothing, every call has its URB" \
+		"jq -e '.batches | length > 0 and all(.complete and .usbmon_dropped == 0 and .calls_without_urb == 0)' '$s' > /dev/null"
+	check "$v: no kernel report" "jq -e 'all(.batches[]; .kernel_reports == [])' '$s' > /dev/null"
+	built=$(comm -23 <(jq -r '.kept[].module' "$OUT/$v/select.json" | sort) \
+		<(sed -n 's/^CONFIG_\(.*\)=m$/\1/p' "$OUT/$v/dropped.config" | while read -r sym; do
+			jq -r --arg s "$sym" '.kept[] | select(.symbol == $s) | .module' "$OUT/$v/select.json"; done | sort))
+	check "$v: each driver Kconfig built has an outcome ($(echo $built | wc -w))" \
+		"[ \"\$(jq -r '.drivers[].module' '$s' | sort | tr '\n' ' ')\" = \"$(echo "$built" | sort | tr '\n' ' ')\" ] && jq -e 'all(.drivers[]; .outcome | IN(\"bound\", \"probe failed\", \"not bound\", \"firmware missing\", \"not enumerated\"))' '$s' > /dev/null"
+	hz=$(jq -r .hz "$s")
+	for site in drivers/net/usb/ipheth.c:289 drivers/net/wireless/intersil/orinoco/orinoco_usb.c:1362; do
+		want=$(jq -r --arg s "$site" --arg hz "$hz" '[.sites[] | select(.site == $s)][0].timeout_arg[$hz]' "$GOLDEN")
+		check "$v: $site NAKed with timeout $want (the checker's at HZ=$hz), ETIMEDOUT, inside the window" \
+			"jq -e --arg s '$site' '[.drivers[].calls[] | select(.site == \$s and .action == \"nak\")] | length >= 1 and all(.timeout_arg == $want and .ret == -110 and .verdict == \"inside\")' '$s' > /dev/null"
+	done
+	check "$v: ipheth's probe failed with -ETIMEDOUT" \
+		"jq -e '.drivers[] | select(.module == \"ipheth\") | .outcome == \"probe failed\" and .errno == -110' '$s' > /dev/null"
+done
+
+check "report: ipheth.c:289 and orinoco_usb.c:1362 are HZ-dependent" \
+	"jq -e '[.sites[] | select(.hz_dependent) | .site] | index(\"drivers/net/usb/ipheth.c:289\") != null and index(\"drivers/net/wireless/intersil/orinoco/orinoco_usb.c:1362\") != null' '$R' > /dev/null"
+check "report: no other site is HZ-dependent" \
+	"jq -e '[.sites[] | select(.hz_dependent) | .site] | sort == [\"drivers/net/usb/ipheth.c:289\", \"drivers/net/wireless/intersil/orinoco/orinoco_usb.c:1362\"]' '$R' > /dev/null"
+check "report: both found by the sweep and by check-tree" \
+	"jq -e '[.cross_check.both[].site] | index(\"drivers/net/usb/ipheth.c:289\") != null and index(\"drivers/net/wireless/intersil/orinoco/orinoco_usb.c:1362\") != null' '$R' > /dev/null"
+check "report: the table names the sites with file:line" \
+	"grep -q 'HZ-DEPENDENT ipheth drivers/net/usb/ipheth.c:289' '$OUT/report.txt' && grep -q 'HZ-DEPENDENT orinoco_usb drivers/net/wireless/intersil/orinoco/orinoco_usb.c:1362' '$OUT/report.txt'"
+check "report: every checker site of the swept files is placed in a list with its reason" \
+	"jq -e '(.cross_check.checker_only | all(.why | length > 0))' '$R' > /dev/null"
+
+# The stall pass: the same devices refuse every class or vendor request.
+"$TOP/rig/sweep/sweep.sh" --nak 0 --out "$OUT/stall" sweep-small-hz-100 > "$OUT/stall.log" 2>&1
+SS=$OUT/stall/sweep-small-hz-100/sweep.json
+check "stall pass: ipheth's request stalled, probe failed with -EPIPE" \
+	"jq -e '.drivers[] | select(.module == \"ipheth\") | .outcome == \"probe failed\" and .errno == -32 and .stall >= 1 and .nak == 0' '$SS' > /dev/null"
+check "stall pass: no call NAKed, nothing HZ-dependent" \
+	"jq -e '[.drivers[].calls[] | select(.action == \"nak\" and (.ep % 128) == 0)] | length == 0' '$SS' > /dev/null"
+
+e2e_done sweep
