@@ -31,7 +31,7 @@
 #define NAK_STATUS_MIN	(-104)	/* -ECONNRESET / -ENOENT: killed at timeout */
 
 struct collect {
-	const char *dir, *variant, *tree, *kolist, *firmware;
+	const char *dir, *variant, *tree, *kolist, *firmware, *sweep_id;
 	long long hz, batches;
 	const struct hzrig_tree_model *model;
 	char *kos;			/* the .ko paths, one per line */
@@ -42,7 +42,7 @@ struct collect {
 
 static void collect_usage(FILE *f)
 {
-	fputs("usage: hzrig sweep collect --dir DIR --variant NAME --hz HZ\n"
+	fputs("usage: hzrig sweep collect --dir DIR --variant NAME --sweep-id ID --hz HZ\n"
 	      "                           --batches N [--tree KSRC] [--modules KO_LIST]\n"
 	      "                           [--firmware FILE]\n"
 	      "Reads DIR/batch-I.txt and DIR/console-I.log (I = 0..N-1), a\n"
@@ -403,6 +403,7 @@ int cmd_sweep_collect(int argc, char **argv)
 	struct collect c = { .hz = 0, .batches = 0 };
 	const struct hzrig_opt opts[] = {
 		HZRIG_OPT_S("dir", &c.dir), HZRIG_OPT_S("variant", &c.variant),
+		HZRIG_OPT_S("sweep-id", &c.sweep_id),
 		HZRIG_OPT_N("hz", &c.hz, HZRIG_MODEL_HZ_MIN, HZRIG_MODEL_HZ_MAX),
 		HZRIG_OPT_N("batches", &c.batches, 1, 1000),
 		HZRIG_OPT_S("tree", &c.tree), HZRIG_OPT_S("modules", &c.kolist),
@@ -415,13 +416,14 @@ int cmd_sweep_collect(int argc, char **argv)
 
 	if (r < 0)
 		return HZRIG_OPTS_EXIT(r);
-	if (!c.dir || !c.variant || !c.hz || !c.batches || r != argc) {
-		fprintf(stderr, "hzrig sweep collect: --dir, --variant, --hz and --batches are needed, and no operand\n");
+	if (!c.dir || !c.variant || !c.sweep_id || !c.hz || !c.batches || r != argc) {
+		fprintf(stderr, "hzrig sweep collect: --dir, --variant, --sweep-id, --hz and --batches are needed, and no operand\n");
 		collect_usage(stderr);
 		return 2;
 	}
-	if (!hzrig_plain_name(c.variant, why, sizeof(why))) {
-		fprintf(stderr, "hzrig sweep collect: --variant: %s\n", why);
+	if (!hzrig_plain_name(c.variant, why, sizeof(why)) ||
+	    !hzrig_plain_name(c.sweep_id, why, sizeof(why))) {
+		fprintf(stderr, "hzrig sweep collect: --variant or --sweep-id: %s\n", why);
 		return 2;
 	}
 	c.model = hzrig_tree_default();
@@ -450,6 +452,7 @@ int cmd_sweep_collect(int argc, char **argv)
 	drivers = json_object_new_array();
 	batches = json_object_new_array();
 	hzrig_json_put(root, "schema", json_object_new_int(1));
+	hzrig_json_put(root, "sweep_id", hzrig_json_str(c.sweep_id));
 	hzrig_json_put(root, "variant", hzrig_json_str(c.variant));
 	hzrig_json_put(root, "hz", json_object_new_int((int)c.hz));
 	hzrig_json_put(root, "tree_model", hzrig_json_str(c.model->name));

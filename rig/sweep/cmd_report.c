@@ -40,9 +40,7 @@ struct site {
 };
 
 struct report {
-	json_object *runs[MAX_VARIANTS];
-	int hz[MAX_VARIANTS];
-	const char *name[MAX_VARIANTS];
+	struct hzrig_sweep_run run[MAX_VARIANTS];
 	int n;
 	struct site *s;
 	size_t ns, scap;
@@ -85,14 +83,6 @@ static const char *str(json_object *o, const char *k)
 	       json_object_get_string(v) : "";
 }
 
-static int64_t num(json_object *o, const char *k, int64_t dflt)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_int) ?
-	       json_object_get_int64(v) : dflt;
-}
-
 static struct site *site_get(struct report *r, const char *module,
 			     const char *site, const char *func)
 {
@@ -117,37 +107,31 @@ static struct site *site_get(struct report *r, const char *module,
 static int gather(struct report *r)
 {
 	for (int v = 0; v < r->n; v++) {
-		json_object *drivers, *batches;
+		const struct hzrig_sweep_run *run = &r->run[v];
 
-		if (!json_object_object_get_ex(r->runs[v], "drivers", &drivers) ||
-		    !json_object_object_get_ex(r->runs[v], "batches", &batches))
-			return -1;
-		for (size_t i = 0; i < json_object_array_length(drivers); i++) {
-			json_object *d = json_object_array_get_idx(drivers, i), *calls;
-			json_object *b = json_object_array_get_idx(batches, (size_t)num(d, "batch", 0));
+		for (size_t i = 0; i < run->ndrivers; i++) {
+			const struct hzrig_sweep_rdriver *d = &run->drivers[i];
 
-			if (!json_object_object_get_ex(d, "calls", &calls))
-				continue;
-			for (size_t k = 0; k < json_object_array_length(calls); k++) {
-				json_object *c = json_object_array_get_idx(calls, k);
-				const char *site = str(c, "site")[0] ? str(c, "site") : str(c, "where");
+			for (size_t k = 0; k < d->ncalls; k++) {
+				const struct hzrig_sweep_rcall *c = &d->calls[k];
 				struct site *s;
 				struct site_hz *h;
 
-				if (num(c, "window_lo_ns", -1) < 0 || num(c, "urb_ns", -1) < 0)
+				if (c->window_lo_ns == HZRIG_ABSENT)
 					continue;
-				s = site_get(r, str(d, "module"), site, str(c, "function"));
+				s = site_get(r, d->module, c->site[0] ? c->site : c->where,
+					     c->function);
 				if (!s)
 					return -1;
 				h = &s->per[v];
-				h->hz = r->hz[v];
-				h->timeout_arg = (int)num(c, "timeout_arg", 0);
-				h->lo = (uint64_t)num(c, "window_lo_ns", 0);
-				h->hi = (uint64_t)num(c, "window_hi_ns", 0);
-				h->allowance = b ? num(b, "allowance_ns", 0) : 0;
-				h->inside += !strcmp(str(c, "verdict"), "inside");
+				h->hz = run->hz;
+				h->timeout_arg = c->timeout_arg;
+				h->lo = (uint64_t)c->window_lo_ns;
+				h->hi = (uint64_t)c->window_hi_ns;
+				h->allowance = run->batches[d->batch].allowance_ns;
+				h->inside += !strcmp(c->verdict, "inside");
 				if (h->n < 64)
-					h->waits[h->n++] = num(c, "urb_ns", 0);
+					h->waits[h->n++] = c->urb_ns;
 			}
 		}
 	}
@@ -200,46 +184,65 @@ static bool checker_has(json_object *checker, const char *site)
 	return false;
 }
 
+static const struct hzrig_sweep_rdriver *find_driver(const struct hzrig_sweep_run *run,
+						     const char *module)
+{
+	for (size_t i = 0; i < run->ndrivers; i++)
+		if (!strcmp(run->drivers[i].module, module))
+			return &run->drivers[i];
+	return NULL;
+}
+
+/* Every driver of any variant, once, each with its figures per HZ. */
 static json_object *driver_rows(struct report *r, bool print)
 {
 	json_object *a = json_object_new_array();
 
 	if (print)
-		printf("Drivers (outcome, probe time, NAKed/STALLed class and vendor requests per HZ):\n");
-	json_object *d0, *drivers;
+		printf("Drivers: outcome, probe time, NAKed/STALLed class and vendor requests, per HZ\n");
+	for (int v0 = 0; v0 < r->n; v0++) {
+		for (size_t i = 0; i < r->run[v0].ndrivers; i++) {
+			const char *mod = r->run[v0].drivers[i].module;
+			json_object *o, *per;
+			bool seen = false;
 
-	if (!r->n || !json_object_object_get_ex(r->runs[0], "drivers", &drivers))
-		return a;
-	for (size_t i = 0; i < json_object_array_length(drivers); i++) {
-		const char *mod = str(json_object_array_get_idx(drivers, i), "module");
-		json_object *o = json_object_new_object(), *per = json_object_new_object();
-
-		if (print)
-			printf("  %-20s", mod);
-		for (int v = 0; v < r->n; v++) {
-			json_object *dv;
-			char key[16];
-
-			if (!json_object_object_get_ex(r->runs[v], "drivers", &dv))
+			for (int w = 0; w < v0 && !seen; w++)
+				seen = find_driver(&r->run[w], mod) != NULL;
+			if (seen)
 				continue;
-			d0 = NULL;
-			for (size_t j = 0; j < json_object_array_length(dv); j++)
-				if (!strcmp(str(json_object_array_get_idx(dv, j), "module"), mod))
-					d0 = json_object_array_get_idx(dv, j);
-			if (!d0)
-				continue;
-			snprintf(key, sizeof(key), "%d", r->hz[v]);
-			json_object_object_add(per, key, json_object_get(d0));
+			o = json_object_new_object();
+			per = json_object_new_object();
 			if (print)
-				printf("  HZ=%-4d %-16s %8.1f ms %2" PRId64 "/%-2" PRId64, r->hz[v],
-				       str(d0, "outcome"), num(d0, "probe_ns", -1) / 1e6,
-				       num(d0, "nak", 0), num(d0, "stall", 0));
+				printf("  %-20s", mod);
+			for (int v = 0; v < r->n; v++) {
+				const struct hzrig_sweep_rdriver *d = find_driver(&r->run[v], mod);
+				json_object *x;
+				char key[16];
+
+				if (!d)
+					continue;
+				x = json_object_new_object();
+				hzrig_json_put(x, "outcome", hzrig_json_str(d->outcome));
+				hzrig_json_put(x, "errno", d->err == HZRIG_ABSENT ? NULL :
+					       hzrig_json_int(d->err));
+				hzrig_json_put(x, "firmware", d->firmware[0] ?
+					       hzrig_json_str(d->firmware) : NULL);
+				hzrig_json_put(x, "probe_ms", hzrig_json_ms(d->probe_ns));
+				hzrig_json_put(x, "nak", json_object_new_int(d->nak));
+				hzrig_json_put(x, "stall", json_object_new_int(d->stall));
+				snprintf(key, sizeof(key), "%d", r->run[v].hz);
+				json_object_object_add(per, key, x);
+				if (print)
+					printf("  HZ=%-4d %-16s %9.1f ms %2d/%-2d", r->run[v].hz,
+					       d->outcome, d->probe_ns == HZRIG_ABSENT ? -1.0 :
+					       d->probe_ns / 1e6, d->nak, d->stall);
+			}
+			if (print)
+				putchar('\n');
+			hzrig_json_put(o, "module", hzrig_json_str(mod));
+			hzrig_json_put(o, "per_hz", per);
+			json_object_array_add(a, o);
 		}
-		if (print)
-			putchar('\n');
-		hzrig_json_put(o, "module", hzrig_json_str(mod));
-		hzrig_json_put(o, "per_hz", per);
-		json_object_array_add(a, o);
 	}
 	return a;
 }
@@ -300,34 +303,27 @@ static json_object *long_probes(struct report *r, bool print)
 	if (print)
 		printf("\nProbes that blocked for more than 10 s:\n");
 	for (int v = 0; v < r->n; v++) {
-		json_object *drivers;
-
-		if (!json_object_object_get_ex(r->runs[v], "drivers", &drivers))
-			continue;
-		for (size_t i = 0; i < json_object_array_length(drivers); i++) {
-			json_object *d = json_object_array_get_idx(drivers, i), *o, *calls;
+		for (size_t i = 0; i < r->run[v].ndrivers; i++) {
+			const struct hzrig_sweep_rdriver *d = &r->run[v].drivers[i];
 			char waits[256] = "";
 			size_t wl = 0;
+			json_object *o;
 
-			if (num(d, "probe_ns", 0) <= LONG_PROBE_NS)
+			if (d->probe_ns == HZRIG_ABSENT || d->probe_ns <= LONG_PROBE_NS)
 				continue;
-			if (json_object_object_get_ex(d, "calls", &calls))
-				for (size_t k = 0; k < json_object_array_length(calls) && wl < 200; k++) {
-					json_object *c = json_object_array_get_idx(calls, k);
-
-					if (num(c, "ret", 0) == -110)
-						wl += (size_t)snprintf(waits + wl, sizeof(waits) - wl, "%s%d",
-								       wl ? ", " : "", (int)num(c, "timeout_arg", 0));
-				}
+			for (size_t k = 0; k < d->ncalls && wl < 200; k++)
+				if (d->calls[k].ret == -110)
+					wl += (size_t)snprintf(waits + wl, sizeof(waits) - wl, "%s%d",
+							       wl ? ", " : "", d->calls[k].timeout_arg);
 			o = json_object_new_object();
-			hzrig_json_put(o, "module", hzrig_json_str(str(d, "module")));
-			hzrig_json_put(o, "hz", json_object_new_int(r->hz[v]));
-			hzrig_json_put(o, "probe_ms", hzrig_json_ms(num(d, "probe_ns", 0)));
+			hzrig_json_put(o, "module", hzrig_json_str(d->module));
+			hzrig_json_put(o, "hz", json_object_new_int(r->run[v].hz));
+			hzrig_json_put(o, "probe_ms", hzrig_json_ms(d->probe_ns));
 			hzrig_json_put(o, "timeouts", hzrig_json_str(waits));
 			json_object_array_add(a, o);
 			if (print)
 				printf("  %-20s HZ=%-4d %9.1f ms, timed out with timeouts %s\n",
-				       str(d, "module"), r->hz[v], num(d, "probe_ns", 0) / 1e6,
+				       d->module, r->run[v].hz, d->probe_ns / 1e6,
 				       waits[0] ? waits : "(none: other waits)");
 		}
 	}
@@ -343,25 +339,18 @@ static json_object *kernel_reports(struct report *r, bool print)
 	if (print)
 		printf("\nKernel reports during the batches:\n");
 	for (int v = 0; v < r->n; v++) {
-		json_object *batches;
+		for (size_t i = 0; i < r->run[v].nbatches; i++) {
+			const struct hzrig_sweep_rbatch *b = &r->run[v].batches[i];
 
-		if (!json_object_object_get_ex(r->runs[v], "batches", &batches))
-			continue;
-		for (size_t i = 0; i < json_object_array_length(batches); i++) {
-			json_object *b = json_object_array_get_idx(batches, i), *kr;
-
-			if (!json_object_object_get_ex(b, "kernel_reports", &kr))
-				continue;
-			for (size_t k = 0; k < json_object_array_length(kr); k++) {
+			for (size_t k = 0; k < b->nreports; k++) {
 				json_object *o = json_object_new_object();
-				const char *t = json_object_get_string(json_object_array_get_idx(kr, k));
 
-				hzrig_json_put(o, "variant", hzrig_json_str(r->name[v]));
+				hzrig_json_put(o, "variant", hzrig_json_str(r->run[v].variant));
 				hzrig_json_put(o, "batch", json_object_new_int((int)i));
-				hzrig_json_put(o, "line", hzrig_json_str(t));
+				hzrig_json_put(o, "line", hzrig_json_str(b->reports[k]));
 				json_object_array_add(a, o);
 				if (print)
-					printf("  %s batch %zu: %s\n", r->name[v], i, t);
+					printf("  %s batch %zu: %s\n", r->run[v].variant, i, b->reports[k]);
 			}
 		}
 	}
@@ -394,16 +383,14 @@ static const char *module_of_file(json_object *select, const char *site)
 }
 
 /* The driver @module in the first variant that has it, or NULL. */
-static json_object *driver_of(struct report *r, const char *module)
+static const struct hzrig_sweep_rdriver *driver_of(struct report *r,
+						   const char *module)
 {
 	for (int v = 0; v < r->n; v++) {
-		json_object *drivers;
+		const struct hzrig_sweep_rdriver *d = find_driver(&r->run[v], module);
 
-		if (!json_object_object_get_ex(r->runs[v], "drivers", &drivers))
-			continue;
-		for (size_t i = 0; i < json_object_array_length(drivers); i++)
-			if (!strcmp(str(json_object_array_get_idx(drivers, i), "module"), module))
-				return json_object_array_get_idx(drivers, i);
+		if (d)
+			return d;
 	}
 	return NULL;
 }
@@ -411,28 +398,18 @@ static json_object *driver_of(struct report *r, const char *module)
 /* Is @site the site or a stack frame of a call of any variant? */
 static bool reached(struct report *r, const char *site)
 {
-	for (int v = 0; v < r->n; v++) {
-		json_object *drivers;
+	for (int v = 0; v < r->n; v++)
+		for (size_t i = 0; i < r->run[v].ndrivers; i++) {
+			const struct hzrig_sweep_rdriver *d = &r->run[v].drivers[i];
 
-		if (!json_object_object_get_ex(r->runs[v], "drivers", &drivers))
-			continue;
-		for (size_t i = 0; i < json_object_array_length(drivers); i++) {
-			json_object *calls, *st;
-
-			if (!json_object_object_get_ex(json_object_array_get_idx(drivers, i), "calls", &calls))
-				continue;
-			for (size_t k = 0; k < json_object_array_length(calls); k++) {
-				json_object *c = json_object_array_get_idx(calls, k);
-
-				if (!strcmp(str(c, "site"), site))
+			for (size_t k = 0; k < d->ncalls; k++) {
+				if (!strcmp(d->calls[k].site, site))
 					return true;
-				if (json_object_object_get_ex(c, "stack", &st))
-					for (size_t f = 0; f < json_object_array_length(st); f++)
-						if (!strcmp(json_object_get_string(json_object_array_get_idx(st, f)), site))
-							return true;
+				for (int f = 0; f < d->calls[k].nstack; f++)
+					if (!strcmp(d->calls[k].stack[f], site))
+						return true;
 			}
 		}
-	}
 	return false;
 }
 
@@ -440,20 +417,20 @@ static void why_unreached(struct report *r, json_object *select,
 			  const char *site, char *why, size_t n)
 {
 	const char *mod = module_of_file(select, site);
-	json_object *d = mod[0] ? driver_of(r, mod) : NULL;
+	const struct hzrig_sweep_rdriver *d = mod[0] ? driver_of(r, mod) : NULL;
 
 	if (!mod[0])
 		snprintf(why, n, "its driver is not in this sweep");
 	else if (!d)
 		snprintf(why, n, "%s was not built (Kconfig dropped it) or has no device", mod);
-	else if (!strcmp(str(d, "outcome"), "firmware missing"))
-		snprintf(why, n, "%s: behind firmware the guest lacks (%s)", mod, str(d, "firmware"));
-	else if (!strcmp(str(d, "outcome"), "bound"))
+	else if (!strcmp(d->outcome, "firmware missing"))
+		snprintf(why, n, "%s: behind firmware the guest lacks (%.120s)", mod, d->firmware);
+	else if (!strcmp(d->outcome, "bound"))
 		snprintf(why, n, "%s bound, but did not make this call in probe or open", mod);
-	else if (!strcmp(str(d, "outcome"), "probe failed"))
-		snprintf(why, n, "%s: probe failed (%" PRId64 ") before this call", mod, num(d, "errno", 0));
+	else if (!strcmp(d->outcome, "probe failed"))
+		snprintf(why, n, "%s: probe failed (%" PRId64 ") before this call", mod, d->err);
 	else
-		snprintf(why, n, "%s: device %s", mod, str(d, "outcome"));
+		snprintf(why, n, "%s: device %s", mod, d->outcome);
 }
 
 /* Long: three lists, each with its reason, printed and as JSON. */
@@ -462,7 +439,7 @@ static json_object *cross_check(struct report *r, json_object *select, bool prin
 	json_object *o = json_object_new_object(), *both = json_object_new_array();
 	json_object *sweep_only = json_object_new_array(), *checker_only = json_object_new_array();
 	json_object *sites;
-	char why[256];
+	char why[400];
 
 	if (print)
 		printf("\nBeside check-tree:\n");
@@ -557,6 +534,7 @@ int cmd_sweep_report(int argc, char **argv)
 		HZRIG_OPT_F("format", hzrig_format_opt_tj, &fmt), HZRIG_OPT_END,
 	};
 	json_object *out, *select = NULL;
+	char why[HZRIG_WHY];
 	bool print;
 	int i, rc = 0, dep = 0;
 
@@ -565,31 +543,24 @@ int cmd_sweep_report(int argc, char **argv)
 		return HZRIG_OPTS_EXIT(i);
 	if (i == argc || argc - i > MAX_VARIANTS) {
 		fprintf(stderr, "hzrig sweep report: give 1 to %d sweep.json files\n", MAX_VARIANTS);
+		report_usage(stderr);
 		return 2;
 	}
 	print = fmt == HZRIG_FMT_TABLE;
-	for (; i < argc; i++) {
-		json_object *o = load_json(argv[i], "sweep");
-		int64_t hz = o ? num(o, "hz", 0) : 0;
-
-		if (!o || hz < HZRIG_MODEL_HZ_MIN || hz > HZRIG_MODEL_HZ_MAX || !str(o, "variant")[0]) {
-			if (o)
-				fprintf(stderr, "hzrig sweep report: %s: no variant, or hz not %d..%d\n",
-					argv[i], HZRIG_MODEL_HZ_MIN, HZRIG_MODEL_HZ_MAX);
+	for (; i < argc && !rc; i++) {
+		if (hzrig_sweep_load_file(argv[i], &r.run[r.n], why, sizeof(why))) {
+			fprintf(stderr, "hzrig sweep report: %s: %s\n", argv[i], why);
 			rc = 2;
-			json_object_put(o);
-			break;
+		} else {
+			r.n++;
 		}
-		r.runs[r.n] = o;
-		r.hz[r.n] = (int)hz;
-		r.name[r.n++] = str(o, "variant");
 	}
 	if (!rc && checker && !(r.checker = load_json(checker, "--check-tree")))
 		rc = 2;
 	if (!rc && select_path && !(select = load_json(select_path, "--select")))
 		rc = 2;
 	if (!rc && gather(&r)) {
-		fprintf(stderr, "hzrig sweep report: a sweep.json lacks drivers or batches\n");
+		fprintf(stderr, "hzrig sweep report: out of memory\n");
 		rc = 2;
 	}
 	if (!rc) {
@@ -610,7 +581,7 @@ int cmd_sweep_report(int argc, char **argv)
 		rc = dep ? 1 : 0;
 	}
 	for (int v = 0; v < r.n; v++)
-		json_object_put(r.runs[v]);
+		hzrig_sweep_run_free(&r.run[v]);
 	json_object_put(r.checker);
 	json_object_put(select);
 	free(r.s);

@@ -136,6 +136,63 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 			    char *why, size_t n);
 void hzrig_sweep_batch_free(struct hzrig_sweep_batch *b);
 
+/* ---------------------------------------------------------------- load.c */
+
+/*
+ * One variant's sweep.json (hzrig sweep collect writes it), read and
+ * checked field by field: what report, ingest, the dashboard and KCIDB
+ * read. A field the file leaves null is HZRIG_ABSENT (numbers) or ""
+ * (strings).
+ */
+struct hzrig_sweep_rcall {
+	char call[32], where[160], site[200], function[64];
+	char action[8], verdict[8], setup[17];
+	char stack[HZRIG_SWEEP_CHAIN][200];
+	int nstack;
+	int timeout_arg, ep;
+	int64_t ret, urb_ns, urb_status, call_ns, window_lo_ns, window_hi_ns;
+};
+
+struct hzrig_sweep_rdriver {
+	char module[64], outcome[20], firmware[256];
+	int batch, bus, nak, stall, answer;
+	int64_t err, modprobe_rc, probe_ns;
+	struct hzrig_sweep_rcall *calls;
+	size_t ncalls;
+};
+
+struct hzrig_sweep_rbatch {
+	int batch, settled_s, k, usbmon_dropped, calls_without_urb;
+	bool complete;
+	int64_t allowance_ns;
+	char (*reports)[256];
+	size_t nreports;
+};
+
+struct hzrig_sweep_run {
+	char sweep_id[32], variant[64], tree_model[16];
+	int hz;
+	struct hzrig_sweep_rbatch *batches;
+	size_t nbatches;
+	struct hzrig_sweep_rdriver *drivers;
+	size_t ndrivers;
+};
+
+/* The outcomes a driver can have, in the order reports list them. */
+extern const char *const hzrig_sweep_outcomes[5];
+
+/*
+ * Parse and check @text (NUL-terminated) into @r. 0, or -1 with the
+ * first problem, naming its field ("drivers[3].calls[0].timeout_arg:
+ * ..."), in @why; @r is then empty.
+ */
+int hzrig_sweep_load(const char *text, struct hzrig_sweep_run *r, char *why,
+		     size_t n);
+/* The same from a file, read through rig/lib/io.c. */
+int hzrig_sweep_load_file(const char *path, struct hzrig_sweep_run *r,
+			  char *why, size_t n);
+void hzrig_sweep_run_free(struct hzrig_sweep_run *r);
+
 /* ---------------------------------------------------------------- judge.c */
 
 /*

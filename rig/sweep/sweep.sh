@@ -66,6 +66,8 @@ T[build]=$((SECONDS - t0))
 
 mkdir -p "$OUT"
 JSONS=()
+# one sweep, one ID: its variants' records in the history share it
+SWEEP_ID=$(date -u +%Y%m%dT%H%M%SZ)
 t0=$SECONDS
 for v in "$@"; do
 	[ -f "$B/$v/initramfs.cpio" ] && [ -d "$B/$v/sweep-devices" ] || {
@@ -93,7 +95,8 @@ for v in "$@"; do
 		log "$v" "batch $((i + 1))/$nb: $(jq -r .status "$d/status-$i.json" 2>/dev/null), $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
 	done
 	find "$B/$v/kmods" -name '*.ko' > "$d/modules.list"
-	if "$HZRIG" sweep collect --dir "$d" --variant "$v" --hz "$hz" --batches "$nb" \
+	if "$HZRIG" sweep collect --dir "$d" --variant "$v" --sweep-id "$SWEEP_ID" \
+		--hz "$hz" --batches "$nb" \
 		--tree "$B/$v/src" --modules "$d/modules.list" \
 		--firmware "$B/$v/sweep-firmware.txt"; then
 		JSONS+=("$d/sweep.json")
