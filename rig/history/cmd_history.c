@@ -23,6 +23,7 @@
 #include "history/history.h"
 #include "lava/lava.h"
 #include "runs/runs.h"
+#include "sweep/sweep.h"
 #include "lib/table.h"
 #include "lib/util.h"
 #include "lib/opts.h"
@@ -151,6 +152,10 @@ static void ingest_usage(FILE *f)
 {
 	fputs("usage: hzrig ingest [--db FILE] [--replace] RUN_DIR...\n"
 	      "       hzrig ingest [--db FILE] --lava [--results DIR] JOB_LOG...\n"
+	      "       hzrig ingest [--db FILE] [--replace] --sweep SWEEP.JSON...\n"
+	      "--sweep: the driver sweep's files (hzrig sweep collect, one per\n"
+	      "variant; docs/sweep.md), each checked whole before it is recorded\n"
+	      "with its drivers and calls.\n"
 	      "--lava: the logs of LAVA jobs made by `hzrig lava jobs` (a file,\n"
 	      "or a directory holding output.yaml: lava-run's stderr, or\n"
 	      "`lavacli jobs logs --raw ID`), one variant each, become one run\n"
@@ -171,10 +176,48 @@ static void ingest_usage(FILE *f)
 	      "there differs from its directory (unchanged), 2 errors.\n", f);
 }
 
+/* --sweep: each file loaded and checked, then one transaction each. */
+static int ingest_sweeps(const char *db_path, bool replace, char **files,
+			 int n)
+{
+	sqlite3 *db = NULL;
+	bool failed = false, differs = false;
+
+	for (int i = 0; i < n; i++) {
+		struct hzrig_sweep_run r;
+		char why[HZRIG_WHY], w[HZRIG_WHY];
+		size_t len;
+		char *text = hzrig_in_slurp(files[i], HZRIG_MAX_JSON, &len, w, sizeof(w));
+		int rc;
+
+		if (!text || hzrig_sweep_load(text, &r, why, sizeof(why))) {
+			fprintf(stderr, "hzrig ingest --sweep: %s: %s, nothing written\n",
+				files[i], text ? why : w);
+			free(text);
+			failed = true;
+			continue;
+		}
+		if (!db)
+			db = hzrig_db_open(db_path, HZRIG_DB_CREATE, stderr);
+		rc = db ? hzrig_db_ingest_sweep(db, &r, text, replace, stdout, stderr) :
+		     HZRIG_INGEST_ERROR;
+		failed |= rc == HZRIG_INGEST_ERROR;
+		differs |= rc == HZRIG_INGEST_DIFFERS;
+		hzrig_sweep_run_free(&r);
+		free(text);
+		if (!db)
+			break;
+	}
+	if (db)
+		sqlite3_close(db);
+	return failed ? 2 : differs ? 1 : 0;
+}
+
 int cmd_ingest(int argc, char **argv)
 {
 	const char *db_path = HZRIG_DB_DEFAULT, *results = "results";
 	bool replace = false, differs = false, failed = false, lava = false;
+	bool sweep = false;
 	char lava_run[4096];
 	char *lava_argv[1] = { lava_run };
 	sqlite3 *db = NULL;
@@ -182,6 +225,7 @@ int cmd_ingest(int argc, char **argv)
 		HZRIG_OPT_S("db", &db_path),
 		HZRIG_OPT_B("replace", &replace),
 		HZRIG_OPT_B("lava", &lava),
+		HZRIG_OPT_B("sweep", &sweep),
 		HZRIG_OPT_S("results", &results),
 		HZRIG_OPT_END
 	};
@@ -195,6 +239,12 @@ int cmd_ingest(int argc, char **argv)
 		ingest_usage(stderr);
 		return 2;
 	}
+	if (sweep && lava) {
+		fprintf(stderr, "hzrig ingest: --sweep and --lava take different files: one or the other\n");
+		return 2;
+	}
+	if (sweep)
+		return ingest_sweeps(db_path, replace, argv + first, argc - first);
 	/* LAVA jobs' logs: first made into one run directory, then as any */
 	if (lava) {
 		if (hzrig_lava_run(results, argv + first, argc - first,

@@ -118,6 +118,31 @@ const char *const hzrig_db_migrations[] = {
 	 */
 	"ALTER TABLE samples ADD COLUMN driver TEXT;"
 	"ALTER TABLE samples ADD COLUMN site TEXT;",
+
+	/*
+	 * 7: the driver sweep (docs/sweep.md): each variant of a sweep, its
+	 * drivers' outcomes and probe times, and every call they made (the
+	 * NAKed ones with their window): history/sweep.c.
+	 */
+	"CREATE TABLE sweep_runs(id INTEGER PRIMARY KEY,"
+	" sweep_id TEXT NOT NULL, variant TEXT NOT NULL, hz INTEGER NOT NULL,"
+	" tree_model TEXT NOT NULL, drivers INTEGER NOT NULL,"
+	" ingested_at TEXT NOT NULL, sweep_json TEXT NOT NULL,"
+	" UNIQUE(sweep_id, variant));"
+	"CREATE TABLE sweep_drivers(sweep_run INTEGER NOT NULL"
+	" REFERENCES sweep_runs(id) ON DELETE CASCADE,"
+	" module TEXT NOT NULL, batch INTEGER NOT NULL, outcome TEXT NOT NULL,"
+	" errno INTEGER, firmware TEXT, probe_ns INTEGER, nak INTEGER NOT NULL,"
+	" stall INTEGER NOT NULL, answer INTEGER NOT NULL,"
+	" PRIMARY KEY(sweep_run, module));"
+	"CREATE TABLE sweep_calls(sweep_run INTEGER NOT NULL"
+	" REFERENCES sweep_runs(id) ON DELETE CASCADE,"
+	" module TEXT NOT NULL, idx INTEGER NOT NULL, call TEXT NOT NULL,"
+	" site TEXT NOT NULL, function TEXT, timeout_arg INTEGER NOT NULL,"
+	" ret INTEGER, action TEXT NOT NULL, urb_ns INTEGER,"
+	" window_lo_ns INTEGER, window_hi_ns INTEGER, verdict TEXT,"
+	" PRIMARY KEY(sweep_run, module, idx));"
+	"CREATE INDEX sweep_calls_site ON sweep_calls(site);",
 };
 
 const int hzrig_db_version =

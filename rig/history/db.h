@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "runs/runs.h"
+#include "sweep/sweep.h"
 
 #define HZRIG_DB_DEFAULT	"results/hzrig.db"
 #define HZRIG_DB_BUSY_MS	30000	/* another ingest may be writing */
@@ -129,5 +130,23 @@ int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
 
 /* "2026-12-03T10:21:14Z" now. */
 void hzrig_utc_now(char *buf, size_t len);
+
+/*
+ * The driver sweep (history/sweep.c): one variant of a sweep, loaded and
+ * checked (@json_text is the file it came from, kept as it was), in one
+ * transaction; HZRIG_INGEST_* as hzrig_db_ingest(). A (sweep, variant)
+ * already there is left alone unless @replace.
+ */
+int hzrig_db_ingest_sweep(sqlite3 *db, const struct hzrig_sweep_run *r,
+			  const char *json_text, bool replace, FILE *out,
+			  FILE *err);
+
+/*
+ * The newest sweep's variants, each through hzrig_sweep_load() (one that
+ * fails is named on @err and left out); none in a history without sweeps.
+ * -1 on a database error. The caller frees each and the array.
+ */
+int hzrig_db_load_sweep(sqlite3 *db, struct hzrig_sweep_run **runs, size_t *n,
+			FILE *err);
 
 #endif /* HZRIG_DB_H */

@@ -22,28 +22,13 @@
 #include "sweep/sweep.h"
 
 #define LONG_PROBE_NS	10000000000LL
-#define MAX_VARIANTS	8
-
-struct site_hz {
-	int hz, timeout_arg, n, inside;
-	int64_t waits[64];
-	uint64_t lo, hi;
-	int64_t allowance;
-};
-
-struct site {
-	char module[64], site[200], function[64];
-	struct site_hz per[MAX_VARIANTS];
-	bool dependent;
-	char why[320];
-	bool checker;		/* check-tree names it too */
-};
 
 struct report {
-	struct hzrig_sweep_run run[MAX_VARIANTS];
+	struct hzrig_sweep_run run[HZRIG_SWEEP_RUNS_MAX];
 	int n;
-	struct site *s;
-	size_t ns, scap;
+	struct hzrig_sweep_site *s;
+	size_t ns;
+	bool *checker_has;	/* per site: check-tree names it too */
 	json_object *checker;	/* check-tree --json, or NULL */
 };
 
@@ -59,116 +44,12 @@ static void report_usage(FILE *f)
 	      "Exit: 0, 1 when a site is HZ-dependent, 2 on bad input.\n", f);
 }
 
-static int cmp64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int64_t median(const struct site_hz *h)
-{
-	int64_t v[64];
-
-	memcpy(v, h->waits, (size_t)h->n * sizeof(v[0]));
-	qsort(v, (size_t)h->n, sizeof(v[0]), cmp64);
-	return v[(h->n - 1) / 2];
-}
-
 static const char *str(json_object *o, const char *k)
 {
 	json_object *v;
 
 	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string) ?
 	       json_object_get_string(v) : "";
-}
-
-static struct site *site_get(struct report *r, const char *module,
-			     const char *site, const char *func)
-{
-	struct site *s;
-
-	for (size_t i = 0; i < r->ns; i++)
-		if (!strcmp(r->s[i].module, module) && !strcmp(r->s[i].site, site))
-			return &r->s[i];
-	s = hzrig_grow(r->s, r->ns, &r->scap, 32, sizeof(*s));
-	if (!s)
-		return NULL;
-	r->s = s;
-	s = &r->s[r->ns++];
-	memset(s, 0, sizeof(*s));
-	snprintf(s->module, sizeof(s->module), "%s", module);
-	snprintf(s->site, sizeof(s->site), "%s", site);
-	snprintf(s->function, sizeof(s->function), "%s", func);
-	return s;
-}
-
-/* Every timed-out call with a window, by site, per variant. */
-static int gather(struct report *r)
-{
-	for (int v = 0; v < r->n; v++) {
-		const struct hzrig_sweep_run *run = &r->run[v];
-
-		for (size_t i = 0; i < run->ndrivers; i++) {
-			const struct hzrig_sweep_rdriver *d = &run->drivers[i];
-
-			for (size_t k = 0; k < d->ncalls; k++) {
-				const struct hzrig_sweep_rcall *c = &d->calls[k];
-				struct site *s;
-				struct site_hz *h;
-
-				if (c->window_lo_ns == HZRIG_ABSENT)
-					continue;
-				s = site_get(r, d->module, c->site[0] ? c->site : c->where,
-					     c->function);
-				if (!s)
-					return -1;
-				h = &s->per[v];
-				h->hz = run->hz;
-				h->timeout_arg = c->timeout_arg;
-				h->lo = (uint64_t)c->window_lo_ns;
-				h->hi = (uint64_t)c->window_hi_ns;
-				h->allowance = run->batches[d->batch].allowance_ns;
-				h->inside += !strcmp(c->verdict, "inside");
-				if (h->n < 64)
-					h->waits[h->n++] = c->urb_ns;
-			}
-		}
-	}
-	return 0;
-}
-
-/* The rule between the lowest and the highest HZ the site was seen at. */
-static void judge(struct report *r)
-{
-	for (size_t i = 0; i < r->ns; i++) {
-		struct site *s = &r->s[i];
-		int lo = -1, hi = -1;
-
-		for (int v = 0; v < r->n; v++) {
-			if (!s->per[v].n)
-				continue;
-			if (lo < 0 || s->per[v].hz < s->per[lo].hz)
-				lo = v;
-			if (hi < 0 || s->per[v].hz > s->per[hi].hz)
-				hi = v;
-		}
-		if (lo < 0 || lo == hi || s->per[lo].hz == s->per[hi].hz) {
-			snprintf(s->why, sizeof(s->why), "measured at one HZ only");
-			continue;
-		}
-		{
-			struct hzrig_site_wait a = {
-				s->per[lo].hz, s->per[lo].timeout_arg, median(&s->per[lo]),
-				s->per[lo].lo, s->per[lo].hi, s->per[lo].allowance,
-			}, b = {
-				s->per[hi].hz, s->per[hi].timeout_arg, median(&s->per[hi]),
-				s->per[hi].lo, s->per[hi].hi, s->per[hi].allowance,
-			};
-
-			s->dependent = hzrig_sweep_hz_dependent(&a, &b, s->why, sizeof(s->why));
-		}
-	}
 }
 
 /* Does check-tree name @site (or one of @stack's)? */
@@ -254,15 +135,16 @@ static json_object *site_rows(struct report *r, bool print)
 	if (print)
 		printf("\nNAKed sites (median wait against the model's window, per HZ):\n");
 	for (size_t i = 0; i < r->ns; i++) {
-		struct site *s = &r->s[i];
+		const struct hzrig_sweep_site *s = &r->s[i];
 		json_object *o = json_object_new_object(), *per = json_object_new_object();
 
-		s->checker = checker_has(r->checker, s->site);
+		r->checker_has[i] = checker_has(r->checker, s->site);
 		if (print)
 			printf("  %s%s %s (%s)%s\n", s->dependent ? "HZ-DEPENDENT " : "",
-			       s->module, s->site, s->function, s->checker ? " [check-tree too]" : "");
+			       s->module, s->site, s->function,
+			       r->checker_has[i] ? " [check-tree too]" : "");
 		for (int v = 0; v < r->n; v++) {
-			struct site_hz *h = &s->per[v];
+			const struct hzrig_sweep_site_hz *h = &s->per[v];
 			json_object *x;
 			char key[16];
 
@@ -272,14 +154,14 @@ static json_object *site_rows(struct report *r, bool print)
 			hzrig_json_put(x, "timeout_arg", json_object_new_int(h->timeout_arg));
 			hzrig_json_put(x, "n", json_object_new_int(h->n));
 			hzrig_json_put(x, "inside", json_object_new_int(h->inside));
-			hzrig_json_put(x, "median_ms", hzrig_json_ms(median(h)));
+			hzrig_json_put(x, "median_ms", hzrig_json_ms(h->median_ns));
 			hzrig_json_put(x, "window_lo_ms", hzrig_json_ms((int64_t)h->lo));
 			hzrig_json_put(x, "window_hi_ms", hzrig_json_ms((int64_t)h->hi));
 			snprintf(key, sizeof(key), "%d", h->hz);
 			json_object_object_add(per, key, x);
 			if (print)
 				printf("      HZ=%-4d timeout %6d: %10.3f ms, window (%.3f, %.3f] ms, %d/%d inside\n",
-				       h->hz, h->timeout_arg, median(h) / 1e6, h->lo / 1e6,
+				       h->hz, h->timeout_arg, h->median_ns / 1e6, h->lo / 1e6,
 				       h->hi / 1e6, h->inside, h->n);
 		}
 		if (print)
@@ -289,7 +171,7 @@ static json_object *site_rows(struct report *r, bool print)
 		hzrig_json_put(o, "function", hzrig_json_str(s->function));
 		hzrig_json_put(o, "hz_dependent", json_object_new_boolean(s->dependent));
 		hzrig_json_put(o, "why", hzrig_json_str(s->why));
-		hzrig_json_put(o, "check_tree", json_object_new_boolean(s->checker));
+		hzrig_json_put(o, "check_tree", json_object_new_boolean(r->checker_has[i]));
 		hzrig_json_put(o, "per_hz", per);
 		json_object_array_add(a, o);
 	}
@@ -444,7 +326,7 @@ static json_object *cross_check(struct report *r, json_object *select, bool prin
 	if (print)
 		printf("\nBeside check-tree:\n");
 	for (size_t i = 0; i < r->ns; i++) {
-		struct site *s = &r->s[i];
+		const struct hzrig_sweep_site *s = &r->s[i];
 		json_object *e;
 
 		if (!s->dependent)
@@ -452,7 +334,7 @@ static json_object *cross_check(struct report *r, json_object *select, bool prin
 		e = json_object_new_object();
 		hzrig_json_put(e, "site", hzrig_json_str(s->site));
 		hzrig_json_put(e, "module", hzrig_json_str(s->module));
-		if (s->checker) {
+		if (r->checker_has[i]) {
 			json_object_array_add(both, e);
 			if (print)
 				printf("  both          %s (%s)\n", s->site, s->module);
@@ -472,7 +354,7 @@ static json_object *cross_check(struct report *r, json_object *select, bool prin
 			bool dep = false;
 
 			for (size_t k = 0; k < r->ns; k++)
-				dep |= r->s[k].dependent && r->s[k].checker &&
+				dep |= r->s[k].dependent && r->checker_has[k] &&
 				       !strcmp(r->s[k].site, site);
 			if (dep)
 				continue;
@@ -541,8 +423,8 @@ int cmd_sweep_report(int argc, char **argv)
 	i = hzrig_opts("sweep report", argc, argv, opts, report_usage);
 	if (i < 0)
 		return HZRIG_OPTS_EXIT(i);
-	if (i == argc || argc - i > MAX_VARIANTS) {
-		fprintf(stderr, "hzrig sweep report: give 1 to %d sweep.json files\n", MAX_VARIANTS);
+	if (i == argc || argc - i > HZRIG_SWEEP_RUNS_MAX) {
+		fprintf(stderr, "hzrig sweep report: give 1 to %d sweep.json files\n", HZRIG_SWEEP_RUNS_MAX);
 		report_usage(stderr);
 		return 2;
 	}
@@ -559,12 +441,12 @@ int cmd_sweep_report(int argc, char **argv)
 		rc = 2;
 	if (!rc && select_path && !(select = load_json(select_path, "--select")))
 		rc = 2;
-	if (!rc && gather(&r)) {
+	if (!rc && (hzrig_sweep_sites(r.run, r.n, &r.s, &r.ns) ||
+		    !(r.checker_has = calloc(r.ns + 1, sizeof(bool))))) {
 		fprintf(stderr, "hzrig sweep report: out of memory\n");
 		rc = 2;
 	}
 	if (!rc) {
-		judge(&r);
 		out = json_object_new_object();
 		hzrig_json_put(out, "drivers", driver_rows(&r, print));
 		hzrig_json_put(out, "sites", site_rows(&r, print));
@@ -585,5 +467,6 @@ int cmd_sweep_report(int argc, char **argv)
 	json_object_put(r.checker);
 	json_object_put(select);
 	free(r.s);
+	free(r.checker_has);
 	return rc;
 }

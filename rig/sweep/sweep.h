@@ -219,6 +219,32 @@ bool hzrig_sweep_hz_dependent(const struct hzrig_site_wait *a,
 			      const struct hzrig_site_wait *b, char *why,
 			      size_t n);
 
+/*
+ * Every NAKed call (a call with a window) of @runs, by driver and site:
+ * per run (per[i] is runs[i]'s, n 0 where the site was not measured) the
+ * timeout passed, the waits' median, the window, the allowance; then the
+ * rule above between the lowest and the highest HZ the site was measured
+ * at. The report, the dashboard and KCIDB read the sites from here.
+ */
+#define HZRIG_SWEEP_RUNS_MAX	8
+
+struct hzrig_sweep_site_hz {
+	int hz, timeout_arg, n, inside;
+	int64_t median_ns, allowance_ns;
+	uint64_t lo, hi;
+};
+
+struct hzrig_sweep_site {
+	char module[64], site[200], function[64];
+	struct hzrig_sweep_site_hz per[HZRIG_SWEEP_RUNS_MAX];
+	bool dependent;
+	char why[320];
+};
+
+/* 0, or -1 out of memory; *@sites freed by the caller. At most 8 runs. */
+int hzrig_sweep_sites(const struct hzrig_sweep_run *runs, int nruns,
+		      struct hzrig_sweep_site **sites, size_t *n);
+
 int cmd_sweep(int argc, char **argv);
 
 #endif /* HZRIG_SWEEP_H */

@@ -2,7 +2,8 @@
 # sweep.sh: the driver sweep (docs/sweep.md), stage by stage.
 #
 # usage: rig/sweep/sweep.sh [--nak K] [--batch-size N] [--max-s S]
-#                           [--out DIR] [--accel auto|kvm|tcg] VARIANT...
+#                           [--out DIR] [--db FILE] [--accel auto|kvm|tcg]
+#                           VARIANT...
 #
 # Each VARIANT is a kernel/variants/*.variant with a "sweep =" line
 # (sweep-hz-100, sweep-small-hz-1000, ...). For each:
@@ -17,7 +18,8 @@
 # Then `hzrig sweep report` over all of them, beside `hzrig check-tree` on
 # the swept drivers' files of the first variant's tree, as a table
 # (OUT/report.txt) and JSON (OUT/report.json), with the coverage and the
-# time each stage took. Exit: 0, 1 if a stage failed for a variant, 2 bad
+# time each stage took; each variant's sweep.json goes into the history
+# (--db, default HZRIG_DB or results/hzrig.db) and the dashboard is redrawn. Exit: 0, 1 if a stage failed for a variant, 2 bad
 # usage. (The report's own exit 1, "HZ-dependent sites found", is what a
 # sweep is for, not a failure.)
 set -u
@@ -29,6 +31,7 @@ SIZE=32
 MAX_S=240
 ACCEL=auto
 OUT=$TOP/results/sweep
+DB=${HZRIG_DB:-$TOP/results/hzrig.db}
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -36,12 +39,14 @@ while [ $# -gt 0 ]; do
 	--batch-size) SIZE=$2; shift 2 ;;
 	--max-s) MAX_S=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
+	--db) OUT_DB=$2; shift 2 ;;
 	--accel) ACCEL=$2; shift 2 ;;
 	-*) echo "sweep: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
 [ $# -gt 0 ] || { echo "sweep: no variants given" >&2; exit 2; }
+DB=${OUT_DB:-$DB}
 for n in "$K" "$SIZE" "$MAX_S"; do
 	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --batch-size and --max-s take a number, not '$n'" >&2; exit 2 ;; esac
 done
@@ -123,6 +128,14 @@ T[check_tree]=$((SECONDS - t0))
 "$HZRIG" sweep report --check-tree "$OUT/check-tree.json" --select "$OUT/$v/select.json" \
 	--format json "${JSONS[@]}" > "$OUT/report.json"
 cat "$OUT/report.txt"
+
+# The history: each variant's drivers and calls (the dashboard's Drivers
+# section draws the newest sweep from there).
+echo
+"$HZRIG" ingest --db "$DB" --sweep "${JSONS[@]}" || rc=1
+if "$HZRIG" dashboard --db "$DB" --out "$(dirname "$DB")/dashboard" > /dev/null; then
+	echo "sweep: dashboard: $(dirname "$DB")/dashboard/index.html"
+fi
 
 # Coverage and time: what the rule kept, what Kconfig dropped, what bound.
 echo
