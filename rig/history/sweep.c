@@ -218,7 +218,10 @@ int hzrig_db_load_sweep(sqlite3 *db, struct hzrig_sweep_run **runs, size_t *n,
 			break;
 		}
 		*runs = g;
-		if (hzrig_sweep_load(text, &g[*n], why, sizeof(why)))
+		if (*n == HZRIG_SWEEP_RUNS_MAX)
+			fprintf(err, "hzrig: sweep %s %s in the history: more than %d variants; left out\n",
+				id, variant, HZRIG_SWEEP_RUNS_MAX);
+		else if (hzrig_sweep_load(text, &g[*n], why, sizeof(why)))
 			fprintf(err, "hzrig: sweep %s %s in the history: %s; left out\n",
 				id, variant, why);
 		else

@@ -252,6 +252,12 @@ int hzrig_view_open(const char *path, const char *who, struct hzrig_view *v,
 	}
 	if (load_all(v, who, err))
 		return -1;
+	if (hzrig_db_load_sweep(v->db, &v->sw, &v->nsw, err) ||
+	    hzrig_sweep_sites(v->sw, (int)v->nsw, &v->sites, &v->nsites)) {
+		fprintf(err, "%s: database: the sweep could not be read: %s\n", who,
+			hzrig_db_error(v->db));
+		return -1;
+	}
 	return 1;
 }
 
@@ -267,6 +273,10 @@ void hzrig_view_close(struct hzrig_view *v)
 		free_run(&v->r[i]);
 	for (i = 0; i < v->ng; i++)
 		free(v->g[i].detail);
+	for (i = 0; i < v->nsw; i++)
+		hzrig_sweep_run_free(&v->sw[i]);
+	free(v->sw);
+	free(v->sites);
 	free(v->r);
 	free(v->b);
 	free(v->g);

@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "runs/runs.h"
+#include "sweep/sweep.h"
 
 struct hzrig_view_run {
 	char id[HZRIG_RUN_ID_MAX];
@@ -50,6 +51,11 @@ struct hzrig_view {
 	size_t nb, bcap;
 	struct hzrig_view_regression *g;	/* by run, variant, case, kind */
 	size_t ng, gcap;
+	/* the newest driver sweep (docs/sweep.md): its variants by HZ, sites */
+	struct hzrig_sweep_run *sw;
+	size_t nsw;
+	struct hzrig_sweep_site *sites;
+	size_t nsites;
 };
 
 /*

@@ -187,6 +187,8 @@ void dash_section_runs(struct dash *d);
 void dash_section_trees(struct dash *d);
 /* The kernel reports of the history and of this run (sections_findings.c). */
 void dash_section_findings(struct dash *d);
+/* sections_drivers.c: the newest driver sweep; nothing without one */
+void dash_section_drivers(struct dash *d);
 
 void dash_section_unexplained(struct dash *d);
 

@@ -319,6 +319,7 @@ static void empty_page(struct dash *d)
 	    " which has no run yet. Record one with <code>make</code> (the HZ"
 	    " matrix) and <code>hzrig ingest results/latest</code>, then run"
 	    " <code>hzrig dashboard</code> again.</p>\n</section>\n");
+	dash_section_drivers(d);
 	page_foot(d);
 }
 
@@ -340,6 +341,7 @@ static void full_page(struct dash *d, const struct hist *h)
 	dash_section_history(d, h);
 	dash_section_regressions(d);
 	dash_section_findings(d);
+	dash_section_drivers(d);
 	dash_section_runs(d);
 	dash_section_unexplained(d);
 	page_foot(d);
