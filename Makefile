@@ -282,13 +282,14 @@ drivers:
 # a USB id table, built as modules, presented its device from its own id
 # table through raw-gadget, NAKed SWEEP_NAK times then stalled, at each HZ;
 # the report names the sites whose waits depend on HZ. SWEEP_TREE 6.1 or
-# 6.12, SWEEP_HZ any of 100 250 1000, SWEEP_SET all (the whole tree) or
-# small (rig/sweep/small.drivers: what make check runs).
+# 6.12, SWEEP_HZ any of 100 250 1000, SWEEP_SET all (the whole tree),
+# small (rig/sweep/small.drivers: ipheth, orinoco_usb and nine more) or
+# check (rig/sweep/check.drivers, 6.1 only: what make check runs).
 SWEEP_TREE ?= 6.1
 SWEEP_HZ ?= 100 1000
 SWEEP_SET ?= all
 SWEEP_NAK ?= 2
-SWEEP_VARIANTS = $(foreach h,$(SWEEP_HZ),sweep-$(if $(filter small,$(SWEEP_SET)),small-)hz-$(h)$(if $(filter 6.12,$(SWEEP_TREE)),-6.12))
+SWEEP_VARIANTS = $(foreach h,$(SWEEP_HZ),sweep-$(if $(filter-out all,$(SWEEP_SET)),$(SWEEP_SET)-)hz-$(h)$(if $(filter 6.12,$(SWEEP_TREE)),-6.12))
 sweep:
 	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc

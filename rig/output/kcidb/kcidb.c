@@ -910,6 +910,10 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: hzrig report --kcidb[=FILE] [-o FILE] [--origin NAME]\n"
 		"                    [--patch-dir PDIR] [--patch-url URL] DIR\n"
+		"       hzrig report --kcidb[=FILE] [-o FILE] [--origin NAME]\n"
+		"                    --sweep SWEEP.JSON...\n"
+		"--sweep: one driver sweep's variants instead (docs/sweep.md): a\n"
+		"test per driver and per NAKed site, FAIL where HZ-dependent.\n"
 		"Writes the run directory DIR (results/runs/<id> or results/latest)\n"
 		"as one KCIDB I/O document, schema %d.%d, to FILE or standard output,\n"
 		"ready for `kcidb-submit`: a checkout per kernel source, a build per\n"
@@ -932,6 +936,7 @@ int cmd_report_kcidb(int argc, char **argv)
 	const char *out = NULL, *kout = NULL;
 	char why[HZRIG_WHY];
 	struct json_object *doc;
+	bool sweep = false;
 	const struct hzrig_opt opts[] = {
 		{ .name = "kcidb", .kind = HZRIG_OPT_STR, .dst = &kout,
 		  .optional_arg = true },
@@ -940,6 +945,7 @@ int cmd_report_kcidb(int argc, char **argv)
 		HZRIG_OPT_S("origin", &o.origin),
 		HZRIG_OPT_S("patch-dir", &o.patch_dir),
 		HZRIG_OPT_S("patch-url", &o.patch_url),
+		HZRIG_OPT_B("sweep", &sweep),
 		HZRIG_OPT_END
 	};
 	int first, ret;
@@ -954,6 +960,14 @@ int cmd_report_kcidb(int argc, char **argv)
 	}
 	if (kout)
 		out = kout;
+	if (sweep) {
+		if (o.origin && !hzrig_kcidb_origin_ok(o.origin)) {
+			fprintf(stderr, "hzrig report: --origin: '%s' is not [a-z0-9_]+ (a KCIDB origin)\n",
+				o.origin);
+			return 2;
+		}
+		return hzrig_kcidb_sweep(o.origin, out, argv + first, argc - first);
+	}
 	if (argc - first != 1) {
 		fprintf(stderr, "hzrig report --kcidb: one run directory expected\n");
 		usage(stderr);

@@ -75,6 +75,13 @@ struct json_object *hzrig_kcidb_document(const struct hzrig_kcidb_opts *o);
  */
 int hzrig_kcidb_write(struct json_object *doc, const char *path, FILE *err);
 
+/*
+ * `hzrig report --kcidb --sweep SWEEP.JSON...` (kcidb/sweep.c): one driver
+ * sweep's variants as a document (docs/sweep.md) to @out ("-" or NULL:
+ * stdout). 0, or 2 with the reason on stderr.
+ */
+int hzrig_kcidb_sweep(const char *origin, const char *out, char **files, int n);
+
 /* `hzrig report --kcidb ...`: argv as cmd_report() got it. */
 int cmd_report_kcidb(int argc, char **argv);
 
