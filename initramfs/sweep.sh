@@ -124,6 +124,9 @@ usleep 500000
 kill "$UM"
 wait "$UM" 2>/dev/null
 
+# On the console (a LAVA lab, hzrig.samples=console) every line is framed
+# "hzrig-sweep ...", apart from the kernel's messages around it.
+frame() { if [ "$OUT" = /dev/console ]; then sed 's/^/hzrig-sweep /'; else cat; fi; }
 {
 	echo "sweep begin batch=$BATCH size=$SIZE k=$K devices=$N t0=$T0 settled_s=$((s / 10)) max_s=$MAX_S"
 	i=0
@@ -136,4 +139,4 @@ wait "$UM" 2>/dev/null
 	sed 's/^/usbmon-err /' /tmp/usbmon.err
 	grep -v '^#' $T/trace | sed 's/^/trace /'
 	echo "sweep end"
-} > "$OUT"
+} | frame > "$OUT"

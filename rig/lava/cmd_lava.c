@@ -113,6 +113,14 @@ struct job_opts {
 	unsigned long tsc_khz;
 	unsigned int budget_s;
 	struct hzrig_qemu_conf conf;
+	/* the driver sweep (docs/sweep.md): a job per batch of devices */
+	long long nak, batch_size, max_s;
+};
+
+/* One job: the matrix's (batch < 0), or batch @batch of a sweep of @n. */
+struct job {
+	const char *v;
+	int batch, ndev;
 };
 
 /*
@@ -178,6 +186,22 @@ static int url_of(const struct job_opts *o, const char *v, const char *file,
 	return 0;
 }
 
+/*
+ * A sweep batch prints no KTAP: its guest frames its lines "hzrig-sweep
+ * ..." on the console (initramfs/sweep.sh); the batch passed when its end
+ * line came.
+ */
+static void write_sweep_monitor(FILE *f)
+{
+	fputs("    monitors:\n"
+	      "    - name: hzrig-sweep\n"
+	      "      start: 'hzrig-sweep sweep begin'\n"
+	      "      end: 'hzrig: guest done rc=-?[0-9]+'\n"
+	      "      pattern: '(?m)^hzrig-sweep (?P<test_case_id>sweep) (?P<result>end)\\r*\\n'\n"
+	      "      fixupdict:\n"
+	      "        'end': pass\n", f);
+}
+
 static void write_monitor(FILE *f)
 {
 	/*
@@ -195,10 +219,11 @@ static void write_monitor(FILE *f)
 }
 
 /* The job is one YAML document written top to bottom. */
-static int write_job(const struct job_opts *o, const char *v, FILE *err)
+static int write_job(const struct job_opts *o, const struct job *jb, FILE *err)
 {
-	char kernel[PATH_MAX + 256], initrd[PATH_MAX + 256], extra[1100];
-	char path[PATH_MAX], why[HZRIG_WHY], cmdline[900];
+	char kernel[PATH_MAX + 256], initrd[PATH_MAX + 256], extra[1300];
+	char path[PATH_MAX], why[HZRIG_WHY], cmdline[900], batch[256] = "";
+	const char *v = jb->v;
 	struct hzrig_lava_qemu q;
 	struct hzrig_out out;
 	unsigned int job_min;
@@ -209,9 +234,13 @@ static int write_job(const struct job_opts *o, const char *v, FILE *err)
 	    url_of(o, v, "kernel/arch/x86/boot/bzImage", kernel, sizeof(kernel), err) ||
 	    url_of(o, v, "initramfs.cpio", initrd, sizeof(initrd), err))
 		return -1;
+	if (jb->batch >= 0)
+		snprintf(batch, sizeof(batch),
+			 " hzrig.nak=%lld hzrig.batch=%d hzrig.batch_size=%lld hzrig.sweep_max_s=%lld dummy_hcd.num=%d",
+			 o->nak, jb->batch, o->batch_size, o->max_s, jb->ndev);
 	if (snprintf(extra, sizeof(extra),
-		     "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s hzrig.samples=console%s%s",
-		     v, o->accel, o->plan_name, *cmdline ? " " : "", cmdline) >=
+		     "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s hzrig.samples=console%s%s%s",
+		     v, o->accel, o->plan_name, *cmdline ? " " : "", cmdline, batch) >=
 	    (int)sizeof(extra)) {
 		fprintf(err, "hzrig lava jobs: %s: the kernel command line is too long\n", v);
 		return -1;
@@ -223,22 +252,34 @@ static int write_job(const struct job_opts *o, const char *v, FILE *err)
 			v);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s.yaml", o->out_dir, v);
+	if (jb->batch >= 0)
+		snprintf(path, sizeof(path), "%s/%s-batch-%d.yaml", o->out_dir, v, jb->batch);
+	else
+		snprintf(path, sizeof(path), "%s/%s.yaml", o->out_dir, v);
 	if (hzrig_out_open(&out, path, why, sizeof(why))) {
 		fprintf(err, "hzrig lava jobs: %s: %s\n", path, why);
 		return -1;
 	}
 	f = out.f;
-	job_min = (o->budget_s + 59) / 60;
-	fprintf(f, "# hzrig: variant %s, plan %s (hzrig lava jobs; docs/lava.md).\n"
-		"# The guest prints its samples in-band; bring the log back with\n"
-		"# hzrig ingest --lava DIR (DIR/output.yaml: lavacli jobs logs --raw ID).\n",
-		v, o->plan_name);
+	job_min = jb->batch >= 0 ? (unsigned int)(o->max_s + 119) / 60 :
+		  (o->budget_s + 59) / 60;
+	if (jb->batch >= 0)
+		fprintf(f, "# hzrig: the driver sweep, variant %s, batch %d of %d devices\n"
+			"# (hzrig lava jobs; docs/sweep.md). The guest prints its lines\n"
+			"# in-band, each \"hzrig-sweep ...\".\n", v, jb->batch, jb->ndev);
+	else
+		fprintf(f, "# hzrig: variant %s, plan %s (hzrig lava jobs; docs/lava.md).\n"
+			"# The guest prints its samples in-band; bring the log back with\n"
+			"# hzrig ingest --lava DIR (DIR/output.yaml: lavacli jobs logs --raw ID).\n",
+			v, o->plan_name);
 	fprintf(f, "device_type: qemu\njob_name: ");
 	{
 		char name[256];
 
-		snprintf(name, sizeof(name), "hzrig %s %s", v, o->plan_name);
+		if (jb->batch >= 0)
+			snprintf(name, sizeof(name), "hzrig sweep %s batch %d", v, jb->batch);
+		else
+			snprintf(name, sizeof(name), "hzrig %s %s", v, o->plan_name);
 		yq(f, name);
 	}
 	fprintf(f, "\npriority: medium\nvisibility: public\n"
@@ -274,13 +315,57 @@ static int write_job(const struct job_opts *o, const char *v, FILE *err)
 	fputs("\n- boot:\n    timeout:\n      minutes: 2\n    method: qemu\n"
 	      "    media: tmpfs\n", f);
 	fprintf(f, "- test:\n    timeout:\n      minutes: %u\n", job_min);
-	write_monitor(f);
+	if (jb->batch >= 0)
+		write_sweep_monitor(f);
+	else
+		write_monitor(f);
 	if (hzrig_out_commit(&out, why, sizeof(why))) {
 		fprintf(err, "hzrig lava jobs: %s: %s; nothing written\n", path, why);
 		return -1;
 	}
 	printf("%s\n", path);
 	return 0;
+}
+
+/*
+ * A sweep variant (its build has sweep-devices/index, one line per driver:
+ * hzrig sweep devices) gets a job per batch of --batch-size devices, so a
+ * lab runs the batches in parallel; any other variant one job.
+ */
+static int write_jobs(const struct job_opts *o, const char *v, FILE *err)
+{
+	char path[PATH_MAX], why[HZRIG_WHY];
+	struct job jb = { .v = v, .batch = -1 };
+	size_t len;
+	char *index;
+	int n = 0, rc = 0;
+
+	if (!hzrig_plain_name(v, why, sizeof(why))) {
+		fprintf(err, "hzrig lava jobs: variant '%s' %s: name a variant of kernel/variants\n",
+			v, why);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s/sweep-devices/index", o->build_dir, v);
+	if (access(path, F_OK))
+		return write_job(o, &jb, err);
+	index = hzrig_in_slurp(path, HZRIG_MAX_TEXT, &len, why, sizeof(why));
+	if (!index) {
+		fprintf(err, "hzrig lava jobs: %s: %s\n", path, why);
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++)
+		n += index[i] == '\n';
+	free(index);
+	if (!n) {
+		fprintf(err, "hzrig lava jobs: %s: no devices\n", path);
+		return -1;
+	}
+	for (jb.batch = 0; jb.batch * o->batch_size < n && !rc; jb.batch++) {
+		jb.ndev = (int)(n - jb.batch * o->batch_size < o->batch_size ?
+				n - jb.batch * o->batch_size : o->batch_size);
+		rc = write_job(o, &jb, err);
+	}
+	return rc;
 }
 
 /* The rendered device is one YAML document written top to bottom. */
@@ -357,7 +442,8 @@ static void lava_usage(FILE *f)
 {
 	fputs("usage: hzrig lava jobs [--plan NAME|FILE] [--out DIR] [--build DIR]\n"
 	      "                       [--artifacts URL] [--accel tcg|kvm]\n"
-	      "                       [--tsc-khz N] [--qemu-config FILE] VARIANT...\n"
+	      "                       [--tsc-khz N] [--qemu-config FILE]\n"
+	      "                       [--nak K] [--batch-size N] [--max-s S] VARIANT...\n"
 	      "       hzrig lava device [--accel tcg|kvm] [--qemu-config FILE]\n"
 	      "                         [--out FILE]\n"
 	      "jobs: one LAVA job (DIR/VARIANT.yaml, default build/lava) per built\n"
@@ -369,6 +455,10 @@ static void lava_usage(FILE *f)
 	      "build/VARIANT/initramfs.cpio there). Under TCG the guest is told\n"
 	      "the TSC rate (--tsc-khz, default this host's): a lab's TCG worker\n"
 	      "needs its own; a KVM worker none (--accel kvm).\n"
+	      "A sweep variant (docs/sweep.md: build/VARIANT/sweep-devices) gets\n"
+	      "one job per batch of --batch-size devices (default 32), the\n"
+	      "drivers NAKed --nak times (default 2), a batch at most --max-s\n"
+	      "seconds (default 240): DIR/VARIANT-batch-N.yaml.\n"
 	      "device: the device dictionary of this machine's QEMU for lava-run.\n"
 	      "Exit: 0 written, 2 bad usage or input (nothing half-written).\n", f);
 }
@@ -395,7 +485,7 @@ static int khz_opt(const char *cmd, const char *arg, void *dst)
 int cmd_lava(int argc, char **argv)
 {
 	const char *qconf = HZRIG_TOP "/rig/boot/qemu/x86_64.conf";
-	struct job_opts o = { .accel = "tcg" };
+	struct job_opts o = { .accel = "tcg", .nak = 2, .batch_size = 32, .max_s = 240 };
 	char plan[PATH_MAX], out_dir[PATH_MAX], why[HZRIG_WHY];
 	const char *sub, *plan_arg = "quick", *out = NULL;
 	long long khz = -1;
@@ -407,6 +497,9 @@ int cmd_lava(int argc, char **argv)
 		HZRIG_OPT_S("accel", &o.accel),
 		HZRIG_OPT_F("tsc-khz", khz_opt, &khz),
 		HZRIG_OPT_S("qemu-config", &qconf),
+		HZRIG_OPT_N("nak", &o.nak, 0, 1000),
+		HZRIG_OPT_N("batch-size", &o.batch_size, 1, 32),
+		HZRIG_OPT_N("max-s", &o.max_s, 10, 86400),
 		HZRIG_OPT_END
 	};
 	int first, i, rc = 0;
@@ -469,7 +562,7 @@ int cmd_lava(int argc, char **argv)
 	o.tsc_khz = khz > 0 ? (unsigned long)khz :
 		    strcmp(o.accel, "kvm") ? hzrig_host_tsc_khz() : 0;
 	for (i = first; i < argc; i++)
-		if (write_job(&o, argv[i], stderr))
+		if (write_jobs(&o, argv[i], stderr))
 			rc = 2;
 	return rc;
 }

@@ -589,6 +589,9 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 		/* a serial line ends in CR LF */
 		if (l && line[l - 1] == '\r')
 			line[l - 1] = 0;
+		/* on a console (a LAVA lab) each line is framed */
+		if (!strncmp(line, "hzrig-sweep ", 12))
+			memmove(line, line + 12, strlen(line + 12) + 1);
 		if (!strncmp(line, "sweep begin ", 12)) {
 			rc = on_begin(&p, line + 12);
 			if (!rc && val(line, "t0"))
