@@ -293,6 +293,153 @@ static void test_rule_room_edge(void **state)
 	assert_true(hzrig_sweep_hz_dependent(&a, &b, why, sizeof(why)));
 }
 
+
+/*
+ * One guest batch as initramfs/sweep.sh prints it (the trace lines as
+ * ftrace prints kprobe events with stacks): ipheth's probe NAKed on bus
+ * 1, ch341's usb_control_msg_recv() (which calls usb_control_msg())
+ * answered on bus 2, the USB core's own enumeration request on bus 1, a
+ * CR at a line end and the console's framing on one line.
+ */
+static const char BATCH[] =
+	"boot noise before the batch\n"
+	"sweep begin batch=0 size=32 k=2 devices=2 t0=2.00 settled_s=3 max_s=120\r\n"
+	"file index=0 name=ipheth.device\n"
+	"file index=1 name=ch341.device\n"
+	"bind intf=1-0:1.0 driver=hub\n"
+	"device name=1-1 vendor=05ac product=12a8\n"
+	"device name=2-1 vendor=1a86 product=7523\n"
+	"bind intf=2-1:1.0 driver=ch341\n"
+	"modprobe module=ch341 rc=0 t=2.10\n"
+	"modprobe module=ipheth rc=0 t=2.60\n"
+	"rawdev=1 note=\"/etc/hzrig/sweep/ch341.device on dummy_udc.1\"\n"
+	"rawdev=1 t_us=2050100 type=0xc0 request=0x5f value=0 index=0 length=8 action=answer\n"
+	"rawdev=0 t_us=2100100 type=0xc0 request=0x00 value=0 index=2 length=64 action=nak\n"
+	"usbmon t_us=1900000 id=0xffff888000000500 type=S xfer=2 ep=0x80 bus=1 dev=2 status=-115 setup=80,06,00,01,00,00,12,00\n"
+	"usbmon t_us=1900300 id=0xffff888000000500 type=C xfer=2 ep=0x80 bus=1 dev=2 status=0\n"
+	"usbmon t_us=2050000 id=0xffff888000002000 type=S xfer=2 ep=0x80 bus=2 dev=2 status=-115 setup=c0,5f,00,00,00,00,08,00\n"
+	"usbmon t_us=2050400 id=0xffff888000002000 type=C xfer=2 ep=0x80 bus=2 dev=2 status=0\n"
+	"usbmon t_us=2100000 id=0xffff888000001000 type=S xfer=2 ep=0x80 bus=1 dev=2 status=-115 setup=c0,00,00,00,02,00,40,00\n"
+	"hzrig-sweep usbmon t_us=2606010 id=0xffff888000001000 type=C xfer=2 ep=0x80 bus=1 dev=2 status=-2\n"
+	"usbmon end dropped=0\n"
+	"trace      kworker/0:2-14      [000] .....     1.899900: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=6 type=128 timeout=5000 ip=arch_rethook_trampoline+0x0/0x4d\n"
+	"trace      kworker/0:2-14      [000] .....     1.899910: <stack trace>\n"
+	"trace  => usb_control_msg+0x1/0x105\n"
+	"trace  => usb_get_device_descriptor+0x5a/0x90\n"
+	"trace      kworker/0:2-14      [000] .....     1.899950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000000500 ip=usb_start_wait_urb+0x5f/0x108\n"
+	"trace      kworker/0:2-14      [000] .....     1.900400: ctl_ret: (usb_get_device_descriptor+0x5a/0x90 <- usb_control_msg) ret=18\n"
+	"trace         modprobe-160     [000] .....     2.049900: ctl_recv: (usb_control_msg_recv+0x0/0xa0) timeout=1000 ip=arch_rethook_trampoline+0x0/0x4d\n"
+	"trace         modprobe-160     [000] .....     2.049910: <stack trace>\n"
+	"trace  => usb_control_msg_recv+0x1/0xa0\n"
+	"trace  => ch341_control_in+0x3e/0x90 [ch341]\n"
+	"trace  => ch341_attach+0x20/0x1c0 [ch341]\n"
+	"trace  => usb_serial_probe+0x3a0/0x8c0 [usbserial]\n"
+	"trace         modprobe-160     [000] .....     2.049920: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=95 type=192 timeout=1001 ip=arch_rethook_trampoline+0x0/0x4d\n"
+	"trace         modprobe-160     [000] .....     2.049930: <stack trace>\n"
+	"trace  => usb_control_msg+0x1/0x105\n"
+	"trace  => usb_control_msg_recv+0x5c/0xa0\n"
+	"trace  => ch341_control_in+0x3e/0x90 [ch341]\n"
+	"trace         modprobe-160     [000] .....     2.049950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000002000 ip=usb_start_wait_urb+0x5f/0x108\n"
+	"trace         modprobe-160     [000] .....     2.050500: ctl_ret: (usb_control_msg_recv+0x5c/0xa0 <- usb_control_msg) ret=8\n"
+	"trace         modprobe-160     [000] .....     2.050510: ctl_recv_ret: (ch341_control_in+0x3e/0x90 [ch341] <- usb_control_msg_recv) ret=0\n"
+	"trace         modprobe-155     [000] .....     2.099900: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=0 type=192 timeout=500 ip=arch_rethook_trampoline+0x0/0x4d\n"
+	"trace         modprobe-155     [000] .....     2.099910: <stack trace>\n"
+	"trace  => usb_control_msg+0x1/0x105\n"
+	"trace  => ipheth_probe+0x160/0x393 [ipheth]\n"
+	"trace  => usb_probe_interface+0x138/0x189\n"
+	"trace         modprobe-155     [000] .....     2.099950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000001000 ip=usb_start_wait_urb+0x5f/0x108\n"
+	"trace         modprobe-155     [000] .....     2.606100: ctl_ret: (ipheth_probe+0x160/0x393 [ipheth] <- usb_control_msg) ret=-110\n"
+	"sweep end\n";
+
+static const struct hzrig_sweep_call *call_where(const struct hzrig_sweep_batch *b,
+						 const char *prefix)
+{
+	for (size_t i = 0; i < b->ncall; i++)
+		if (!strncmp(b->call[i].where, prefix, strlen(prefix)))
+			return &b->call[i];
+	return NULL;
+}
+
+static void test_batch_parse(void **state)
+{
+	struct hzrig_sweep_batch b;
+	const struct hzrig_sweep_call *c;
+	char why[160];
+
+	(void)state;
+	if (hzrig_sweep_batch_parse(BATCH, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_true(b.complete);
+	assert_int_equal(b.k, 2);
+	assert_int_equal(b.ndrv, 2);
+	assert_string_equal(b.drv[0].module, "ipheth");
+	assert_int_equal(b.drv[0].bus, 1);
+	assert_true(b.drv[0].enumerated);
+	assert_false(b.drv[0].bound);
+	assert_int_equal(b.drv[0].probe_us, 600000);
+	assert_int_equal(b.drv[0].nak, 1);
+	assert_true(b.drv[1].bound);
+	assert_int_equal(b.drv[1].answer, 1);
+	assert_int_equal(b.usbmon_dropped, 0);
+	assert_int_equal(b.unmatched_urbs, 0);
+	/* the core's enumeration, ch341's outer call and ipheth's: three */
+	assert_int_equal(b.ncall, 3);
+
+	c = call_where(&b, "ipheth_probe+0x160/0x393 [ipheth]");
+	assert_non_null(c);
+	assert_int_equal(c->kind, HZRIG_CALL_CONTROL);
+	assert_int_equal(c->timeout_arg, 500);
+	assert_int_equal(c->nchain, 1);
+	assert_string_equal(c->module, "ipheth");
+	assert_int_equal(c->bus, 1);
+	assert_int_equal(c->urb_us, 506010);	/* usbmon's S to C, framed C */
+	assert_int_equal(c->urb_status, -2);
+	assert_string_equal(c->action, "nak");
+	assert_true(c->returned);
+	assert_int_equal(c->ret, -110);
+
+	/*
+	 * The inner usb_control_msg() (its timeout made different here) is
+	 * the outer call's: the outer timeout counts, and the inner URB.
+	 */
+	c = call_where(&b, "ch341_control_in+0x3e/0x90 [ch341]");
+	assert_non_null(c);
+	assert_int_equal(c->kind, HZRIG_CALL_CONTROL_RECV);
+	assert_int_equal(c->timeout_arg, 1000);
+	assert_int_equal(c->nchain, 3);
+	assert_string_equal(c->chain[1], "ch341_attach+0x20/0x1c0 [ch341]");
+	assert_string_equal(c->module, "ch341");
+	assert_int_equal(c->urb_us, 400);
+	assert_string_equal(c->action, "answer");
+	assert_int_equal(c->ret, 0);
+
+	/* the core's own request: no module frame, so no driver's call */
+	c = call_where(&b, "");
+	assert_non_null(c);
+	assert_int_equal(c->nchain, 0);
+	hzrig_sweep_batch_free(&b);
+}
+
+static void test_batch_refused(void **state)
+{
+	struct hzrig_sweep_batch b;
+	char why[160];
+
+	(void)state;
+	assert_int_equal(hzrig_sweep_batch_parse("just a console\n", &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "no 'sweep begin'"));
+	assert_int_equal(hzrig_sweep_batch_parse("sweep begin batch=0 size=32\n", &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "line 1"));
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
+		"file index=3 name=x.device\n", &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "line 2: 'file' needs index=0"));
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
+		"usbmon t_us=1 id=0x1 type=S bus=1\n", &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "usbmon line lacks"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +453,8 @@ int main(void)
 		cmocka_unit_test(test_rule_flags_hz_based),
 		cmocka_unit_test(test_rule_spares_ms),
 		cmocka_unit_test(test_rule_room_edge),
+		cmocka_unit_test(test_batch_parse),
+		cmocka_unit_test(test_batch_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
