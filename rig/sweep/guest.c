@@ -140,6 +140,24 @@ static bool addr(const char *s, const char *key, uint64_t *v)
 	return !errno && end != q && (!*end || *end == ' ');
 }
 
+/*
+ * Seconds since boot ("2.413768", /proc/uptime's or ftrace's) in
+ * microseconds: false unless a number from 0 to a year (a guest up
+ * longer than that is not one of ours).
+ */
+static bool secs_us(const char *s, int64_t *us)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0 && v <= 366.0 * 86400))
+		return false;
+	*us = (int64_t)(v * 1e6 + 0.5);
+	return true;
+}
+
 static void word(const char *s, const char *key, char *buf, size_t n)
 {
 	const char *q = val(s, key);
@@ -252,23 +270,24 @@ static int on_bind(struct parse *p, const char *s)
 	return 0;
 }
 
-static int on_modprobe(struct parse *p, const char *s, double t0)
+static int on_modprobe(struct parse *p, const char *s, int64_t t0)
 {
 	char mod[64];
 	long long rc;
 	const char *t = val(s, "t");
 	struct hzrig_sweep_driver *d;
+	int64_t us;
 
 	word(s, "module", mod, sizeof(mod));
-	if (!num(s, "rc", &rc) || !t)
-		return bad(p, "'modprobe' needs module=, rc= and t=");
+	if (!num(s, "rc", &rc) || !t || !secs_us(t, &us) || rc < 0 || rc > 255)
+		return bad(p, "'modprobe' needs module=, rc= 0..255 and t= seconds");
 	d = driver_named(p->b, mod);
 	if (!d)
 		return 0;
 	d->modprobe_done = true;
 	d->modprobe_rc = (int)rc;
-	if (t0 >= 0)
-		d->probe_us = (int64_t)((strtod(t, NULL) - t0) * 1e6);
+	if (t0 >= 0 && us >= t0)
+		d->probe_us = us - t0;
 	return 0;
 }
 
@@ -460,7 +479,6 @@ static int on_trace(struct parse *p, const char *s)
 	const char *br = strstr(s, " ["), *dash, *colon, *ev;
 	char name[24];
 	long pid;
-	double secs;
 	int64_t us;
 	struct task *t;
 	size_t el;
@@ -482,8 +500,8 @@ static int on_trace(struct parse *p, const char *s)
 		return 0;
 	for (ev = colon; ev > br && ev[-1] != ' '; ev--)
 		;
-	secs = strtod(ev, NULL);
-	us = (int64_t)(secs * 1e6 + 0.5);
+	if (!secs_us(ev, &us))
+		return 0;	/* not an event line */
 	ev = colon + 2;
 	el = strcspn(ev, ":");
 	if (ev[el] != ':' || el >= sizeof(name))
@@ -574,7 +592,7 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 {
 	struct parse p = { .b = b, .why = why, .whyn = n };
 	const char *s = text;
-	double t0 = -1;
+	int64_t t0 = -1;
 	bool begun = false;
 	int rc = 0;
 
@@ -594,8 +612,8 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 			memmove(line, line + 12, strlen(line + 12) + 1);
 		if (!strncmp(line, "sweep begin ", 12)) {
 			rc = on_begin(&p, line + 12);
-			if (!rc && val(line, "t0"))
-				t0 = strtod(val(line, "t0"), NULL);
+			if (!rc && val(line, "t0") && !secs_us(val(line, "t0"), &t0))
+				rc = bad(&p, "'sweep begin': t0= is not seconds since boot");
 			begun = true;
 		} else if (!begun) {
 			;	/* what came before the batch */

@@ -9,7 +9,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 O=$TOP/build/fuzz
 SECS=${1:?usage: run.sh SECONDS [TARGET...]}
 shift
-TARGETS=${*:-fuzz_plan fuzz_capture fuzz_run fuzz_scan fuzz_lava fuzz_expr}
+TARGETS=${*:-fuzz_plan fuzz_capture fuzz_run fuzz_scan fuzz_lava fuzz_expr fuzz_sweep}
 
 make --no-print-directory -C "$TOP/tests/fuzz" O="$O" >"$O.build.log" 2>&1 || {
 	cat "$O.build.log"
@@ -58,6 +58,16 @@ seed() {
 		for f in "$TOP"/tests/data/kcidb/*/*/build.json; do
 			i=$((i + 1)); { printf '\2'; cat "$f"; } > "$s/build-$i"
 		done ;;
+	fuzz_sweep)
+		# First byte: 0 a guest batch, 1 sweep.json, 2 a modules.alias line.
+		for f in "$TOP"/tests/data/sweep/*/batch-*.txt; do
+			i=$((i + 1)); { printf '\0'; head -c 12000 "$f"; } > "$s/batch-$i"
+		done
+		for f in "$TOP"/tests/data/sweep/*/sweep.json; do
+			i=$((i + 1)); { printf '\1'; cat "$f"; } > "$s/sweep-$i"
+		done
+		printf '\2alias usb:v05ACp*d*dc*dsc*dp*icFFiscFDip01in* ipheth\n' > "$s/alias-1"
+		printf '\2alias usb:v0451p3410d01[0-3]*dc*dsc*dp*ic*isc*ip*in02* x\n' > "$s/alias-2" ;;
 	esac
 	echo "$s"
 }
