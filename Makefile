@@ -95,7 +95,8 @@ check-unit: tools
 	@$(TOP)/tests/checker/check-corpus.py $(HZRIG_SAN)
 	@$(MAKE) --no-print-directory check-fuzz
 
-# Hostile inputs (tests/hostile/: round one, hostile.sh; two, inputs.sh),
+# Hostile inputs (tests/hostile/: round one, hostile.sh; two, inputs.sh;
+# the driver sweep's, sweep.sh),
 # through an hzrig built with ASan+UBSan; verdicts.sh (every reader of a run
 # directory agrees on about 800 hostile ones) through the plain build.
 HZRIG_SAN := $(B)/rig-san/hzrig
@@ -105,6 +106,7 @@ check-hostile:
 	@$(MAKE) --no-print-directory -C rig O=$(B)/rig-san CFLAGS="$(SAN_CFLAGS)"
 	@$(TOP)/tests/hostile/hostile.sh $(HZRIG_SAN)
 	@$(TOP)/tests/hostile/inputs.sh $(HZRIG_SAN)
+	@$(TOP)/tests/hostile/sweep.sh $(HZRIG_SAN)
 	@$(MAKE) --no-print-directory -C rig
 	@$(TOP)/tests/hostile/verdicts.sh $(B)/rig/hzrig
 

@@ -1,0 +1,95 @@
+#!/bin/bash
+# sweep.sh HZRIG: the driver sweep's inputs, hostile (docs/sweep.md): each
+# refused with a message naming the problem, no sanitizer report, and
+# nothing recorded or half-written. The fixture is a real batch and its
+# sweep.json (tests/data/sweep/small-100: 6.1 at HZ=100).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/tests/hostile/harness.sh"
+run() { "$@" > "$T/out" 2> "$T/err"; rc=$?; }
+SW=$DATA/sweep/small-100
+
+# --- hzrig sweep devices ----------------------------------------------------
+printf 'alias usb:v05ACp*d*dc*dsc*dp*icFFiscFDip01in* ipheth\nalias usb:v05AGp*d*dc*dsc*dp*ic*isc*ip*in* bad\n' > "$T/bad.alias"
+run $HZRIG sweep devices --alias "$T/bad.alias" --out "$T/dev"
+check "devices: a bad modules.alias line is named by file:line, no device written" \
+	"[ $rc -eq 2 ] && said 'bad.alias:2: no vendor and product' && [ ! -e '$T/dev' ] && quiet"
+mkfifo "$T/fifo"
+run $HZRIG sweep devices --alias "$T/fifo" --out "$T/dev"
+check "devices: a FIFO as modules.alias is refused before reading" \
+	"[ $rc -eq 2 ] && said 'fifo' && quiet"
+run $HZRIG sweep devices --alias "$T/bad.alias"
+check "devices: --out missing is bad usage" "[ $rc -eq 2 ] && said 'needed' && quiet"
+printf 'alias usb:v05ACp*d*dc*dsc*dp*icFFiscFDip01in* ipheth\n' > "$T/ok.alias"
+mkdir -p "$T/over"
+printf 'device vendor=1\n' > "$T/over/ipheth.device"
+run $HZRIG sweep devices --alias "$T/ok.alias" --overrides "$T/over" --out "$T/dev2"
+check "devices: an override is used as it is (its own faults are the gadget's to name)" \
+	"[ $rc -eq 0 ] && cmp -s '$T/over/ipheth.device' '$T/dev2/ipheth.device' && quiet"
+
+# --- hzrig sweep collect ----------------------------------------------------
+mkdir -p "$T/c"
+printf 'nothing from the guest\n' > "$T/c/batch-0.txt"
+run $HZRIG sweep collect --dir "$T/c" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a batch without its start is refused, no sweep.json" \
+	"[ $rc -eq 1 ] && said \"no 'sweep begin'\" && [ ! -e '$T/c/sweep.json' ] && quiet"
+run $HZRIG sweep collect --dir "$T/c" --variant ../x --sweep-id s1 --hz 100 --batches 1
+check "collect: a variant that is not a plain name is refused" \
+	"[ $rc -eq 2 ] && said 'variant' && quiet"
+run $HZRIG sweep collect --dir "$T/c" --variant v --sweep-id s1 --hz 1001 --batches 1
+check "collect: --hz out of the model's range is refused" "[ $rc -eq 2 ] && quiet"
+mkdir -p "$T/c2"
+cp "$SW/batch-0.txt" "$T/c2/"
+run $HZRIG sweep collect --dir "$T/c2" --variant v --sweep-id s1 --hz 100 --batches 2
+check "collect: a missing batch file is named, nothing written" \
+	"[ $rc -eq 1 ] && said 'batch-1.txt' && [ ! -e '$T/c2/sweep.json' ] && quiet"
+
+# --- hzrig sweep report, ingest --sweep, report --kcidb --sweep --------------
+bad() {	# NAME JQ-EDIT: a sweep.json with one field made hostile
+	jq "$2" "$SW/sweep.json" > "$T/$1.json"
+}
+bad type '.hz = "100"'
+bad range '.drivers[0].calls[0].timeout_arg = 4294967296'
+bad outcome '.drivers[0].outcome = "exploded"'
+bad window '(.drivers[] | select(.module == "ipheth") | .calls[] | select(.action == "nak")) |= (.window_lo_ns = 600000000)'
+bad batch '.drivers[0].batch = 7'
+bad twice '.drivers[1].module = .drivers[0].module'
+bad name '.variant = "../../etc"'
+bad newline '.drivers[0].calls[0].site = "a\nb"'
+for k in type range outcome window batch twice name newline; do
+	run $HZRIG sweep report "$T/$k.json"
+	check "report: sweep.json with a bad $k is refused, the field named" \
+		"[ $rc -eq 2 ] && grep -q '$k.json: ' '$T/err' && quiet"
+	run $HZRIG ingest --db "$T/h.db" --sweep "$T/$k.json"
+	check "ingest --sweep: bad $k, nothing recorded" \
+		"[ $rc -eq 2 ] && { [ ! -e '$T/h.db' ] || [ \"\$(sqlite3 '$T/h.db' 'SELECT count(*) FROM sweep_runs')\" = 0 ]; } && quiet"
+	run $HZRIG report --kcidb="$T/k.json" --sweep "$T/$k.json"
+	check "report --kcidb --sweep: bad $k, nothing written" "[ $rc -eq 2 ] && [ ! -e '$T/k.json' ] && quiet"
+done
+run $HZRIG sweep report "$SW/sweep.json" "$SW/sweep.json" "$SW/sweep.json" "$SW/sweep.json" \
+	"$SW/sweep.json" "$SW/sweep.json" "$SW/sweep.json" "$SW/sweep.json" "$SW/sweep.json"
+check "report: more than 8 variants is bad usage" "[ $rc -eq 2 ] && said '1 to 8' && quiet"
+run $HZRIG ingest --db "$T/h2.db" --sweep "$SW/sweep.json"
+run $HZRIG ingest --db "$T/h2.db" --sweep "$T/range.json" "$SW/sweep.json"
+check "ingest --sweep: a bad file beside a good one: the good one stays as it was" \
+	"[ $rc -eq 2 ] && [ \"\$(sqlite3 '$T/h2.db' 'SELECT count(*) FROM sweep_runs')\" = 1 ] && quiet"
+jq '.drivers[0].nak = 5' "$SW/sweep.json" > "$T/changed.json"
+run $HZRIG ingest --db "$T/h2.db" --sweep "$T/changed.json"
+check "ingest --sweep: the same sweep and variant, changed: unchanged, exit 1" \
+	"[ $rc -eq 1 ] && said 'already ingested but the file differs' && quiet"
+run $HZRIG ingest --db "$T/h2.db" --sweep --lava "$SW/sweep.json"
+check "ingest: --sweep with --lava is bad usage" "[ $rc -eq 2 ] && said 'one or the other' && quiet"
+
+# --- hzrig lava jobs on a sweep variant --------------------------------------
+mkdir -p "$T/b/sweep-check-hz-100/sweep-devices" "$T/b/sweep-check-hz-100/kernel/arch/x86/boot"
+: > "$T/b/sweep-check-hz-100/kernel/arch/x86/boot/bzImage"
+: > "$T/b/sweep-check-hz-100/initramfs.cpio"
+for i in $(seq 1 40); do echo "m$i alias 1 alias usb:v0001p0001d*dc*dsc*dp*ic*isc*ip*in* m$i"; done > "$T/b/sweep-check-hz-100/sweep-devices/index"
+run $HZRIG lava jobs --build "$T/b" --out "$T/jobs" --batch-size 32 sweep-check-hz-100
+check "lava jobs: 40 devices in batches of 32 make two jobs, the second of 8 devices" \
+	"[ $rc -eq 0 ] && [ -f '$T/jobs/sweep-check-hz-100-batch-0.yaml' ] && grep -q 'dummy_hcd.num=8' '$T/jobs/sweep-check-hz-100-batch-1.yaml' && [ ! -e '$T/jobs/sweep-check-hz-100-batch-2.yaml' ] && quiet"
+run $HZRIG lava jobs --build "$T/b" --out "$T/jobs" --batch-size 33 sweep-check-hz-100
+check "lava jobs: --batch-size over dummy_hcd's 32 is refused" "[ $rc -eq 2 ] && quiet"
+
+echo "sweep: $pass passed, $failn failed"
+[ $failn -eq 0 ]
