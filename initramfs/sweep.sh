@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/busybox sh
 # hzrig-sweep K BATCH SIZE MAX_S OUT: one batch of the driver sweep in the
 # guest (hzrig.mode=sweep; docs/sweep.md). The devices are the files of
 # /etc/hzrig/sweep/, in name order; batch BATCH is SIZE of them, each on

@@ -122,7 +122,7 @@ out:
 	return rc;
 }
 
-/* Long: one transaction, with the same-or-differs answer of ingest. */
+/* One transaction, with the same-or-differs answer of ingest. */
 int hzrig_db_ingest_sweep(sqlite3 *db, const struct hzrig_sweep_run *r,
 			  const char *json_text, bool replace, FILE *out,
 			  FILE *err)
@@ -190,7 +190,7 @@ fail:
 	return HZRIG_INGEST_ERROR;
 }
 
-/* Long: the newest sweep's ID, then each of its variants through the loader. */
+/* The newest sweep's ID, then each of its variants through the loader. */
 int hzrig_db_load_sweep(sqlite3 *db, struct hzrig_sweep_run **runs, size_t *n,
 			FILE *err)
 {

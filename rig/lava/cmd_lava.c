@@ -218,6 +218,28 @@ static void write_monitor(FILE *f)
 	      "        'not ok': fail\n", f);
 }
 
+/* The job's comment and name: the matrix's, or a sweep batch's. */
+static void write_head(const struct job_opts *o, const struct job *jb, FILE *f)
+{
+	char name[256];
+
+	if (jb->batch >= 0)
+		fprintf(f, "# hzrig: the driver sweep, variant %s, batch %d of %d devices\n"
+			"# (hzrig lava jobs; docs/sweep.md). The guest prints its lines\n"
+			"# in-band, each \"hzrig-sweep ...\".\n", jb->v, jb->batch, jb->ndev);
+	else
+		fprintf(f, "# hzrig: variant %s, plan %s (hzrig lava jobs; docs/lava.md).\n"
+			"# The guest prints its samples in-band; bring the log back with\n"
+			"# hzrig ingest --lava DIR (DIR/output.yaml: lavacli jobs logs --raw ID).\n",
+			jb->v, o->plan_name);
+	fprintf(f, "device_type: qemu\njob_name: ");
+	if (jb->batch >= 0)
+		snprintf(name, sizeof(name), "hzrig sweep %s batch %d", jb->v, jb->batch);
+	else
+		snprintf(name, sizeof(name), "hzrig %s %s", jb->v, o->plan_name);
+	yq(f, name);
+}
+
 /* The job is one YAML document written top to bottom. */
 static int write_job(const struct job_opts *o, const struct job *jb, FILE *err)
 {
@@ -263,25 +285,7 @@ static int write_job(const struct job_opts *o, const struct job *jb, FILE *err)
 	f = out.f;
 	job_min = jb->batch >= 0 ? (unsigned int)(o->max_s + 119) / 60 :
 		  (o->budget_s + 59) / 60;
-	if (jb->batch >= 0)
-		fprintf(f, "# hzrig: the driver sweep, variant %s, batch %d of %d devices\n"
-			"# (hzrig lava jobs; docs/sweep.md). The guest prints its lines\n"
-			"# in-band, each \"hzrig-sweep ...\".\n", v, jb->batch, jb->ndev);
-	else
-		fprintf(f, "# hzrig: variant %s, plan %s (hzrig lava jobs; docs/lava.md).\n"
-			"# The guest prints its samples in-band; bring the log back with\n"
-			"# hzrig ingest --lava DIR (DIR/output.yaml: lavacli jobs logs --raw ID).\n",
-			v, o->plan_name);
-	fprintf(f, "device_type: qemu\njob_name: ");
-	{
-		char name[256];
-
-		if (jb->batch >= 0)
-			snprintf(name, sizeof(name), "hzrig sweep %s batch %d", v, jb->batch);
-		else
-			snprintf(name, sizeof(name), "hzrig %s %s", v, o->plan_name);
-		yq(f, name);
-	}
+	write_head(o, jb, f);
 	fprintf(f, "\npriority: medium\nvisibility: public\n"
 		"timeouts:\n  job:\n    minutes: %u\n"
 		"  action:\n    minutes: 5\n"

@@ -310,7 +310,7 @@ static json_object *reports(const char *console)
 	return a;
 }
 
-/* Long: one batch's drivers, each with its calls, in one pass each. */
+/* One batch's drivers, each with its calls, in one pass each. */
 static int batch_json(struct collect *c, int i, json_object *drivers,
 		      json_object *batches)
 {
@@ -397,7 +397,7 @@ static char *slurp_opt(const char *path, const char *what)
 	return t;
 }
 
-/* Long: the options, then every batch, then one atomic write. */
+/* The options, then every batch, then one atomic write. */
 int cmd_sweep_collect(int argc, char **argv)
 {
 	struct collect c = { .hz = 0, .batches = 0 };

@@ -159,7 +159,7 @@ static int write_all(const struct pick *p, size_t n, const char *out,
 }
 
 /*
- * Long: reads and checks the options, then modules.alias line by line
+ * Reads and checks the options, then modules.alias line by line
  * (each USB line parsed or refused with its number), then writes.
  */
 int cmd_sweep_devices(int argc, char **argv)

@@ -315,7 +315,7 @@ static void why_unreached(struct report *r, json_object *select,
 		snprintf(why, n, "%s: device %s", mod, d->outcome);
 }
 
-/* Long: three lists, each with its reason, printed and as JSON. */
+/* Three lists, each with its reason, printed and as JSON. */
 static json_object *cross_check(struct report *r, json_object *select, bool print)
 {
 	json_object *o = json_object_new_object(), *both = json_object_new_array();
@@ -405,7 +405,7 @@ static json_object *load_json(const char *path, const char *what)
 	return o;
 }
 
-/* Long: options, inputs (each checked), then the sections in order. */
+/* Options, inputs (each checked), then the sections in order. */
 int cmd_sweep_report(int argc, char **argv)
 {
 	struct report r = { .n = 0 };

@@ -471,7 +471,7 @@ static void on_frame(struct parse *p, const char *s)
 
 /*
  * An ftrace line: "  TASK-PID  [CPU] FLAGS  SECS.USECS: EVENT: (...) ARGS".
- * Long: each event kind takes its own branch, and the line's three
+ * Each event kind takes its own branch, and the line's three
  * fields are cut out before them.
  */
 static int on_trace(struct parse *p, const char *s)
@@ -586,7 +586,7 @@ static void match(struct parse *p)
 	}
 }
 
-/* Long: one branch per kind of line, each handing it to its reader. */
+/* One branch per kind of line, each handing it to its reader. */
 int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 			    char *why, size_t n)
 {

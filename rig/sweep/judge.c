@@ -110,7 +110,7 @@ static void judge_site(struct hzrig_sweep_site *s, int nruns)
 	}
 }
 
-/* Long: gathers every call of every run into its site, then judges each. */
+/* Gathers every call of every run into its site, then judges each. */
 int hzrig_sweep_sites(const struct hzrig_sweep_run *runs, int nruns,
 		      struct hzrig_sweep_site **sites, size_t *n)
 {

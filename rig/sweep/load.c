@@ -123,7 +123,7 @@ static bool one_of(const char *s, const char *const *set, size_t n)
 
 #define NS_MAX	(3600LL * 1000000000LL)	/* an hour: no probe waits longer */
 
-/* Long: one check per field of a call, in the order collect writes them. */
+/* One check per field of a call, in the order collect writes them. */
 static void load_call(struct ld *l, json_object *c, long d, long i,
 		      struct hzrig_sweep_rcall *k)
 {
@@ -198,7 +198,7 @@ static void load_call(struct ld *l, json_object *c, long d, long i,
 	}
 }
 
-/* Long: one check per field of a driver, then each of its calls. */
+/* One check per field of a driver, then each of its calls. */
 static void load_driver(struct ld *l, json_object *d, long i, size_t nbatches,
 			struct hzrig_sweep_rdriver *r)
 {
@@ -294,7 +294,7 @@ static void load_batch(struct ld *l, json_object *b, long i,
 	}
 }
 
-/* Long: the top-level fields, then the batches, then the drivers. */
+/* The top-level fields, then the batches, then the drivers. */
 int hzrig_sweep_load(const char *text, struct hzrig_sweep_run *r, char *why,
 		     size_t n)
 {

@@ -15,7 +15,7 @@ rig/boot/qemu/*.conf; how each is read: progscan.py) and fails on:
     the scripts those run;
   - a make target that does not start with $(SETUP), or has no target line
     in the list; a target line, part or tag that names nothing.
-Programs the guest runs (initramfs/init, initramfs/robustness.sh,
+Programs the guest runs (initramfs/init, initramfs/robustness.sh, sweep.sh,
 initramfs/runner/) are held against the applets of the busybox setup.sh
 installs (busybox --list) and the guest's own programs instead.
 
@@ -38,7 +38,8 @@ from progscan import (BUILTINS, KEYWORDS, Shell, c_places,  # noqa: E402
 # The project's own programs, on the host and in the guest.
 PROJECT = {
     'hzrig', 'hzrig-gadget', 'hzrig-runner', 'hzrig-hold',
-    'hzrig-ioctl-fuzz', 'hzrig-robustness',
+    'hzrig-ioctl-fuzz', 'hzrig-robustness', 'hzrig-rawdev',
+    'hzrig-usbmon-dump', 'hzrig-sweep',
 }
 
 def read_list(top, path=None):

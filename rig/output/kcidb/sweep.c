@@ -180,7 +180,7 @@ static json_object *document(const char *origin, const struct hzrig_sweep_run *r
 	return doc;
 }
 
-/* Long: options, each file through the sweep loader, one sweep, one write. */
+/* Options, each file through the sweep loader, one sweep, one write. */
 int hzrig_kcidb_sweep(const char *origin, const char *out, char **files, int n)
 {
 	struct hzrig_sweep_run runs[HZRIG_SWEEP_RUNS_MAX];
