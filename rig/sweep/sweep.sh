@@ -144,7 +144,7 @@ for j in "${JSONS[@]}"; do
 	v=$(jq -r .variant "$j")
 	printf '  %-24s rule kept %s, Kconfig dropped %s, devices %s, enumerated %s, bound %s, probe failed %s, firmware missing %s, NAKed calls %s\n' \
 		"$v" "$(jq '.kept | length' "$OUT/$v/select.json")" \
-		"$(grep -c . "$OUT/$v/dropped.config" 2>/dev/null || echo 0)" \
+		"$(grep -c . "$OUT/$v/dropped.config" 2>/dev/null)" \
 		"$(jq '.drivers | length' "$j")" \
 		"$(jq '[.drivers[] | select(.outcome != "not enumerated")] | length' "$j")" \
 		"$(jq '[.drivers[] | select(.outcome == "bound")] | length' "$j")" \

@@ -38,8 +38,16 @@ check "collect: a variant that is not a plain name is refused" \
 	"[ $rc -eq 2 ] && said 'variant' && quiet"
 run $HZRIG sweep collect --dir "$T/c" --variant v --sweep-id s1 --hz 1001 --batches 1
 check "collect: --hz out of the model's range is refused" "[ $rc -eq 2 ] && quiet"
-mkdir -p "$T/c2"
+mkdir -p "$T/c2" "$T/c3"
 cp "$SW/batch-0.txt" "$T/c2/"
+head -c 30000 "$SW/batch-0.txt" > "$T/c3/batch-0.txt"
+run $HZRIG sweep collect --dir "$T/c3" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a batch cut in the middle of a line: that line named, nothing written" \
+	"[ $rc -eq 1 ] && said 'batch-0.txt: line [0-9]*: ' && [ ! -e '$T/c3/sweep.json' ] && quiet"
+run $HZRIG sweep collect --dir "$T/c2" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a whole batch without its console: collected" \
+	"[ $rc -eq 0 ] && [ -s '$T/c2/sweep.json' ] && quiet"
+rm -f "$T/c2/sweep.json"
 run $HZRIG sweep collect --dir "$T/c2" --variant v --sweep-id s1 --hz 100 --batches 2
 check "collect: a missing batch file is named, nothing written" \
 	"[ $rc -eq 1 ] && said 'batch-1.txt' && [ ! -e '$T/c2/sweep.json' ] && quiet"

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -440,6 +441,50 @@ static void test_batch_refused(void **state)
 	assert_non_null(strstr(why, "usbmon line lacks"));
 }
 
+/*
+ * A real small sweep at HZ=100 and HZ=1000 (tests/data/sweep): the rule
+ * flags ipheth's IPHETH_CTRL_TIMEOUT (5 * HZ) and orinoco_usb's
+ * DEF_TIMEOUT (3 * HZ), and spares ch341's and cp210x's millisecond
+ * timeouts, whose waits differ at the two HZ too (cp210x: 5072 against
+ * 5501 ms, the wheel's granule at HZ=1000 is 512 ms there).
+ */
+static void test_real_sweep(void **state)
+{
+	struct hzrig_sweep_run r[2];
+	struct hzrig_sweep_site *s;
+	size_t n, dep = 0;
+	char why[256];
+
+	(void)state;
+	if (hzrig_sweep_load_file(DATA_DIR "/sweep/small-100/sweep.json", &r[0], why, sizeof(why)) ||
+	    hzrig_sweep_load_file(DATA_DIR "/sweep/small-1000/sweep.json", &r[1], why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(r[0].hz, 100);
+	assert_int_equal(r[1].hz, 1000);
+	assert_int_equal(hzrig_sweep_sites(r, 2, &s, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		bool hz_based = !strcmp(s[i].site, "drivers/net/usb/ipheth.c:289") ||
+			!strcmp(s[i].site, "drivers/net/wireless/intersil/orinoco/orinoco_usb.c:1362");
+
+		if (s[i].dependent != hz_based)
+			fail_msg("%s: %s", s[i].site, s[i].why);
+		dep += s[i].dependent;
+		if (!strcmp(s[i].module, "cp210x")) {
+			assert_int_equal(s[i].per[0].timeout_arg, 5000);
+			assert_int_equal(s[i].per[1].timeout_arg, 5000);
+		}
+		if (!strcmp(s[i].module, "ipheth")) {
+			assert_int_equal(s[i].per[0].timeout_arg, 500);
+			assert_int_equal(s[i].per[1].timeout_arg, 5000);
+		}
+	}
+	assert_int_equal(dep, 2);
+	assert_true(n >= 4);
+	free(s);
+	hzrig_sweep_run_free(&r[0]);
+	hzrig_sweep_run_free(&r[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_rule_room_edge),
 		cmocka_unit_test(test_batch_parse),
 		cmocka_unit_test(test_batch_refused),
+		cmocka_unit_test(test_real_sweep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
