@@ -192,6 +192,39 @@ static int64_t allowance(const struct hzrig_sweep_batch *b, int hz)
 }
 
 /* What the console says of @d: its probe's error, a firmware failure. */
+/*
+ * A probe below the interface's that failed: usb-serial binds the
+ * interface, then probes its port ("ch341-uart: probe of ttyUSB0 failed
+ * with error -110"), the port driver named after the module. 0: none.
+ */
+static int port_error(const char *console, const char *module)
+{
+	size_t ml = strlen(module);
+
+	for (const char *s = console; s && *s;) {
+		size_t l = strcspn(s, "\n");
+		const char *name = s, *q;
+		char line[512];
+		bool same = true;
+
+		snprintf(line, sizeof(line), "%.*s", (int)l, s);
+		q = strstr(line, ": probe of ");
+		/* the name starts after the timestamp "[    3.24] " */
+		name = strchr(line, ']') ? strchr(line, ']') + 1 : line;
+		name += strspn(name, " ");
+		for (size_t i = 0; q && i < ml; i++) {
+			char a = name[i] == '-' ? '_' : name[i];
+			char b = module[i] == '-' ? '_' : module[i];
+
+			same &= name + i < q && a == b;
+		}
+		if (q && same && strstr(q, "failed with error "))
+			return atoi(strstr(q, "failed with error ") + strlen("failed with error "));
+		s += l + (s[l] == '\n');
+	}
+	return 0;
+}
+
 static void outcome(struct collect *c, const char *console,
 		    const struct hzrig_sweep_driver *d, const char **what,
 		    int *err, char *fwname, size_t fwn)
@@ -226,6 +259,8 @@ static void outcome(struct collect *c, const char *console,
 		*what = "not enumerated";
 	else if (fwname[0])
 		*what = "firmware missing";
+	else if (d->bound && (*err = port_error(console, d->module)))
+		*what = "probe failed";	/* its port's, after the interface's */
 	else if (d->bound)
 		*what = "bound";
 	else if (*err)

@@ -102,7 +102,7 @@ for v in "$@"; do
 	find "$B/$v/kmods" -name '*.ko' > "$d/modules.list"
 	if "$HZRIG" sweep collect --dir "$d" --variant "$v" --sweep-id "$SWEEP_ID" \
 		--hz "$hz" --batches "$nb" \
-		--tree "$B/$v/src" --modules "$d/modules.list" \
+		--tree "$(readlink -f "$B/$v/src")" --modules "$d/modules.list" \
 		--firmware "$B/$v/sweep-firmware.txt"; then
 		JSONS+=("$d/sweep.json")
 	else
