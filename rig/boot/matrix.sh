@@ -72,7 +72,7 @@ log() { printf '[%s] %s\n' "$1" "$2"; }
 # TREE what it builds (BASE, or BASE's patched copy), TKEY the per-tree
 # build directory's name ($B/trees/TKEY).
 stage_tree() {
-	local v=$1 patches tree
+	local v=$1 patches tree stamp
 	BASE=$(variant_tree "$v")
 	tree_ensure "$BASE" || return 1
 	TKEY=$(tree_key "$BASE")
@@ -84,7 +84,9 @@ stage_tree() {
 	# A patched variant gets its own hard-linked copy of the tree; patch(1)
 	# replaces files rather than writing through the links.
 	tree=$B/$v/src
-	if [ ! -f "$tree/.hzrig-patched" ] || [ "$(cat "$tree/.hzrig-patched")" != "$BASE $patches" ]; then
+	# the patches by name and content: an edited patch is applied anew
+	stamp="$BASE $patches $(for p in $patches; do sha256sum < "$TOP/kernel/patches/$p" | cut -c1-16; done | tr '\n' ' ')"
+	if [ ! -f "$tree/.hzrig-patched" ] || [ "$(cat "$tree/.hzrig-patched")" != "$stamp" ]; then
 		rm -rf "$tree"
 		mkdir -p "$B/$v"
 		cp -al "$BASE" "$tree" || return 1
@@ -95,7 +97,7 @@ stage_tree() {
 				return 1
 			}
 		done
-		echo "$BASE $patches" > "$tree/.hzrig-patched"
+		echo "$stamp" > "$tree/.hzrig-patched"
 	fi
 	TREE=$tree
 }
