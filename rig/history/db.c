@@ -191,7 +191,7 @@ const char *hzrig_db_error(sqlite3 *db)
 	return buf;
 }
 
-static int exec(sqlite3 *db, const char *sql, FILE *err)
+int hzrig_db_exec(sqlite3 *db, const char *sql, FILE *err)
 {
 	char *msg = NULL;
 
@@ -214,7 +214,7 @@ static void rollback(sqlite3 *db)
 /* COMMIT, rolling back when that fails; -1 then. */
 static int commit(sqlite3 *db, FILE *err)
 {
-	if (exec(db, "COMMIT", err)) {
+	if (hzrig_db_exec(db, "COMMIT", err)) {
 		rollback(db);
 		return -1;
 	}
@@ -281,7 +281,7 @@ int hzrig_db_migrate(sqlite3 *db, const char *path, FILE *err)
 	if (v == hzrig_db_version)
 		return 0;
 	/* IMMEDIATE: another hzrig migrating at the same time waits for us. */
-	if (exec(db, "BEGIN IMMEDIATE", err))
+	if (hzrig_db_exec(db, "BEGIN IMMEDIATE", err))
 		return -1;
 	if (hzrig_db_user_version(db, &v) || v < 0 || v > hzrig_db_version) {
 		rollback(db);
@@ -291,7 +291,7 @@ int hzrig_db_migrate(sqlite3 *db, const char *path, FILE *err)
 		char sql[64];
 
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", i + 1);
-		if (exec(db, hzrig_db_migrations[i], err) || exec(db, sql, err)) {
+		if (hzrig_db_exec(db, hzrig_db_migrations[i], err) || hzrig_db_exec(db, sql, err)) {
 			fprintf(err, "hzrig: %s: migration to schema version %d failed; the database is unchanged\n",
 				path, i + 1);
 			rollback(db);
@@ -443,7 +443,7 @@ static int want_wal(sqlite3 *db, FILE *err)
 	}
 	if (!strcmp(mode, "wal"))
 		return 0;
-	return exec(db, "PRAGMA journal_mode = WAL", err);
+	return hzrig_db_exec(db, "PRAGMA journal_mode = WAL", err);
 }
 
 sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err)
@@ -470,7 +470,7 @@ sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err)
 	db = open_conn(path, path, flags, &v, err);
 	if (!db)
 		return NULL;
-	if (exec(db, "PRAGMA foreign_keys = ON", err) ||
+	if (hzrig_db_exec(db, "PRAGMA foreign_keys = ON", err) ||
 	    hzrig_db_migrate(db, path, err) || want_wal(db, err)) {
 		sqlite3_close(db);
 		return NULL;
@@ -480,7 +480,7 @@ sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err)
 
 /* ---------------------------------------------------------------------- */
 
-static int prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, FILE *err)
+int hzrig_db_prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, FILE *err)
 {
 	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
 		fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
@@ -490,7 +490,7 @@ static int prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, FILE *err)
 	return 0;
 }
 
-static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
+void hzrig_db_bind_int(sqlite3_stmt *st, int i, int64_t v)
 {
 	if (v == HZRIG_ABSENT)
 		sqlite3_bind_null(st, i);
@@ -498,7 +498,7 @@ static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
 		sqlite3_bind_int64(st, i, v);
 }
 
-static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
+void hzrig_db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (!s || !s[0])
 		sqlite3_bind_null(st, i);
@@ -586,7 +586,7 @@ static int same_as_db(sqlite3 *db, const struct hzrig_run *run, char *why,
 	bool same = true;
 	int rc;
 
-	if (prep(db, "SELECT variant, (SELECT count(*) FROM samples WHERE variant_run = v.id),"
+	if (hzrig_db_prep(db, "SELECT variant, (SELECT count(*) FROM samples WHERE variant_run = v.id),"
 		 " (SELECT coalesce(sum(elapsed_ns), 0) FROM samples WHERE variant_run = v.id)"
 		 " FROM variant_runs v WHERE run_id = ?", &st, err))
 		return -1;
@@ -635,7 +635,7 @@ static int insert_findings(sqlite3 *db, const struct hzrig_run *run,
 
 	if (!v->nfindings)
 		return 0;
-	if (prep(db, "INSERT INTO findings(variant_run, idx, title, kind,"
+	if (hzrig_db_prep(db, "INSERT INTO findings(variant_run, idx, title, kind,"
 		 " location, running, console_line, truncated, excerpt, known)"
 		 " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, EXISTS(SELECT 1"
 		 " FROM findings f JOIN variant_runs w ON f.variant_run = w.id"
@@ -650,11 +650,11 @@ static int insert_findings(sqlite3 *db, const struct hzrig_run *run,
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
 		sqlite3_bind_text(st, 3, f->title, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 4, f->kind, -1, SQLITE_STATIC);
-		bind_opt_text(st, 5, f->where);
-		bind_opt_text(st, 6, f->running);
+		hzrig_db_bind_text(st, 5, f->where);
+		hzrig_db_bind_text(st, 6, f->running);
 		sqlite3_bind_int64(st, 7, f->console_line);
 		sqlite3_bind_int(st, 8, f->truncated);
-		bind_opt_text(st, 9, f->excerpt);
+		hzrig_db_bind_text(st, 9, f->excerpt);
 		sqlite3_bind_text(st, 10, run->id, -1, SQLITE_STATIC);
 		rc = step_done(db, st, err);
 	}
@@ -691,7 +691,7 @@ static int prep_sample_insert(sqlite3 *db, sqlite3_stmt **st, FILE *err)
 		return -1;
 	snprintf(sql, sizeof(sql), "INSERT INTO samples(variant_run, case_key,"
 		 " %s) VALUES(:variant_run, :case_key, %s)", cols, params);
-	return prep(db, sql, st, err);
+	return hzrig_db_prep(db, sql, st, err);
 }
 
 /*
@@ -707,9 +707,9 @@ static void bind_sample(sqlite3_stmt *st, const struct hzrig_run_sample *s)
 	for (i = 0; i < hzrig_nsample_fields; i++) {
 		f = &hzrig_sample_fields[i];
 		if (f->text)
-			bind_opt_text(st, (int)i + 3, (const char *)s + f->off);
+			hzrig_db_bind_text(st, (int)i + 3, (const char *)s + f->off);
 		else
-			bind_opt_int(st, (int)i + 3,
+			hzrig_db_bind_int(st, (int)i + 3,
 				     *(const int64_t *)((const char *)s + f->off));
 	}
 }
@@ -726,29 +726,29 @@ static int insert_variant(sqlite3 *db, const struct hzrig_run *run,
 	sqlite3_bind_text(vst, 1, run->id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(vst, 2, v->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int(vst, 3, v->hz);
-	bind_opt_text(vst, 4, v->release);
-	bind_opt_text(vst, 5, v->tree_describe);
-	bind_opt_text(vst, 6, v->config_hash);
-	bind_opt_text(vst, 7, v->patches);
-	bind_opt_text(vst, 8, v->accel);
-	bind_opt_text(vst, 9, v->clocksource);
-	bind_opt_text(vst, 10, v->boot_status);
-	bind_opt_int(vst, 11, v->overshoot_p50_ns);
-	bind_opt_int(vst, 12, v->overshoot_p99_ns);
-	bind_opt_int(vst, 13, v->rtt_p50_ns);
-	bind_opt_int(vst, 14, v->rtt_p99_ns);
-	bind_opt_int(vst, 15, v->allowance_ns);
-	bind_opt_int(vst, 16, v->waits_ms);
-	bind_opt_int(vst, 17, v->wall_ms);
+	hzrig_db_bind_text(vst, 4, v->release);
+	hzrig_db_bind_text(vst, 5, v->tree_describe);
+	hzrig_db_bind_text(vst, 6, v->config_hash);
+	hzrig_db_bind_text(vst, 7, v->patches);
+	hzrig_db_bind_text(vst, 8, v->accel);
+	hzrig_db_bind_text(vst, 9, v->clocksource);
+	hzrig_db_bind_text(vst, 10, v->boot_status);
+	hzrig_db_bind_int(vst, 11, v->overshoot_p50_ns);
+	hzrig_db_bind_int(vst, 12, v->overshoot_p99_ns);
+	hzrig_db_bind_int(vst, 13, v->rtt_p50_ns);
+	hzrig_db_bind_int(vst, 14, v->rtt_p99_ns);
+	hzrig_db_bind_int(vst, 15, v->allowance_ns);
+	hzrig_db_bind_int(vst, 16, v->waits_ms);
+	hzrig_db_bind_int(vst, 17, v->wall_ms);
 	sqlite3_bind_int64(vst, 18, (sqlite3_int64)v->nsamples);
 	sqlite3_bind_int64(vst, 19, (sqlite3_int64)v->ninside);
 	sqlite3_bind_text(vst, 20, v->run_json ? v->run_json : "{}", -1,
 			  SQLITE_STATIC);
-	bind_opt_text(vst, 21, v->fragments);
-	bind_opt_text(vst, 22, v->hzrig_version);
+	hzrig_db_bind_text(vst, 21, v->fragments);
+	hzrig_db_bind_text(vst, 22, v->hzrig_version);
 	bind_opt_real(vst, 23, v->kernel_build_s);
 	bind_opt_real(vst, 24, v->module_build_s);
-	bind_opt_text(vst, 25, v->build_json);
+	hzrig_db_bind_text(vst, 25, v->build_json);
 	if (step_done(db, vst, err))
 		return -1;
 	id = sqlite3_last_insert_rowid(db);
@@ -791,7 +791,7 @@ static int delete_run(sqlite3 *db, const char *run_id, FILE *err)
 		sqlite3_stmt *st;
 		int rc;
 
-		if (prep(db, sql[i], &st, err))
+		if (hzrig_db_prep(db, sql[i], &st, err))
 			return -1;
 		sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
 		rc = step_done(db, st, err);
@@ -809,7 +809,7 @@ static int count_new_findings(sqlite3 *db, const char *run_id,
 	sqlite3_stmt *st;
 	int rc;
 
-	if (prep(db, "SELECT count(*) FROM findings f JOIN variant_runs v"
+	if (hzrig_db_prep(db, "SELECT count(*) FROM findings f JOIN variant_runs v"
 		 " ON f.variant_run = v.id WHERE v.run_id = ? AND NOT f.known",
 		 &st, err))
 		return -1;
@@ -835,7 +835,7 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 	long long nnew = 0;
 	int have, ret = HZRIG_INGEST_ERROR;
 
-	if (exec(db, "BEGIN IMMEDIATE", err))
+	if (hzrig_db_exec(db, "BEGIN IMMEDIATE", err))
 		return HZRIG_INGEST_ERROR;
 	have = hzrig_db_has_run(db, run->id);
 	if (have < 0) {
@@ -861,7 +861,7 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 		 * A baseline may point at this run: let the foreign key be
 		 * checked at COMMIT, when the run is back.
 		 */
-		if (exec(db, "PRAGMA defer_foreign_keys = ON", err) ||
+		if (hzrig_db_exec(db, "PRAGMA defer_foreign_keys = ON", err) ||
 		    delete_run(db, run->id, err))
 			goto fail;
 	}
@@ -871,7 +871,7 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 	join_distinct(versions, sizeof(versions), run,
 		      offsetof(struct hzrig_variant, hzrig_version));
 	hzrig_utc_now(now, sizeof(now));
-	if (prep(db, "INSERT INTO runs(run_id, started_at, ingested_at,"
+	if (hzrig_db_prep(db, "INSERT INTO runs(run_id, started_at, ingested_at,"
 		 " hzrig_version, plan, source) VALUES(?, ?, ?, ?, ?, ?)",
 		 &rst, err))
 		goto fail;
@@ -881,13 +881,13 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 	else
 		sqlite3_bind_text(rst, 2, started, -1, SQLITE_STATIC);
 	sqlite3_bind_text(rst, 3, now, -1, SQLITE_STATIC);
-	bind_opt_text(rst, 4, versions);
-	bind_opt_text(rst, 5, plans);
-	bind_opt_text(rst, 6, run->source);
+	hzrig_db_bind_text(rst, 4, versions);
+	hzrig_db_bind_text(rst, 5, plans);
+	hzrig_db_bind_text(rst, 6, run->source);
 	if (step_done(db, rst, err))
 		goto fail;
 
-	if (prep(db, "INSERT INTO variant_runs(run_id, variant, hz, release,"
+	if (hzrig_db_prep(db, "INSERT INTO variant_runs(run_id, variant, hz, release,"
 		 " tree_describe, config_hash, patches, accel, clocksource,"
 		 " boot_status, overshoot_p50_ns, overshoot_p99_ns, rtt_p50_ns,"
 		 " rtt_p99_ns, allowance_ns, waits_ms, wall_ms, samples, inside,"
@@ -904,7 +904,7 @@ int hzrig_db_ingest(sqlite3 *db, const struct hzrig_run *run, bool replace,
 	}
 	if (nf && count_new_findings(db, run->id, &nnew, err))
 		goto fail;
-	if (exec(db, "COMMIT", err))
+	if (hzrig_db_exec(db, "COMMIT", err))
 		goto fail;
 	fprintf(out, "%s: %s %zu variants, %zu samples", run->id,
 		have ? "re-ingested" : "ingested", run->nv, ns);
@@ -973,7 +973,7 @@ static int load_samples(sqlite3 *db, struct hzrig_run *run, size_t vi,
 		return -1;
 	snprintf(sql, sizeof(sql), "SELECT %s FROM samples WHERE variant_run = ?"
 		 " ORDER BY case_idx, rep", cols);
-	if (prep(db, sql, &st, err))
+	if (hzrig_db_prep(db, sql, &st, err))
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1025,7 +1025,7 @@ static int load_findings(sqlite3 *db, struct hzrig_variant *v,
 	sqlite3_stmt *st;
 	int rc;
 
-	if (prep(db, "SELECT title, kind, location, running, console_line,"
+	if (hzrig_db_prep(db, "SELECT title, kind, location, running, console_line,"
 		 " truncated, excerpt, known FROM findings WHERE variant_run = ?"
 		 " ORDER BY idx", &st, err))
 		return -1;
@@ -1070,7 +1070,7 @@ int hzrig_db_load_run(sqlite3 *db, const char *run_id, struct hzrig_run *run,
 
 	memset(run, 0, sizeof(*run));
 	snprintf(run->id, sizeof(run->id), "%s", run_id);
-	if (prep(db, "SELECT id, variant, hz, release, clocksource, accel,"
+	if (hzrig_db_prep(db, "SELECT id, variant, hz, release, clocksource, accel,"
 		 " boot_status, overshoot_p50_ns, overshoot_p99_ns, rtt_p50_ns,"
 		 " rtt_p99_ns, allowance_ns, waits_ms, wall_ms, run_json,"
 		 " tree_describe, config_hash, patches, fragments, hzrig_version,"
@@ -1156,7 +1156,7 @@ int hzrig_db_baseline_set(sqlite3 *db, const char *run_id,
 	size_t i, set = 0;
 	int rc, have;
 
-	if (exec(db, "BEGIN IMMEDIATE", err))
+	if (hzrig_db_exec(db, "BEGIN IMMEDIATE", err))
 		return -1;
 	have = hzrig_db_has_run(db, run_id);
 	if (have <= 0) {
@@ -1166,9 +1166,9 @@ int hzrig_db_baseline_set(sqlite3 *db, const char *run_id,
 		goto fail;
 	}
 	hzrig_utc_now(now, sizeof(now));
-	if (prep(db, "INSERT OR REPLACE INTO baselines(variant, run_id, set_at)"
+	if (hzrig_db_prep(db, "INSERT OR REPLACE INTO baselines(variant, run_id, set_at)"
 		 " VALUES(?, ?, ?)", &ins, err) ||
-	    prep(db, "SELECT variant FROM variant_runs WHERE run_id = ?1"
+	    hzrig_db_prep(db, "SELECT variant FROM variant_runs WHERE run_id = ?1"
 		 " AND (?2 IS NULL OR variant = ?2) ORDER BY hz, variant",
 		 &st, err))
 		goto fail;
@@ -1223,13 +1223,13 @@ int hzrig_db_baseline_clear(sqlite3 *db, const char *const *variants,
 	int cleared = 0;
 
 	if (!n) {
-		if (exec(db, "DELETE FROM baselines", err))
+		if (hzrig_db_exec(db, "DELETE FROM baselines", err))
 			return -1;
 		return sqlite3_changes(db);
 	}
-	if (exec(db, "BEGIN IMMEDIATE", err))
+	if (hzrig_db_exec(db, "BEGIN IMMEDIATE", err))
 		return -1;
-	if (prep(db, "DELETE FROM baselines WHERE variant = ?", &st, err)) {
+	if (hzrig_db_prep(db, "DELETE FROM baselines WHERE variant = ?", &st, err)) {
 		rollback(db);
 		return -1;
 	}
@@ -1275,10 +1275,10 @@ int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
 	size_t i;
 
 	hzrig_utc_now(now, sizeof(now));
-	if (exec(db, "BEGIN IMMEDIATE", err))
+	if (hzrig_db_exec(db, "BEGIN IMMEDIATE", err))
 		return -1;
 	for (i = 0; i < 2; i++) {
-		if (prep(db, del[i], &st, err))
+		if (hzrig_db_prep(db, del[i], &st, err))
 			goto fail;
 		bind_check(st, run_id, variant, base_run, base_variant);
 		if (step_done(db, st, err))
@@ -1286,7 +1286,7 @@ int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
 		sqlite3_finalize(st);
 		st = NULL;
 	}
-	if (prep(db, "INSERT INTO regressions(run_id, variant, baseline_run,"
+	if (hzrig_db_prep(db, "INSERT INTO regressions(run_id, variant, baseline_run,"
 		 " baseline_variant, case_key, kind, old_value, new_value,"
 		 " threshold, window_lo_ns, window_hi_ns, detail, checked_at)"
 		 " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err))
@@ -1304,15 +1304,15 @@ int hzrig_db_store_check(sqlite3 *db, const char *run_id, const char *variant,
 			sqlite3_bind_null(st, 9);
 		else
 			sqlite3_bind_double(st, 9, r->threshold);
-		bind_opt_int(st, 10, r->window_lo_ns);
-		bind_opt_int(st, 11, r->window_hi_ns);
+		hzrig_db_bind_int(st, 10, r->window_lo_ns);
+		hzrig_db_bind_int(st, 11, r->window_hi_ns);
 		sqlite3_bind_text(st, 12, r->detail, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 13, now, -1, SQLITE_STATIC);
 		if (step_done(db, st, err))
 			goto fail;
 	}
 	sqlite3_finalize(st);
-	if (prep(db, "INSERT INTO regression_checks(run_id, variant,"
+	if (hzrig_db_prep(db, "INSERT INTO regression_checks(run_id, variant,"
 		 " baseline_run, baseline_variant, cases, regressions,"
 		 " threshold_ms, checked_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
 		 &st, err))

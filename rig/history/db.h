@@ -63,6 +63,16 @@ sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err);
 void hzrig_db_col_text(sqlite3_stmt *st, int i, char *buf, size_t len);
 char *hzrig_db_col_strdup(sqlite3_stmt *st, int i);
 int64_t hzrig_db_col_int(sqlite3_stmt *st, int i);
+
+/*
+ * The statement helpers every history file shares: run @sql (its error
+ * said on @err, -1), prepare @sql into *@st (likewise), and bind a value
+ * that may be absent (HZRIG_ABSENT, NULL or "") as NULL.
+ */
+int hzrig_db_exec(sqlite3 *db, const char *sql, FILE *err);
+int hzrig_db_prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, FILE *err);
+void hzrig_db_bind_int(sqlite3_stmt *st, int i, int64_t v);
+void hzrig_db_bind_text(sqlite3_stmt *st, int i, const char *s);
 double hzrig_db_col_real(sqlite3_stmt *st, int i);
 
 /* Apply the missing migrations; -1 (after a message) on error or newer DB. */

@@ -17,33 +17,6 @@
 #include "lib/util.h"
 #include "sweep/sweep.h"
 
-static int run_sql(sqlite3 *db, const char *sql, FILE *err)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
-		return 0;
-	fprintf(err, "hzrig: database: %s\n", msg ? msg : sqlite3_errmsg(db));
-	sqlite3_free(msg);
-	return -1;
-}
-
-static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v == HZRIG_ABSENT)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-static void bind_str(sqlite3_stmt *st, int i, const char *s)
-{
-	if (*s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 /* The stored sweep.json of (@sweep_id, @variant): 1 and *@text, 0 none. */
 static int stored(sqlite3 *db, const char *sweep_id, const char *variant,
 		  char **text)
@@ -65,18 +38,18 @@ static int stored(sqlite3 *db, const char *sweep_id, const char *variant,
 }
 
 static int insert_rows(sqlite3 *db, const struct hzrig_sweep_run *r,
-		       int64_t id)
+		       int64_t id, FILE *err)
 {
 	sqlite3_stmt *ds = NULL, *cs = NULL;
 	int rc = -1;
 
-	if (sqlite3_prepare_v2(db, "INSERT INTO sweep_drivers(sweep_run, module,"
-			       " batch, outcome, errno, firmware, probe_ns, nak, stall,"
-			       " answer) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &ds, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO sweep_calls(sweep_run, module, idx,"
-			       " call, site, function, timeout_arg, ret, action, urb_ns,"
-			       " window_lo_ns, window_hi_ns, verdict)"
-			       " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &cs, NULL))
+	if (hzrig_db_prep(db, "INSERT INTO sweep_drivers(sweep_run, module,"
+			  " batch, outcome, errno, firmware, probe_ns, nak, stall,"
+			  " answer) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &ds, err) ||
+	    hzrig_db_prep(db, "INSERT INTO sweep_calls(sweep_run, module, idx,"
+			  " call, site, function, timeout_arg, ret, action, urb_ns,"
+			  " window_lo_ns, window_hi_ns, verdict)"
+			  " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &cs, err))
 		goto out;
 	for (size_t i = 0; i < r->ndrivers; i++) {
 		const struct hzrig_sweep_rdriver *d = &r->drivers[i];
@@ -86,9 +59,9 @@ static int insert_rows(sqlite3 *db, const struct hzrig_sweep_run *r,
 		sqlite3_bind_text(ds, 2, d->module, -1, SQLITE_STATIC);
 		sqlite3_bind_int(ds, 3, d->batch);
 		sqlite3_bind_text(ds, 4, d->outcome, -1, SQLITE_STATIC);
-		bind_opt(ds, 5, d->err);
-		bind_str(ds, 6, d->firmware);
-		bind_opt(ds, 7, d->probe_ns);
+		hzrig_db_bind_int(ds, 5, d->err);
+		hzrig_db_bind_text(ds, 6, d->firmware);
+		hzrig_db_bind_int(ds, 7, d->probe_ns);
 		sqlite3_bind_int(ds, 8, d->nak);
 		sqlite3_bind_int(ds, 9, d->stall);
 		sqlite3_bind_int(ds, 10, d->answer);
@@ -103,14 +76,14 @@ static int insert_rows(sqlite3 *db, const struct hzrig_sweep_run *r,
 			sqlite3_bind_int64(cs, 3, (int64_t)k);
 			sqlite3_bind_text(cs, 4, c->call, -1, SQLITE_STATIC);
 			sqlite3_bind_text(cs, 5, c->site[0] ? c->site : c->where, -1, SQLITE_STATIC);
-			bind_str(cs, 6, c->function);
+			hzrig_db_bind_text(cs, 6, c->function);
 			sqlite3_bind_int(cs, 7, c->timeout_arg);
-			bind_opt(cs, 8, c->ret);
+			hzrig_db_bind_int(cs, 8, c->ret);
 			sqlite3_bind_text(cs, 9, c->action, -1, SQLITE_STATIC);
-			bind_opt(cs, 10, c->urb_ns);
-			bind_opt(cs, 11, c->window_lo_ns);
-			bind_opt(cs, 12, c->window_hi_ns);
-			bind_str(cs, 13, c->verdict);
+			hzrig_db_bind_int(cs, 10, c->urb_ns);
+			hzrig_db_bind_int(cs, 11, c->window_lo_ns);
+			hzrig_db_bind_int(cs, 12, c->window_hi_ns);
+			hzrig_db_bind_text(cs, 13, c->verdict);
 			if (sqlite3_step(cs) != SQLITE_DONE)
 				goto out;
 		}
@@ -131,7 +104,7 @@ int hzrig_db_ingest_sweep(sqlite3 *db, const struct hzrig_sweep_run *r,
 	char now[32], *old = NULL;
 	int have;
 
-	if (run_sql(db, "BEGIN IMMEDIATE", err))
+	if (hzrig_db_exec(db, "BEGIN IMMEDIATE", err))
 		return HZRIG_INGEST_ERROR;
 	have = stored(db, r->sweep_id, r->variant, &old);
 	if (have < 0)
@@ -140,7 +113,7 @@ int hzrig_db_ingest_sweep(sqlite3 *db, const struct hzrig_sweep_run *r,
 		bool same = old && !strcmp(old, json_text);
 
 		free(old);
-		run_sql(db, "ROLLBACK", err);
+		hzrig_db_exec(db, "ROLLBACK", err);
 		if (same) {
 			fprintf(out, "sweep %s %s: already ingested, unchanged\n",
 				r->sweep_id, r->variant);
@@ -152,17 +125,21 @@ int hzrig_db_ingest_sweep(sqlite3 *db, const struct hzrig_sweep_run *r,
 	}
 	free(old);
 	if (have) {
-		char sql[256];
-
-		snprintf(sql, sizeof(sql), "DELETE FROM sweep_runs WHERE sweep_id = '%s' AND variant = '%s'",
-			 r->sweep_id, r->variant);	/* plain names: the loader checked */
-		if (run_sql(db, sql, err))
+		/* --replace: the old rows go with it (ON DELETE CASCADE) */
+		if (hzrig_db_prep(db, "DELETE FROM sweep_runs WHERE sweep_id = ?"
+				  " AND variant = ?", &st, err))
 			goto fail;
+		sqlite3_bind_text(st, 1, r->sweep_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, r->variant, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto fail;
+		sqlite3_finalize(st);
+		st = NULL;
 	}
 	hzrig_utc_now(now, sizeof(now));
-	if (sqlite3_prepare_v2(db, "INSERT INTO sweep_runs(sweep_id, variant, hz,"
-			       " tree_model, drivers, ingested_at, sweep_json)"
-			       " VALUES(?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL))
+	if (hzrig_db_prep(db, "INSERT INTO sweep_runs(sweep_id, variant, hz,"
+			  " tree_model, drivers, ingested_at, sweep_json)"
+			  " VALUES(?, ?, ?, ?, ?, ?, ?)", &st, err))
 		goto fail;
 	sqlite3_bind_text(st, 1, r->sweep_id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r->variant, -1, SQLITE_STATIC);
@@ -175,9 +152,9 @@ int hzrig_db_ingest_sweep(sqlite3 *db, const struct hzrig_sweep_run *r,
 		goto fail;
 	sqlite3_finalize(st);
 	st = NULL;
-	if (insert_rows(db, r, sqlite3_last_insert_rowid(db)))
+	if (insert_rows(db, r, sqlite3_last_insert_rowid(db), err))
 		goto fail;
-	if (run_sql(db, "COMMIT", err))
+	if (hzrig_db_exec(db, "COMMIT", err))
 		goto fail;
 	fprintf(out, "sweep %s %s: ingested %zu drivers\n", r->sweep_id, r->variant,
 		r->ndrivers);

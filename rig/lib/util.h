@@ -68,4 +68,34 @@ static inline int hzrig_parse_ll(const char *s, long long min,
 	return 0;
 }
 
+/*
+ * Nearest-rank percentile @p (0 < p <= 100) of @n ascending values: the
+ * value at 1-based rank ceil(p/100 * n). It is always one of the values
+ * (no interpolation); the median of an even count is the lower middle one,
+ * and p95 of fewer than 20 values is the maximum. HZRIG_ABSENT for none.
+ */
+static inline int64_t hzrig_percentile(const int64_t *sorted, size_t n,
+				       unsigned int p)
+{
+	size_t rank;
+
+	if (!n)
+		return HZRIG_ABSENT;
+	if (p > 100)
+		p = 100;
+	/* ceil(p * n / 100) in integers; rank 0 (p = 0) means the first. */
+	rank = ((size_t)p * n + 99) / 100;
+	if (rank < 1)
+		rank = 1;
+	return sorted[rank - 1];
+}
+
+/* qsort() comparator of int64_t, ascending: what hzrig_percentile() wants. */
+static inline int hzrig_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 #endif /* HZRIG_UTIL_H */

@@ -219,16 +219,7 @@ void hzrig_case_percentiles_json(struct json_object *o,
 const struct hzrig_case_stats *hzrig_variant_case(const struct hzrig_variant *v,
 						  const char *key);
 
-/*
- * Nearest-rank percentile @p (0 < p <= 100) of @n ascending values: the
- * value at 1-based rank ceil(p/100 * n). It is always one of the values
- * (no interpolation); the median of an even count is the lower middle one,
- * and p95 of fewer than 20 values is the maximum.
- */
-int64_t hzrig_percentile(const int64_t *sorted, size_t n, unsigned int p);
-
-/* qsort() comparator of int64_t, ascending: what hzrig_percentile() wants. */
-int hzrig_cmp_i64(const void *a, const void *b);
+/* hzrig_percentile() and hzrig_cmp_i64(): lib/util.h. */
 
 /*
  * "2026-12-03T10:21:14Z" (what collect writes) to seconds since the epoch;

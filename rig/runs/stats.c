@@ -58,21 +58,6 @@ too_long:
 	return -1;
 }
 
-int64_t hzrig_percentile(const int64_t *sorted, size_t n, unsigned int p)
-{
-	size_t rank;
-
-	if (!n)
-		return HZRIG_ABSENT;
-	if (p > 100)
-		p = 100;
-	/* ceil(p * n / 100) in integers; rank 0 (p = 0) means the first. */
-	rank = ((size_t)p * n + 99) / 100;
-	if (rank < 1)
-		rank = 1;
-	return sorted[rank - 1];
-}
-
 int hzrig_run_id_time(const char *id, char *buf, size_t len)
 {
 	struct tm tm = { 0 }, check;
@@ -105,13 +90,6 @@ static int cmp_variant(const void *a, const void *b)
 	if (x->hz != y->hz)
 		return x->hz < y->hz ? -1 : 1;
 	return strcmp(x->name, y->name);
-}
-
-int hzrig_cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static int cmp_status(const void *a, const void *b)

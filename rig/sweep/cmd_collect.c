@@ -167,13 +167,6 @@ static void site_of(struct collect *c, const char *where, char *site,
 	}
 }
 
-static int cmp64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* p99 of the answered ep0 requests' URB times, at least one jiffy. */
 static int64_t allowance(const struct hzrig_sweep_batch *b, int hz)
 {
@@ -185,8 +178,8 @@ static int64_t allowance(const struct hzrig_sweep_batch *b, int hz)
 	for (size_t i = 0; i < b->ncall; i++)
 		if (b->call[i].urb_us >= 0 && !strcmp(b->call[i].action, "answer"))
 			v[n++] = b->call[i].urb_us * 1000;
-	qsort(v, n, sizeof(*v), cmp64);
-	a = n ? v[(99 * n + 99) / 100 - 1] : 0;
+	qsort(v, n, sizeof(*v), hzrig_cmp_i64);
+	a = n ? hzrig_percentile(v, n, 99) : 0;
 	free(v);
 	return a > tick ? a : tick;
 }
@@ -480,6 +473,14 @@ int cmd_sweep_collect(int argc, char **argv)
 			}
 			free(mk);
 		}
+	}
+	if (c.tree) {
+		char tool[4200];
+
+		snprintf(tool, sizeof(tool), "%s/scripts/faddr2line", c.tree);
+		if (access(tool, X_OK))
+			fprintf(stderr, "hzrig sweep collect: warning: %s: %s; the calls' sites stay function+offset, without file:line\n",
+				tool, strerror(errno));
 	}
 	c.kos = slurp_opt(c.kolist, "--modules");
 	c.fw = slurp_opt(c.firmware, "--firmware");

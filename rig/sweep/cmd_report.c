@@ -21,7 +21,6 @@
 #include "lib/util.h"
 #include "sweep/sweep.h"
 
-#define LONG_PROBE_NS	10000000000LL
 
 struct report {
 	struct hzrig_sweep_run run[HZRIG_SWEEP_RUNS_MAX];
@@ -65,15 +64,6 @@ static bool checker_has(json_object *checker, const char *site)
 	return false;
 }
 
-static const struct hzrig_sweep_rdriver *find_driver(const struct hzrig_sweep_run *run,
-						     const char *module)
-{
-	for (size_t i = 0; i < run->ndrivers; i++)
-		if (!strcmp(run->drivers[i].module, module))
-			return &run->drivers[i];
-	return NULL;
-}
-
 /* Every driver of any variant, once, each with its figures per HZ. */
 static json_object *driver_rows(struct report *r, bool print)
 {
@@ -88,7 +78,7 @@ static json_object *driver_rows(struct report *r, bool print)
 			bool seen = false;
 
 			for (int w = 0; w < v0 && !seen; w++)
-				seen = find_driver(&r->run[w], mod) != NULL;
+				seen = hzrig_sweep_driver(&r->run[w], mod) != NULL;
 			if (seen)
 				continue;
 			o = json_object_new_object();
@@ -96,7 +86,7 @@ static json_object *driver_rows(struct report *r, bool print)
 			if (print)
 				printf("  %-20s", mod);
 			for (int v = 0; v < r->n; v++) {
-				const struct hzrig_sweep_rdriver *d = find_driver(&r->run[v], mod);
+				const struct hzrig_sweep_rdriver *d = hzrig_sweep_driver(&r->run[v], mod);
 				json_object *x;
 				char key[16];
 
@@ -191,7 +181,7 @@ static json_object *long_probes(struct report *r, bool print)
 			size_t wl = 0;
 			json_object *o;
 
-			if (d->probe_ns == HZRIG_ABSENT || d->probe_ns <= LONG_PROBE_NS)
+			if (!hzrig_sweep_long_probe(d))
 				continue;
 			for (size_t k = 0; k < d->ncalls && wl < 200; k++)
 				if (d->calls[k].ret == -110)
@@ -269,7 +259,7 @@ static const struct hzrig_sweep_rdriver *driver_of(struct report *r,
 						   const char *module)
 {
 	for (int v = 0; v < r->n; v++) {
-		const struct hzrig_sweep_rdriver *d = find_driver(&r->run[v], module);
+		const struct hzrig_sweep_rdriver *d = hzrig_sweep_driver(&r->run[v], module);
 
 		if (d)
 			return d;

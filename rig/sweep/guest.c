@@ -115,6 +115,12 @@ static const char *val(const char *s, const char *key)
 	return NULL;
 }
 
+/* Did strtoll()/strtoull() read a whole word from @q, up to @end? */
+static bool whole(const char *q, const char *end)
+{
+	return !errno && end != q && (!*end || *end == ' ');
+}
+
 static bool num(const char *s, const char *key, long long *v)
 {
 	const char *q = val(s, key);
@@ -124,7 +130,7 @@ static bool num(const char *s, const char *key, long long *v)
 		return false;
 	errno = 0;
 	*v = strtoll(q, &end, 0);
-	return !errno && end != q && (!*end || *end == ' ');
+	return whole(q, end);
 }
 
 /* A kernel address: all 64 bits. */
@@ -137,7 +143,7 @@ static bool addr(const char *s, const char *key, uint64_t *v)
 		return false;
 	errno = 0;
 	*v = strtoull(q, &end, 0);
-	return !errno && end != q && (!*end || *end == ' ');
+	return whole(q, end);
 }
 
 /*

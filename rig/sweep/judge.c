@@ -46,13 +46,6 @@ struct acc {
 	int64_t waits[HZRIG_SWEEP_RUNS_MAX][WAITS_MAX];
 };
 
-static int cmp64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static size_t site_index(struct hzrig_sweep_site **s, struct acc **acc,
 			 size_t *n, size_t *cap, const char *module,
 			 const char *site, const char *func)
@@ -158,8 +151,8 @@ int hzrig_sweep_sites(const struct hzrig_sweep_run *runs, int nruns,
 
 			if (!h->n)
 				continue;
-			qsort(acc[j].waits[v], (size_t)h->n, sizeof(int64_t), cmp64);
-			h->median_ns = acc[j].waits[v][(h->n - 1) / 2];
+			qsort(acc[j].waits[v], (size_t)h->n, sizeof(int64_t), hzrig_cmp_i64);
+			h->median_ns = hzrig_percentile(acc[j].waits[v], (size_t)h->n, 50);
 		}
 		judge_site(&s[j], nruns);
 	}

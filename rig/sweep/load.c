@@ -388,6 +388,20 @@ int hzrig_sweep_load_file(const char *path, struct hzrig_sweep_run *r,
 	return rc;
 }
 
+const struct hzrig_sweep_rdriver *hzrig_sweep_driver(const struct hzrig_sweep_run *r,
+						     const char *module)
+{
+	for (size_t i = 0; i < r->ndrivers; i++)
+		if (!strcmp(r->drivers[i].module, module))
+			return &r->drivers[i];
+	return NULL;
+}
+
+bool hzrig_sweep_long_probe(const struct hzrig_sweep_rdriver *d)
+{
+	return d->probe_ns != HZRIG_ABSENT && d->probe_ns > HZRIG_SWEEP_LONG_PROBE_NS;
+}
+
 void hzrig_sweep_run_free(struct hzrig_sweep_run *r)
 {
 	for (size_t i = 0; r->drivers && i < r->ndrivers; i++)

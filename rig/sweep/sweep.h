@@ -178,6 +178,19 @@ struct hzrig_sweep_run {
 	size_t ndrivers;
 };
 
+/*
+ * A probe that blocked longer than this is a finding of its own (the
+ * report's list, the dashboard's red, KCIDB's FAIL): docs/sweep.md.
+ */
+#define HZRIG_SWEEP_LONG_PROBE_NS	10000000000LL
+
+/* The driver @module of @r, or NULL. */
+const struct hzrig_sweep_rdriver *hzrig_sweep_driver(const struct hzrig_sweep_run *r,
+						     const char *module);
+
+/* Did @d's probe block longer than HZRIG_SWEEP_LONG_PROBE_NS? */
+bool hzrig_sweep_long_probe(const struct hzrig_sweep_rdriver *d);
+
 /* The outcomes a driver can have, in the order reports list them. */
 extern const char *const hzrig_sweep_outcomes[5];
 

@@ -11,17 +11,6 @@
 
 #include "output/dashboard/dash.h"
 
-#define LONG_PROBE_NS	10000000000LL
-
-static const struct hzrig_sweep_rdriver *find(const struct hzrig_sweep_run *r,
-					      const char *module)
-{
-	for (size_t i = 0; i < r->ndrivers; i++)
-		if (!strcmp(r->drivers[i].module, module))
-			return &r->drivers[i];
-	return NULL;
-}
-
 /* Is @module's driver at a site judged HZ-dependent? */
 static bool dependent(const struct hzrig_view *v, const char *module)
 {
@@ -77,7 +66,7 @@ static void table(struct dash *d)
 		dash_esc(d, mod);
 		dash_out(d, "</td>");
 		for (size_t k = 0; k < v->nsw; k++) {
-			const struct hzrig_sweep_rdriver *r = find(&v->sw[k], mod);
+			const struct hzrig_sweep_rdriver *r = hzrig_sweep_driver(&v->sw[k], mod);
 
 			if (!r) {
 				dash_out(d, "<td>&ndash;</td><td></td>");
@@ -88,7 +77,7 @@ static void table(struct dash *d)
 			if (r->err != HZRIG_ABSENT)
 				dash_out(d, " (%" PRId64 ")", r->err);
 			dash_out(d, "</td><td class=\"num%s\">%s</td>",
-				 r->probe_ns != HZRIG_ABSENT && r->probe_ns > LONG_PROBE_NS ? " bad" : "",
+				 hzrig_sweep_long_probe(r) ? " bad" : "",
 				 r->probe_ns == HZRIG_ABSENT ? "&ndash;" : MS(r->probe_ns));
 		}
 		dash_out(d, "</tr>\n");
@@ -106,7 +95,7 @@ static void details(struct dash *d)
 		bool any = false;
 
 		for (size_t k = 0; k < v->nsw; k++) {
-			const struct hzrig_sweep_rdriver *r = find(&v->sw[k], mod);
+			const struct hzrig_sweep_rdriver *r = hzrig_sweep_driver(&v->sw[k], mod);
 
 			any |= r && r->ncalls;
 		}
@@ -118,7 +107,7 @@ static void details(struct dash *d)
 		    "<th>site</th><th class=\"num\">timeout</th><th>device</th><th class=\"num\">ret</th>"
 		    "<th class=\"num\">wait ms</th><th>window ms</th></tr></thead>\n<tbody>\n");
 		for (size_t k = 0; k < v->nsw; k++) {
-			const struct hzrig_sweep_rdriver *r = find(&v->sw[k], mod);
+			const struct hzrig_sweep_rdriver *r = hzrig_sweep_driver(&v->sw[k], mod);
 
 			for (size_t c = 0; r && c < r->ncalls; c++) {
 				const struct hzrig_sweep_rcall *x = &r->calls[c];

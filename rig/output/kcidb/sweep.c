@@ -28,8 +28,6 @@
 #include "output/kcidb/kcidb.h"
 #include "sweep/sweep.h"
 
-#define LONG_PROBE_NS	10000000000LL
-
 /* A path element: letters, digits and '_' only. */
 static void word(char *buf, size_t n, const char *s)
 {
@@ -64,8 +62,7 @@ static json_object *test_base(const char *origin, const struct hzrig_sweep_run *
 static const char *driver_status(const struct hzrig_sweep_run *r,
 				 const struct hzrig_sweep_rdriver *d)
 {
-	if (r->batches[d->batch].nreports ||
-	    (d->probe_ns != HZRIG_ABSENT && d->probe_ns > LONG_PROBE_NS))
+	if (r->batches[d->batch].nreports || hzrig_sweep_long_probe(d))
 		return "FAIL";
 	if (!strcmp(d->outcome, "bound") || !strcmp(d->outcome, "probe failed"))
 		return "PASS";
