@@ -33,11 +33,14 @@ check "real-drivers: ipheth and orinoco_usb as modules" "grep -qx 'CONFIG_USB_IP
 B=$TOP/build
 # shellcheck source=rig/boot/variant.sh
 . "$TOP/rig/boot/variant.sh"
-# Variants that differ only in their HZ fragment are checked once: the
-# HZ options survive whatever else is on (the plain HZ variants check each
-# HZ), and the other fragments do not depend on HZ. That keeps the sweep's
-# variants (three HZ on two trees) from tripling this test's time.
-declare -A SEEN
+# A variant whose fragments other than its HZ one were checked with
+# another variant, and whose HZ fragment was checked too (with any
+# others), adds nothing: the HZ options survive whatever else is on, and
+# the other fragments do not depend on HZ. Skipping those keeps the
+# sweep's variants (three HZ on two trees) from tripling this test's time.
+# HZDIR and TREEDIR name a checked .config of each HZ and tree, for the
+# checks after the loop.
+declare -A SEEN HZDIR TREEDIR
 for vf in "$TOP"/kernel/variants/*.variant; do
 	v=$(basename "$vf" .variant)
 	frags=()
@@ -45,12 +48,15 @@ for vf in "$TOP"/kernel/variants/*.variant; do
 		frags+=("$C/$f.config")
 	done
 	tree=$(variant_tree "$v")
+	hz=$(variant_field "$v" fragments | tr ' ' '\n' | sed -n 's/^hz-\([0-9]*\)$/\1/p')
 	key="$tree|$(variant_field "$v" fragments | tr ' ' '\n' | grep -v '^hz-[0-9]*$' | tr '\n' ' ')|$(variant_field "$v" patches)"
-	if [ -n "${SEEN[$key]:-}" ] && [ "$v" != hz-300 ] && [ "$v" != hz-250-6.12 ]; then
-		echo "ok - variant $v: the fragments of ${SEEN[$key]} but its HZ (checked there) # SKIP"
+	if [ -n "${SEEN[$key]:-}" ] && [ -n "${HZDIR[$hz]:-}" ]; then
+		echo "ok - variant $v: the fragments of ${SEEN[$key]} and the HZ of ${HZDIR[$hz]} (checked there) # SKIP"
 		continue
 	fi
 	SEEN[$key]=$v
+	HZDIR[$hz]=${HZDIR[$hz]:-$v}
+	TREEDIR[$(basename "$tree")]=${TREEDIR[$(basename "$tree")]:-$v}
 	if ! tree_ensure "$tree" > /dev/null 2> "$O.err"; then
 		check "variant $v: its tree $(basename "$tree") is there" false
 		sed 's/^/#   /' "$O.err"
@@ -60,10 +66,10 @@ for vf in "$TOP"/kernel/variants/*.variant; do
 	check "variant $v: every option survives on $(basename "$tree")" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
 	[ -s "$O.err" ] && sed 's/^/#   /' "$O.err"
 done
-check "hz-300 .config has CONFIG_HZ=300 (the generic msecs_to_jiffies())" \
-	"grep -qx 'CONFIG_HZ=300' '$O/hz-300/.config'"
-check "hz-250-6.12 .config was made from the 6.12 tree" \
-	"grep -q '^# Linux/x86_64 6.12' '$O/hz-250-6.12/.config'"
+check "a HZ=300 .config (${HZDIR[300]}) has CONFIG_HZ=300 (the generic msecs_to_jiffies())" \
+	"grep -qx 'CONFIG_HZ=300' '$O/${HZDIR[300]}/.config'"
+check "a 6.12 variant's .config (${TREEDIR[linux-source-6.12]}) was made from the 6.12 tree" \
+	"grep -q '^# Linux/x86_64 6.12' '$O/${TREEDIR[linux-source-6.12]}/.config'"
 check "hz-250-debug .config has KASAN and lockdep" "grep -qx 'CONFIG_KASAN=y' '$O/hz-250-debug/.config' && grep -qx 'CONFIG_PROVE_LOCKING=y' '$O/hz-250-debug/.config'"
 
 echo "kconfig: $pass passed, $failn failed"
