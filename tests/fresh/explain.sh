@@ -13,7 +13,9 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # a line itself), a header ("fatal error: X.h: No such file or directory",
 # as /usr/include/X.h) or a Python module ("No module named 'X'", as
 # python3:X). A test's own diagnostics ("# ..." lines) are not read: a test
-# may fake a missing command on purpose.
+# may fake a missing command on purpose. Then the failed checks themselves
+# ("not ok" lines of TAP and KTAP, and the "# ..." lines after each, a few),
+# so that the tail of a CI log names what failed, not only a count.
 missing_needs() {
 	grep -v -E '^ *[0-9]+:[0-9]+ #' "$1" | sed -n \
 		-e 's/.*: \([A-Za-z0-9._+-]*\): not found$/\1/p' \
@@ -31,3 +33,9 @@ for c in $(missing_needs "$1"); do
 		echo "check-fresh: missing: $c (not in rig/boot/commands: add it with its Debian package and the targets that need it)"
 	fi
 done
+
+# The failed checks, each with up to 12 of the diagnostic lines that follow.
+awk '{ line = $0; sub(/^ *[0-9]+:[0-9]+ /, "", line) }
+	line ~ /^ *not ok / { print "check-fresh: failed: " line; n = 12; next }
+	n > 0 && line ~ /^ *#/ { print "check-fresh:   " line; n--; next }
+	{ n = 0 }' "$1"

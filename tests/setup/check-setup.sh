@@ -149,6 +149,11 @@ cat > "$T/step.log" <<'EOF'
   0:03 gadget/main.c:9:10: fatal error: json-c/json.h: No such file or directory
   0:04 ModuleNotFoundError: No module named 'jsonschema'
   0:05 # /bin/sh: 1: hzrig-faked-by-a-test: not found
+  0:06 ok - a check that passed
+  0:07 not ok - 26 concurrent ingests of one run: none fails
+  0:07 # hzrig: c.db: the history database is busy
+  0:08 ok - the next check
+  0:09 # not this diagnostic: it follows a pass
 EOF
 "$TOP/tests/fresh/explain.sh" "$T/step.log" > "$T/out" 2>&1
 check "check-fresh names a missing command with its package" \
@@ -160,7 +165,11 @@ check "check-fresh names a missing header as the list's need" \
 check "check-fresh names a missing Python module" \
 	'grep -q "^check-fresh: missing: python3:jsonschema (Debian package python3-jsonschema" "$T/out"'
 check "check-fresh does not take a test's own diagnostics for the cause" \
-	'! grep -q hzrig-faked-by-a-test "$T/out" && [ "$(wc -l < "$T/out")" = 4 ]'
+	'! grep -q hzrig-faked-by-a-test "$T/out" && [ "$(grep -c "missing:" "$T/out")" = 4 ]'
+check "check-fresh names a failed check with its diagnostics, and no passed one's" \
+	'grep -qx "check-fresh: failed: not ok - 26 concurrent ingests of one run: none fails" "$T/out" &&
+	 grep -qx "check-fresh:   # hzrig: c.db: the history database is busy" "$T/out" &&
+	 ! grep -q "passed\|not this" "$T/out"'
 
 # --- check-commands.py on a copy with a defect --------------------------------
 copy() {
