@@ -298,6 +298,12 @@ sweep:
 	@$(TOP)/rig/sweep/sweep.sh --nak $(SWEEP_NAK) --accel $(ACCEL) \
 		--out $(TOP)/results/sweep $(SWEEP_VARIANTS)
 
+# The sweep's own end-to-end test (tests/e2e/sweep.sh): a heavy suite, so
+# its own target and not a part of make check (docs/sweep.md).
+check-sweep: tools ksrc
+	$(SETUP)
+	@$(MAKE) --no-print-directory -C tests sweep
+
 checkpatch: ksrc
 	$(SETUP)
 	@$(MAKE) --no-print-directory -C host-driver checkpatch KSRC=$(KSRC)
@@ -310,4 +316,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-fresh dashboard-image check-tree drivers sweep check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-fresh dashboard-image check-tree drivers sweep check-sweep check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean

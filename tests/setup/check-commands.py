@@ -13,6 +13,9 @@ rig/boot/qemu/*.conf; how each is read: progscan.py) and fails on:
     which scripts a make target runs is followed from its recipe (the
     scripts it names, the targets it makes, $(MAKE) -C DIR TARGET) through
     the scripts those run;
+  - the same for what an hzrig command run by such a script or recipe
+    starts (check-tree runs spatch): the programs of the host C in the
+    stage folder that defines the command;
   - a make target that does not start with $(SETUP), or has no target line
     in the list; a target line, part or tag that names nothing.
 Programs the guest runs (initramfs/init, initramfs/robustness.sh, sweep.sh,
@@ -130,6 +133,9 @@ def check_list(top, targets, needs):
     return out, rules
 
 
+RECIPES = {}    # make target -> the recipes reach() went through for it
+
+
 def reach(top, rules, name, files):
     """The repository files make target NAME runs: the scripts its recipe
     names, those of the targets it makes (prerequisites, $(MAKE) TARGET,
@@ -178,6 +184,7 @@ def reach(top, rules, name, files):
         seen.add((mk, t))
         got.add(mk)
         prereq, recipe, _ = mkrules[mk][t]
+        RECIPES.setdefault(name, []).append(recipe)
         todo += [(mk, p) for p in prereq]
         todo += made(mk, recipe)
         sh = Shell(make_to_shell(recipe))
@@ -193,20 +200,72 @@ def reach(top, rules, name, files):
     return got
 
 
+def subcommand_programs(top, found):
+    """{hzrig subcommand: [(file, line, program)]}: what the C of each
+    command of rig/hzrig.c's table runs, taken as every program the host C
+    files of the stage folder that defines its cmd_ function start (a
+    command's code lives in its stage: tests/layout/check-layout.py)."""
+    try:
+        with open(os.path.join(top, 'rig/hzrig.c')) as f:
+            table = re.findall(r'\{\s*"([a-z-]+)",\s*(cmd_[a-z_]+)\s*,', f.read())
+    except OSError:
+        return {}
+    defined = {}
+    for rel in tracked(top):
+        if rel.startswith('rig/') and rel.endswith('.c'):
+            try:
+                with open(os.path.join(top, rel)) as f:
+                    text = f.read()
+            except OSError:
+                continue
+            for m in re.finditer(r'^int (cmd_[a-z_]+)\(', text, re.M):
+                defined[m.group(1)] = os.path.dirname(rel)
+    out = {}
+    for name, fn in table:
+        stage = defined.get(fn)
+        out[name] = [(rel, line, prog) for rel, kind, items in found
+                     if stage and kind == 'host' and rel.endswith('.c') and
+                     os.path.dirname(rel) == stage
+                     for line, prog in items if prog]
+    return out
+
+
+HZRIG_CALL = re.compile(r'(?:\bhzrig|HZRIG\)?\}?)["\']?[ \t]+([a-z][a-z-]*)')
+
+
 def check_coverage(top, targets, needs, rules, found, functions, applets):
-    """Every program a target runs is listed for that target."""
+    """Every program a target runs is listed for that target, including
+    what the hzrig commands its scripts run start in turn."""
     out = []
     tagged = {}
     for need, _, tags, _ in needs:
         tagged.setdefault(need, set()).update(tags)
     byfile = {rel: (kind, items) for rel, kind, items in found}
     files = list(byfile) + [f for f in tracked(top) if f not in byfile]
+    subs = subcommand_programs(top, found)
     for name in sorted(targets):
         if name not in rules:
             continue
         cl = closure(targets, name)
         for f in sorted(reach(top, rules, name, files)):
             kind, items = byfile.get(f, ('host', []))
+            if kind == 'host' and f != 'rig/boot/setup.sh':
+                text = ''
+                if f.endswith('Makefile'):
+                    text = '\n'.join(RECIPES.get(name, []))
+                else:
+                    try:
+                        with open(os.path.join(top, f)) as fh:
+                            text = fh.read()
+                    except OSError:
+                        pass
+                for sub in sorted(set(HZRIG_CALL.findall(text)) & set(subs)):
+                    for rel, line, prog in subs[sub]:
+                        tags = tagged.get(prog) or tagged.get(os.path.basename(prog), set())
+                        if tags and not (tags & cl):
+                            out.append(f'{f}: make {name} runs hzrig {sub}, whose {rel}:{line} '
+                                       f'runs {prog}, but rig/boot/commands lists it only for '
+                                       f'{" ".join(sorted(tags))}')
             # setup.sh is the installer: it runs python3 and perl only to
             # test the needs that come with them
             if kind != 'host' or f == 'rig/boot/setup.sh' or f.endswith('Makefile'):

@@ -201,6 +201,12 @@ rc=$?
 check "check-commands: a test that runs rsync, rsync not listed: fails" \
 	'[ $rc = 1 ] && grep -q "tests/e2e/boot-one.sh:[0-9]*: rsync: not in rig/boot/commands" "$T/out"'
 copy
+sed -i 's/^\(target sweep *= .*\) @checker/\1/' "$T/repo/rig/boot/commands"
+"$TOP/tests/setup/check-commands.py" "$T/repo" > "$T/out" 2>&1
+rc=$?
+check "check-commands: a script runs hzrig check-tree, spatch not listed for its target: fails, naming both" \
+	'[ $rc = 1 ] && grep -q "rig/sweep/sweep.sh: make sweep runs hzrig check-tree, whose rig/checker/cmd_check_tree.c:[0-9]* runs spatch" "$T/out"'
+copy
 awk '/^check-tree:/ {print; getline; next} {print}' "$T/repo/Makefile" > "$T/mk" && mv "$T/mk" "$T/repo/Makefile"
 "$TOP/tests/setup/check-commands.py" "$T/repo" > "$T/out" 2>&1
 rc=$?
