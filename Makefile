@@ -291,12 +291,21 @@ SWEEP_TREE ?= 6.1
 SWEEP_HZ ?= 100 1000
 SWEEP_SET ?= all
 SWEEP_NAK ?= 2
-SWEEP_VARIANTS = $(foreach h,$(SWEEP_HZ),sweep-$(if $(filter-out all,$(SWEEP_SET)),$(SWEEP_SET)-)hz-$(h)$(if $(filter 6.12,$(SWEEP_TREE)),-6.12))
+# SWEEP_PASS=unplug: the debugging kernel at HZ=250 (KASAN, lockdep:
+# sweep-debug-hz-250, sweep-check-debug-hz-250), each device unplugged
+# SWEEP_UNPLUG_MS into its first NAKed request; results/sweep-unplug/.
+SWEEP_PASS ?= nak
+SWEEP_UNPLUG_MS ?= 100
+SWEEP_SET_PART = $(if $(filter-out all,$(SWEEP_SET)),$(SWEEP_SET)-)
+SWEEP_TREE_PART = $(if $(filter 6.12,$(SWEEP_TREE)),-6.12)
+SWEEP_VARIANTS = $(if $(filter unplug,$(SWEEP_PASS)),sweep-$(SWEEP_SET_PART)debug-hz-250$(SWEEP_TREE_PART),$(foreach h,$(SWEEP_HZ),sweep-$(SWEEP_SET_PART)hz-$(h)$(SWEEP_TREE_PART)))
 sweep:
 	$(SETUP)
+	$(if $(filter-out nak unplug,$(SWEEP_PASS)),$(error SWEEP_PASS: '$(SWEEP_PASS)' is not nak or unplug))
 	@$(MAKE) --no-print-directory tools ksrc
 	@$(TOP)/rig/sweep/sweep.sh --nak $(SWEEP_NAK) --accel $(ACCEL) \
-		--out $(TOP)/results/sweep $(SWEEP_VARIANTS)
+		$(if $(filter unplug,$(SWEEP_PASS)),--unplug-ms $(SWEEP_UNPLUG_MS) --out $(TOP)/results/sweep-unplug,--out $(TOP)/results/sweep) \
+		$(SWEEP_VARIANTS)
 
 # The sweep's own end-to-end test (tests/e2e/sweep.sh): a heavy suite, so
 # its own target and not a part of make check (docs/sweep.md).

@@ -4,7 +4,7 @@
  * raw-gadget, one per dummy_hcd instance, for the driver sweep
  * (docs/sweep.md).
  *
- *   hzrig-rawdev [-k K] [-u UDC_BASE] [-l LOG] DEVICE_FILE...
+ *   hzrig-rawdev [-k K] [-d MS] [-u UDC_BASE] [-l LOG] DEVICE_FILE...
  *
  * Device file i goes to UDC "dummy_udc.<UDC_BASE + i>" (dummy_hcd loaded
  * with num= at least that many). Unlike gadgetfs, raw-gadget hands every
@@ -17,13 +17,17 @@
  * stall; otherwise (a "nak" line counts as none) the first K (default 2)
  * are NAKed (never
  * answered: the host's call waits for its timeout) and the rest STALLed.
- * K = 0 refuses everything at once (the sweep's stall pass). Bulk and
+ * K = 0 refuses everything at once (the sweep's stall pass). With -d MS
+ * (the unplug pass, on a debug kernel), a device is unplugged MS
+ * milliseconds into its first NAKed request, while the driver waits on it:
+ * its raw-gadget file is closed, so dummy_hcd reports a disconnect. Bulk and
  * interrupt endpoints are enabled but never given a request: every
  * transfer on them NAKs until the host gives up.
  *
  * Every request, with what was done, is a line of LOG (default stdout):
  *   rawdev=I t_us=T type=0xTT request=0xRR value=V index=X length=L action=A
- * where T is CLOCK_MONOTONIC in microseconds and A is answer, nak or stall.
+ * where T is CLOCK_MONOTONIC in microseconds and A is answer, nak, stall or
+ * unplug (the request the device was unplugged under).
  * A NAKed request ends when the host gives up and sends the next SETUP;
  * raw-gadget needs kernel/patches/0005-* to take that SETUP (docs/sweep.md).
  * SIGTERM or SIGINT ends it.
@@ -57,7 +61,7 @@ struct rawdev {
 	const char *path;
 	struct hzg_device_file dev;
 	int fd;
-	bool configured;
+	bool configured, unplugged;
 	unsigned int naked;
 	uint8_t alt[HZG_DEV_MAX_INTF];	/* by interface number order */
 	pthread_t thread;
@@ -74,6 +78,7 @@ struct event_buf {
 };
 
 static unsigned int nak_first = 2;
+static unsigned int unplug_ms;		/* 0: no unplug pass */
 static FILE *logf;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -265,6 +270,14 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 	case HZG_DEV_NAK:
 		r->naked++;
 		note(r, c, "nak");
+		if (unplug_ms && r->naked == 1) {
+			/* the driver is now waiting on this request */
+			usleep(unplug_ms * 1000);
+			note(r, c, "unplug");
+			close(r->fd);
+			r->fd = -1;
+			r->unplugged = true;
+		}
 		return;
 	case HZG_DEV_ANSWER:
 		if (c->bRequestType & USB_DIR_IN)
@@ -332,6 +345,8 @@ static void *serve(void *arg)
 				note(r, c, "stall");
 			}
 		}
+		if (r->unplugged)
+			return NULL;
 	}
 	return NULL;
 }
@@ -358,10 +373,11 @@ static int load(struct rawdev *r)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: hzrig-rawdev [-k K] [-u UDC_BASE] [-l LOG] DEVICE_FILE...\n"
+	fprintf(stderr, "usage: hzrig-rawdev [-k K] [-d MS] [-u UDC_BASE] [-l LOG] DEVICE_FILE...\n"
 		"Presents each device file on its own dummy_hcd UDC through\n"
 		"raw-gadget; NAKs the first K (default 2) unanswered class or\n"
-		"vendor requests of each device, STALLs the rest.\n");
+		"vendor requests of each device, STALLs the rest. -d MS unplugs\n"
+		"a device MS ms into its first NAKed request.\n");
 }
 
 static unsigned int number(const char *s, const char *what, unsigned int max)
@@ -387,10 +403,13 @@ int main(int argc, char **argv)
 	int opt, sig;
 
 	logf = stdout;
-	while ((opt = getopt(argc, argv, "k:u:l:h")) != -1) {
+	while ((opt = getopt(argc, argv, "k:d:u:l:h")) != -1) {
 		switch (opt) {
 		case 'k':
 			nak_first = number(optarg, "-k", 1000);
+			break;
+		case 'd':
+			unplug_ms = number(optarg, "-d", 60000);
 			break;
 		case 'u':
 			base = number(optarg, "-u", RAWDEV_MAX - 1);

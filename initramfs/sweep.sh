@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# hzrig-sweep K BATCH SIZE MAX_S OUT: one batch of the driver sweep in the
+# hzrig-sweep K BATCH SIZE MAX_S OUT [UNPLUG_MS]: one batch of the driver sweep in the
 # guest (hzrig.mode=sweep; docs/sweep.md). The devices are the files of
 # /etc/hzrig/sweep/, in name order; batch BATCH is SIZE of them, each on
 # its own dummy_hcd instance (the command line's dummy_hcd.num). Then:
@@ -9,6 +9,8 @@
 #      bus (hzrig-usbmon-dump);
 #   2. hzrig-rawdev presents the batch: it answers enumeration, NAKs the
 #      first K class or vendor requests of each device and STALLs the rest;
+#      with UNPLUG_MS (the unplug pass, on a debug kernel), each device is
+#      unplugged that long into its first NAKed request;
 #   3. once the devices are enumerated, every device's module is loaded at
 #      once (modprobe in parallel: each probe runs in its modprobe);
 #   4. the batch ends when every modprobe has returned and nothing moved on
@@ -18,7 +20,7 @@
 #      bindings, rawdev's and usbmon's lines and the trace (each call
 #      with its stack). The host reads them (hzrig sweep collect).
 set -u
-K=$1 BATCH=$2 SIZE=$3 MAX_S=$4 OUT=$5
+K=$1 BATCH=$2 SIZE=$3 MAX_S=$4 OUT=$5 UNPLUG_MS=${6:-0}
 QUIET_S=3
 T=/sys/kernel/debug/tracing
 DIR=/etc/hzrig/sweep
@@ -67,8 +69,9 @@ ls $DIR/*.device 2>/dev/null | sort |
 N=$(wc -l < /tmp/batch)
 [ "$N" -gt 0 ] || { log "batch $BATCH of $SIZE: no device files"; exit 21; }
 log "batch $BATCH: $N devices, NAK $K then STALL"
+[ "$UNPLUG_MS" -gt 0 ] && log "each device unplugged $UNPLUG_MS ms into its first NAKed request"
 # shellcheck disable=SC2046
-hzrig-rawdev -k "$K" -l /tmp/rawdev.txt $(cat /tmp/batch) 2>/tmp/rawdev.err &
+hzrig-rawdev -k "$K" -d "$UNPLUG_MS" -l /tmp/rawdev.txt $(cat /tmp/batch) 2>/tmp/rawdev.err &
 RD=$!
 
 # Enumerated: every dummy bus has its device (the root hub is N-0).
@@ -128,7 +131,7 @@ wait "$UM" 2>/dev/null
 # "hzrig-sweep ...", apart from the kernel's messages around it.
 frame() { if [ "$OUT" = /dev/console ]; then sed 's/^/hzrig-sweep /'; else cat; fi; }
 {
-	echo "sweep begin batch=$BATCH size=$SIZE k=$K devices=$N t0=$T0 settled_s=$((s / 10)) max_s=$MAX_S"
+	echo "sweep begin batch=$BATCH size=$SIZE k=$K devices=$N t0=$T0 settled_s=$((s / 10)) max_s=$MAX_S unplug_ms=$UNPLUG_MS"
 	i=0
 	while read -r f; do
 		echo "file index=$i name=$(basename "$f")"

@@ -114,7 +114,7 @@ struct job_opts {
 	unsigned int budget_s;
 	struct hzrig_qemu_conf conf;
 	/* the driver sweep (docs/sweep.md): a job per batch of devices */
-	long long nak, batch_size, max_s;
+	long long nak, batch_size, max_s, unplug_ms;
 };
 
 /* One job: the matrix's (batch < 0), or batch @batch of a sweep of @n. */
@@ -258,8 +258,8 @@ static int write_job(const struct job_opts *o, const struct job *jb, FILE *err)
 		return -1;
 	if (jb->batch >= 0)
 		snprintf(batch, sizeof(batch),
-			 " hzrig.nak=%lld hzrig.batch=%d hzrig.batch_size=%lld hzrig.sweep_max_s=%lld dummy_hcd.num=%d",
-			 o->nak, jb->batch, o->batch_size, o->max_s, jb->ndev);
+			 " hzrig.nak=%lld hzrig.batch=%d hzrig.batch_size=%lld hzrig.sweep_max_s=%lld hzrig.unplug_ms=%lld dummy_hcd.num=%d",
+			 o->nak, jb->batch, o->batch_size, o->max_s, o->unplug_ms, jb->ndev);
 	if (snprintf(extra, sizeof(extra),
 		     "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s hzrig.samples=console%s%s%s",
 		     v, o->accel, o->plan_name, *cmdline ? " " : "", cmdline, batch) >=
@@ -447,7 +447,8 @@ static void lava_usage(FILE *f)
 	fputs("usage: hzrig lava jobs [--plan NAME|FILE] [--out DIR] [--build DIR]\n"
 	      "                       [--artifacts URL] [--accel tcg|kvm]\n"
 	      "                       [--tsc-khz N] [--qemu-config FILE]\n"
-	      "                       [--nak K] [--batch-size N] [--max-s S] VARIANT...\n"
+	      "                       [--nak K] [--unplug-ms MS] [--batch-size N]\n"
+	      "                       [--max-s S] VARIANT...\n"
 	      "       hzrig lava device [--accel tcg|kvm] [--qemu-config FILE]\n"
 	      "                         [--out FILE]\n"
 	      "jobs: one LAVA job (DIR/VARIANT.yaml, default build/lava) per built\n"
@@ -462,7 +463,8 @@ static void lava_usage(FILE *f)
 	      "A sweep variant (docs/sweep.md: build/VARIANT/sweep-devices) gets\n"
 	      "one job per batch of --batch-size devices (default 32), the\n"
 	      "drivers NAKed --nak times (default 2), a batch at most --max-s\n"
-	      "seconds (default 240): DIR/VARIANT-batch-N.yaml.\n"
+	      "seconds (default 240): DIR/VARIANT-batch-N.yaml; --unplug-ms: each\n"
+	      "device unplugged MS ms into its first NAKed request (needs --nak 1+).\n"
 	      "device: the device dictionary of this machine's QEMU for lava-run.\n"
 	      "Exit: 0 written, 2 bad usage or input (nothing half-written).\n", f);
 }
@@ -504,6 +506,7 @@ int cmd_lava(int argc, char **argv)
 		HZRIG_OPT_N("nak", &o.nak, 0, 1000),
 		HZRIG_OPT_N("batch-size", &o.batch_size, 1, 32),
 		HZRIG_OPT_N("max-s", &o.max_s, 10, 86400),
+		HZRIG_OPT_N("unplug-ms", &o.unplug_ms, 0, 60000),
 		HZRIG_OPT_END
 	};
 	int first, i, rc = 0;
@@ -523,6 +526,10 @@ int cmd_lava(int argc, char **argv)
 	if (first < 0)
 		return HZRIG_OPTS_EXIT(first);
 	first++;
+	if (o.unplug_ms && !o.nak) {
+		fprintf(stderr, "hzrig lava jobs: --unplug-ms unplugs a device during a NAKed request: it needs --nak 1 or more\n");
+		return 2;
+	}
 	if (o.artifacts &&
 	    !hzrig_url_ok(o.artifacts, "http https file", why, sizeof(why))) {
 		fprintf(stderr, "hzrig lava jobs: --artifacts: '%s' %s\n",

@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "boot/crash.h"
+#include "collect/scan.h"
 #include "lib/io.h"
 #include "lib/json.h"
 #include "lib/opts.h"
@@ -219,8 +220,8 @@ static int port_error(const char *console, const char *module)
 }
 
 static void outcome(struct collect *c, const char *console,
-		    const struct hzrig_sweep_driver *d, const char **what,
-		    int *err, char *fwname, size_t fwn)
+		    const struct hzrig_sweep_driver *d, bool reported,
+		    const char **what, int *err, char *fwname, size_t fwn)
 {
 	char pat[64];
 	const char *q;
@@ -250,6 +251,8 @@ static void outcome(struct collect *c, const char *console,
 	}
 	if (!d->enumerated)
 		*what = "not enumerated";
+	else if (reported)
+		*what = "kernel report";	/* its code in a report's stack */
 	else if (fwname[0])
 		*what = "firmware missing";
 	else if (d->bound && (*err = port_error(console, d->module)))
@@ -348,6 +351,7 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	struct hzrig_sweep_batch b;
 	json_object *bo;
 	int64_t allow;
+	struct hzrig_findings found = { 0 };
 
 	snprintf(path, sizeof(path), "%s/batch-%d.txt", c->dir, i);
 	text = hzrig_in_slurp(path, HZRIG_MAX_CAPTURE, &len, why, sizeof(why));
@@ -363,12 +367,17 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	free(text);
 	snprintf(path, sizeof(path), "%s/console-%d.log", c->dir, i);
 	console = hzrig_in_slurp(path, HZRIG_MAX_CONSOLE, &len, why, sizeof(why));
+	/* the reports again, whole, to put each down to a driver */
+	if (console && hzrig_scan_file(path, &found, why, sizeof(why)))
+		fprintf(stderr, "hzrig sweep collect: %s: %s (reports not put down to drivers)\n",
+			path, why);
 	allow = allowance(&b, (int)c->hz);
 	bo = json_object_new_object();
 	hzrig_json_put(bo, "batch", json_object_new_int(i));
 	hzrig_json_put(bo, "complete", json_object_new_boolean(b.complete));
 	hzrig_json_put(bo, "settled_s", json_object_new_int(b.settled_s));
 	hzrig_json_put(bo, "k", json_object_new_int(b.k));
+	hzrig_json_put(bo, "unplug_ms", json_object_new_int(b.unplug_ms));
 	hzrig_json_put(bo, "allowance_ns", hzrig_json_int(allow));
 	hzrig_json_put(bo, "usbmon_dropped", json_object_new_int((int)b.usbmon_dropped));
 	hzrig_json_put(bo, "calls_without_urb", json_object_new_int((int)b.unmatched_urbs));
@@ -377,11 +386,17 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	for (size_t d = 0; d < b.ndrv; d++) {
 		const struct hzrig_sweep_driver *dr = &b.drv[d];
 		json_object *o = json_object_new_object(), *calls = json_object_new_array();
+		json_object *rep = json_object_new_array();
 		const char *what;
 		char fw[256];
 		int err;
 
-		outcome(c, console, dr, &what, &err, fw, sizeof(fw));
+		for (size_t f = 0; f < found.n; f++)
+			if (json_object_array_length(rep) < HZRIG_SWEEP_REPORTS_MAX &&
+			    hzrig_sweep_report_names(found.v[f].excerpt, dr->module))
+				json_object_array_add(rep, hzrig_json_str(found.v[f].title));
+		outcome(c, console, dr, json_object_array_length(rep) > 0, &what,
+			&err, fw, sizeof(fw));
 		hzrig_json_put(o, "module", hzrig_json_str(dr->module));
 		hzrig_json_put(o, "batch", json_object_new_int(i));
 		hzrig_json_put(o, "bus", json_object_new_int(dr->bus));
@@ -395,6 +410,8 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 		hzrig_json_put(o, "nak", json_object_new_int((int)dr->nak));
 		hzrig_json_put(o, "stall", json_object_new_int((int)dr->stall));
 		hzrig_json_put(o, "answer", json_object_new_int((int)dr->answer));
+		hzrig_json_put(o, "unplugged", json_object_new_boolean(dr->unplugged));
+		hzrig_json_put(o, "reports", rep);
 		/*
 		 * The driver's calls: on its device's bus, and made from a
 		 * module (the USB core's own, enumerating the device or
@@ -407,6 +424,7 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 		json_object_array_add(drivers, o);
 	}
 	free(console);
+	hzrig_findings_free(&found);
 	hzrig_sweep_batch_free(&b);
 	return 0;
 }

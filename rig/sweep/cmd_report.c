@@ -101,6 +101,14 @@ static json_object *driver_rows(struct report *r, bool print)
 				hzrig_json_put(x, "probe_ms", hzrig_json_ms(d->probe_ns));
 				hzrig_json_put(x, "nak", json_object_new_int(d->nak));
 				hzrig_json_put(x, "stall", json_object_new_int(d->stall));
+				hzrig_json_put(x, "unplugged", json_object_new_boolean(d->unplugged));
+				{
+					json_object *rep = json_object_new_array();
+
+					for (int k = 0; k < d->nreports; k++)
+						json_object_array_add(rep, hzrig_json_str(d->reports[k]));
+					hzrig_json_put(x, "reports", rep);
+				}
 				snprintf(key, sizeof(key), "%d", r->run[v].hz);
 				json_object_object_add(per, key, x);
 				if (print)
@@ -210,6 +218,26 @@ static json_object *kernel_reports(struct report *r, bool print)
 
 	if (print)
 		printf("\nKernel reports during the batches:\n");
+	/* first each driver's: the reports whose stack names its module */
+	for (int v = 0; v < r->n; v++)
+		for (size_t i = 0; i < r->run[v].ndrivers; i++) {
+			const struct hzrig_sweep_rdriver *d = &r->run[v].drivers[i];
+
+			for (int k = 0; k < d->nreports; k++) {
+				json_object *o = json_object_new_object();
+
+				hzrig_json_put(o, "variant", hzrig_json_str(r->run[v].variant));
+				hzrig_json_put(o, "batch", json_object_new_int(d->batch));
+				hzrig_json_put(o, "module", hzrig_json_str(d->module));
+				hzrig_json_put(o, "title", hzrig_json_str(d->reports[k]));
+				hzrig_json_put(o, "unplugged", json_object_new_boolean(d->unplugged));
+				json_object_array_add(a, o);
+				if (print)
+					printf("  %s %s%s: %s\n", r->run[v].variant, d->module,
+					       d->unplugged ? " (unplugged)" : "", d->reports[k]);
+			}
+		}
+	/* then every report's first line, batch by batch */
 	for (int v = 0; v < r->n; v++) {
 		for (size_t i = 0; i < r->run[v].nbatches; i++) {
 			const struct hzrig_sweep_rbatch *b = &r->run[v].batches[i];
@@ -301,6 +329,9 @@ static void why_unreached(struct report *r, json_object *select,
 		snprintf(why, n, "%s bound, but did not make this call in probe or open", mod);
 	else if (!strcmp(d->outcome, "probe failed"))
 		snprintf(why, n, "%s: probe failed (%" PRId64 ") before this call", mod, d->err);
+	else if (!strcmp(d->outcome, "kernel report"))
+		snprintf(why, n, "%s: a kernel report in its code (%.120s)", mod,
+			 d->nreports ? d->reports[0] : "");
 	else
 		snprintf(why, n, "%s: device %s", mod, d->outcome);
 }

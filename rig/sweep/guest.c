@@ -215,6 +215,12 @@ static int on_begin(struct parse *p, const char *s)
 	p->b->k = (int)v[2];
 	p->b->settled_s = (int)v[3];
 	p->b->max_s = (int)v[4];
+	/* a batch from before the unplug pass has no unplug_ms= */
+	if (val(s, "unplug_ms")) {
+		if (!num(s, "unplug_ms", &v[0]) || v[0] < 0 || v[0] > 60000)
+			return bad(p, "'sweep begin': unplug_ms= is not 0..60000");
+		p->b->unplug_ms = (int)v[0];
+	}
 	return 0;
 }
 
@@ -332,6 +338,7 @@ static int on_rawdev(struct parse *p, const char *s)
 		d->nak += !strcmp(r->action, "nak");
 		d->stall += !strcmp(r->action, "stall");
 		d->answer += !strcmp(r->action, "answer");
+		d->unplugged |= !strcmp(r->action, "unplug");
 	}
 	return 0;
 }
@@ -590,6 +597,31 @@ static void match(struct parse *p)
 			break;
 		}
 	}
+}
+
+bool hzrig_sweep_report_names(const char *excerpt, const char *module)
+{
+	char tag[80];
+	size_t tl;
+
+	if (!module[0])
+		return false;
+	tl = (size_t)snprintf(tag, sizeof(tag), " [%s]", module);
+	if (tl >= sizeof(tag))
+		return false;
+	for (const char *s = excerpt; *s;) {
+		size_t l = strcspn(s, "\n");
+
+		/* a frame: "+0x" in it, the tag at its end (CR aside) */
+		while (l && s[l - 1] == '\r')
+			l--;
+		if (l > tl && !memcmp(s + l - tl, tag, tl) &&
+		    memmem(s, l, "+0x", 3))
+			return true;
+		s += strcspn(s, "\n");
+		s += *s == '\n';
+	}
+	return false;
 }
 
 /* One branch per kind of line, each handing it to its reader. */

@@ -18,8 +18,9 @@
 #include "model/model.h"
 #include "sweep/sweep.h"
 
-const char *const hzrig_sweep_outcomes[5] = {
-	"bound", "probe failed", "firmware missing", "not bound", "not enumerated",
+const char *const hzrig_sweep_outcomes[HZRIG_SWEEP_NOUTCOMES] = {
+	"kernel report", "bound", "probe failed", "firmware missing", "not bound",
+	"not enumerated",
 };
 
 struct ld {
@@ -121,6 +122,12 @@ static bool one_of(const char *s, const char *const *set, size_t n)
 	return false;
 }
 
+/* Is @key in @o? For the fields newer files have (the unplug pass's). */
+static bool has(json_object *o, const char *key)
+{
+	return json_object_object_get_ex(o, key, NULL);
+}
+
 #define NS_MAX	(3600LL * 1000000000LL)	/* an hour: no probe waits longer */
 
 /* One check per field of a call, in the order collect writes them. */
@@ -215,7 +222,7 @@ static void load_driver(struct ld *l, json_object *d, long i, size_t nbatches,
 	r->bus = (int)num(l, d, "bus", 0, 32, false);
 	at(l, "drivers", "outcome", i);
 	str(l, d, "outcome", r->outcome, sizeof(r->outcome), false);
-	if (!l->bad && !one_of(r->outcome, hzrig_sweep_outcomes, 5))
+	if (!l->bad && !one_of(r->outcome, hzrig_sweep_outcomes, HZRIG_SWEEP_NOUTCOMES))
 		fail(l, "'%s' is not an outcome the sweep gives", r->outcome);
 	at(l, "drivers", "errno", i);
 	r->err = num(l, d, "errno", -4095, -1, true);
@@ -231,6 +238,37 @@ static void load_driver(struct ld *l, json_object *d, long i, size_t nbatches,
 	r->stall = (int)num(l, d, "stall", 0, 1000000, false);
 	at(l, "drivers", "answer", i);
 	r->answer = (int)num(l, d, "answer", 0, 1000000, false);
+	if (!l->bad && has(d, "unplugged")) {
+		json_object *v;
+
+		at(l, "drivers", "unplugged", i);
+		v = get(l, d, "unplugged", json_type_boolean, false);
+		r->unplugged = v && json_object_get_boolean(v);
+	}
+	if (!l->bad && has(d, "reports")) {
+		json_object *rep;
+
+		at(l, "drivers", "reports", i);
+		rep = get(l, d, "reports", json_type_array, false);
+		if (rep && json_object_array_length(rep) > HZRIG_SWEEP_REPORTS_MAX)
+			fail(l, "more than %d", HZRIG_SWEEP_REPORTS_MAX);
+		for (size_t k = 0; rep && !l->bad && k < json_object_array_length(rep); k++) {
+			json_object *v = json_object_array_get_idx(rep, k);
+
+			if (!json_object_is_type(v, json_type_string))
+				fail(l, "%s among the report lines", hzrig_json_what(v));
+			else if (strlen(json_object_get_string(v)) >= sizeof(r->reports[0]))
+				fail(l, "a report line longer than %zu characters",
+				     sizeof(r->reports[0]) - 1);
+			else
+				snprintf(r->reports[r->nreports++], sizeof(r->reports[0]),
+					 "%s", json_object_get_string(v));
+		}
+	}
+	if (!l->bad && !strcmp(r->outcome, "kernel report") && !r->nreports) {
+		at(l, "drivers", "outcome", i);
+		fail(l, "'kernel report' without the driver's reports");
+	}
 	at(l, "drivers", "calls", i);
 	calls = get(l, d, "calls", json_type_array, false);
 	if (!calls || l->bad)
@@ -274,6 +312,10 @@ static void load_batch(struct ld *l, json_object *b, long i,
 	r->usbmon_dropped = (int)num(l, b, "usbmon_dropped", 0, INT32_MAX, false);
 	at(l, "batches", "calls_without_urb", i);
 	r->calls_without_urb = (int)num(l, b, "calls_without_urb", 0, INT32_MAX, false);
+	if (!l->bad && has(b, "unplug_ms")) {
+		at(l, "batches", "unplug_ms", i);
+		r->unplug_ms = (int)num(l, b, "unplug_ms", 0, 60000, false);
+	}
 	at(l, "batches", "kernel_reports", i);
 	rep = get(l, b, "kernel_reports", json_type_array, false);
 	if (!rep || l->bad)

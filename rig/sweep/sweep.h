@@ -115,10 +115,12 @@ struct hzrig_sweep_driver {
 	int modprobe_rc;
 	int64_t probe_us;		/* modprobe start to return, -1 if not */
 	unsigned int nak, stall, answer;	/* class/vendor requests */
+	bool unplugged;			/* unplugged under a NAKed one */
 };
 
 struct hzrig_sweep_batch {
 	int batch, size, k, settled_s, max_s;
+	int unplug_ms;			/* the unplug pass's delay; 0: none */
 	bool complete;			/* "sweep end" seen */
 	struct hzrig_sweep_driver *drv;
 	size_t ndrv, drvcap;
@@ -135,6 +137,13 @@ struct hzrig_sweep_batch {
 int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 			    char *why, size_t n);
 void hzrig_sweep_batch_free(struct hzrig_sweep_batch *b);
+
+/*
+ * Does a kernel report (@excerpt: its console lines) name @module in its
+ * stack: a frame "func+0x../0x.. [module]"? That puts the report down to
+ * the driver whose code was running (collect's outcome "kernel report").
+ */
+bool hzrig_sweep_report_names(const char *excerpt, const char *module);
 
 /* ---------------------------------------------------------------- load.c */
 
@@ -153,9 +162,15 @@ struct hzrig_sweep_rcall {
 	int64_t ret, urb_ns, urb_status, call_ns, window_lo_ns, window_hi_ns;
 };
 
+#define HZRIG_SWEEP_REPORTS_MAX	8	/* a driver's, kept in its record */
+
 struct hzrig_sweep_rdriver {
 	char module[64], outcome[20], firmware[256];
 	int batch, bus, nak, stall, answer;
+	bool unplugged;
+	/* the kernel reports whose stack names this module, their titles */
+	char reports[HZRIG_SWEEP_REPORTS_MAX][256];
+	int nreports;
 	int64_t err, modprobe_rc, probe_ns;
 	struct hzrig_sweep_rcall *calls;
 	size_t ncalls;
@@ -163,6 +178,7 @@ struct hzrig_sweep_rdriver {
 
 struct hzrig_sweep_rbatch {
 	int batch, settled_s, k, usbmon_dropped, calls_without_urb;
+	int unplug_ms;
 	bool complete;
 	int64_t allowance_ns;
 	char (*reports)[256];
@@ -192,7 +208,8 @@ const struct hzrig_sweep_rdriver *hzrig_sweep_driver(const struct hzrig_sweep_ru
 bool hzrig_sweep_long_probe(const struct hzrig_sweep_rdriver *d);
 
 /* The outcomes a driver can have, in the order reports list them. */
-extern const char *const hzrig_sweep_outcomes[5];
+#define HZRIG_SWEEP_NOUTCOMES	6
+extern const char *const hzrig_sweep_outcomes[HZRIG_SWEEP_NOUTCOMES];
 
 /*
  * Parse and check @text (NUL-terminated) into @r. 0, or -1 with the

@@ -1,9 +1,9 @@
 #!/bin/bash
 # sweep.sh: the driver sweep (docs/sweep.md), stage by stage.
 #
-# usage: rig/sweep/sweep.sh [--nak K] [--batch-size N] [--max-s S]
-#                           [--out DIR] [--db FILE] [--accel auto|kvm|tcg]
-#                           VARIANT...
+# usage: rig/sweep/sweep.sh [--nak K] [--unplug-ms MS] [--batch-size N]
+#                           [--max-s S] [--out DIR] [--db FILE]
+#                           [--accel auto|kvm|tcg] VARIANT...
 #
 # Each VARIANT is a kernel/variants/*.variant with a "sweep =" line
 # (sweep-hz-100, sweep-small-hz-1000, ...). For each:
@@ -13,7 +13,9 @@
 #      `hzrig sweep devices` from the modules' id tables);
 #   2. boot: one guest per batch of N devices (default 32, dummy_hcd's
 #      limit), each device on its own dummy_hcd instance, the drivers NAKed
-#      K times (default 2) then stalled;
+#      K times (default 2) then stalled; with --unplug-ms (the unplug
+#      pass, for the debug variants sweep-debug-*: KASAN, lockdep), each
+#      device is unplugged MS ms into its first NAKed request instead;
 #   3. collect: `hzrig sweep collect` into OUT/VARIANT/sweep.json.
 # Then `hzrig sweep report` over all of them, beside `hzrig check-tree` on
 # the swept drivers' files of the first variant's tree, as a table
@@ -27,6 +29,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
 HZRIG=$B/rig/hzrig
 K=2
+UNPLUG_MS=0
 SIZE=32
 MAX_S=240
 ACCEL=auto
@@ -36,6 +39,7 @@ DB=${HZRIG_DB:-$TOP/results/hzrig.db}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--nak) K=$2; shift 2 ;;
+	--unplug-ms) UNPLUG_MS=$2; shift 2 ;;
 	--batch-size) SIZE=$2; shift 2 ;;
 	--max-s) MAX_S=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
@@ -47,9 +51,14 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "sweep: no variants given" >&2; exit 2; }
 DB=${OUT_DB:-$DB}
-for n in "$K" "$SIZE" "$MAX_S"; do
-	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --batch-size and --max-s take a number, not '$n'" >&2; exit 2 ;; esac
+for n in "$K" "$UNPLUG_MS" "$SIZE" "$MAX_S"; do
+	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --unplug-ms, --batch-size and --max-s take a number, not '$n'" >&2; exit 2 ;; esac
 done
+[ "$UNPLUG_MS" -le 60000 ] || { echo "sweep: --unplug-ms must be 0..60000" >&2; exit 2; }
+[ "$UNPLUG_MS" -eq 0 ] || [ "$K" -ge 1 ] || {
+	echo "sweep: --unplug-ms unplugs a device during a NAKed request: it needs --nak 1 or more" >&2
+	exit 2
+}
 [ "$SIZE" -ge 1 ] && [ "$SIZE" -le 32 ] || { echo "sweep: --batch-size must be 1..32 (dummy_hcd.num)" >&2; exit 2; }
 case "$ACCEL" in auto|kvm|tcg) ;; *) echo "sweep: --accel must be auto, kvm or tcg" >&2; exit 2 ;; esac
 # shellcheck source=rig/boot/variant.sh
@@ -86,7 +95,12 @@ for v in "$@"; do
 	n=$(find "$B/$v/sweep-devices" -name '*.device' | wc -l)
 	nb=$(((n + SIZE - 1) / SIZE))
 	hz=$(sed -n 's/^CONFIG_HZ=//p' "$B/$v/kernel/.config")
-	log "$v" "$n devices in $nb batches of at most $SIZE, HZ=$hz, NAK $K then STALL"
+	pass="NAK $K then STALL"
+	[ "$UNPLUG_MS" -eq 0 ] || pass="$pass, each device unplugged $UNPLUG_MS ms into its first NAK"
+	log "$v" "$n devices in $nb batches of at most $SIZE, HZ=$hz, $pass"
+	if [ "$UNPLUG_MS" -gt 0 ] && ! grep -q '^CONFIG_KASAN=y' "$B/$v/kernel/.config"; then
+		log "$v" "warning: the unplug pass on a kernel without KASAN sees crashes only (a sweep-debug-* variant has KASAN and lockdep)"
+	fi
 	for ((i = 0; i < nb; i++)); do
 		num=$SIZE
 		[ $(((i + 1) * SIZE)) -le "$n" ] || num=$((n - i * SIZE))
@@ -96,7 +110,7 @@ for v in "$@"; do
 			--accel "$ACCEL" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
 			--console "$d/console-$i.log" --samples "$d/batch-$i.txt" \
 			--status "$d/status-$i.json" --quiet \
-			--append "hzrig.mode=sweep hzrig.nak=$K hzrig.batch=$i hzrig.batch_size=$SIZE hzrig.sweep_max_s=$MAX_S dummy_hcd.num=$num"
+			--append "hzrig.mode=sweep hzrig.nak=$K hzrig.batch=$i hzrig.batch_size=$SIZE hzrig.sweep_max_s=$MAX_S hzrig.unplug_ms=$UNPLUG_MS dummy_hcd.num=$num"
 		log "$v" "batch $((i + 1))/$nb: $(jq -r .status "$d/status-$i.json" 2>/dev/null), $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
 	done
 	find "$B/$v/kmods" -name '*.ko' > "$d/modules.list"

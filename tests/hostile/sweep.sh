@@ -64,7 +64,10 @@ bad batch '.drivers[0].batch = 7'
 bad twice '.drivers[1].module = .drivers[0].module'
 bad name '.variant = "../../etc"'
 bad newline '.drivers[0].calls[0].site = "a\nb"'
-for k in type range outcome window batch twice name newline; do
+bad reports '.drivers[0].reports = [1]'
+bad unreported '.drivers[0].outcome = "kernel report" | .drivers[0].reports = []'
+bad unplug '.batches[0].unplug_ms = 60001'
+for k in type range outcome window batch twice name newline reports unreported unplug; do
 	run $HZRIG sweep report "$T/$k.json"
 	check "report: sweep.json with a bad $k is refused, the field named" \
 		"[ $rc -eq 2 ] && grep -q '$k.json: ' '$T/err' && quiet"
@@ -98,6 +101,19 @@ check "lava jobs: 40 devices in batches of 32 make two jobs, the second of 8 dev
 	"[ $rc -eq 0 ] && [ -f '$T/jobs/sweep-check-hz-100-batch-0.yaml' ] && grep -q 'dummy_hcd.num=8' '$T/jobs/sweep-check-hz-100-batch-1.yaml' && [ ! -e '$T/jobs/sweep-check-hz-100-batch-2.yaml' ] && quiet"
 run $HZRIG lava jobs --build "$T/b" --out "$T/jobs" --batch-size 33 sweep-check-hz-100
 check "lava jobs: --batch-size over dummy_hcd's 32 is refused" "[ $rc -eq 2 ] && quiet"
+
+# --- the unplug pass's options ----------------------------------------------
+run "$TOP/rig/sweep/sweep.sh" --unplug-ms 100 --nak 0 sweep-check-debug-hz-250
+check "sweep.sh: --unplug-ms with --nak 0 (nothing NAKed to unplug under) is refused" \
+	"[ $rc -eq 2 ] && said 'needs --nak 1 or more'"
+run "$TOP/rig/sweep/sweep.sh" --unplug-ms 1e3 sweep-check-debug-hz-250
+check "sweep.sh: --unplug-ms not a number is refused, named" "[ $rc -eq 2 ] && said \"not '1e3'\""
+run $HZRIG lava jobs --build "$T/b" --out "$T/jobs2" --unplug-ms 100 --nak 0 sweep-check-hz-100
+check "lava jobs: --unplug-ms with --nak 0 is refused, nothing written" \
+	"[ $rc -eq 2 ] && said 'needs --nak 1 or more' && [ ! -e '$T/jobs2' ] && quiet"
+run $HZRIG lava jobs --build "$T/b" --out "$T/jobs3" --unplug-ms 100 sweep-check-hz-100
+check "lava jobs: --unplug-ms reaches each batch's command line" \
+	"[ $rc -eq 0 ] && grep -q 'hzrig.unplug_ms=100' '$T/jobs3/sweep-check-hz-100-batch-0.yaml' && quiet"
 
 echo "sweep: $pass passed, $failn failed"
 [ $failn -eq 0 ]

@@ -71,6 +71,11 @@ check "a HZ=300 .config (${HZDIR[300]}) has CONFIG_HZ=300 (the generic msecs_to_
 check "a 6.12 variant's .config (${TREEDIR[linux-source-6.12]}) was made from the 6.12 tree" \
 	"grep -q '^# Linux/x86_64 6.12' '$O/${TREEDIR[linux-source-6.12]}/.config'"
 check "hz-250-debug .config has KASAN and lockdep" "grep -qx 'CONFIG_KASAN=y' '$O/hz-250-debug/.config' && grep -qx 'CONFIG_PROVE_LOCKING=y' '$O/hz-250-debug/.config'"
+for v in "$TOP"/kernel/variants/sweep*-debug-*.variant; do
+	v=$(basename "$v" .variant)
+	check "$v (the sweep's unplug pass) has KASAN, lockdep and the sweep's kprobes" \
+		"grep -qx 'CONFIG_KASAN=y' '$O/$v/.config' && grep -qx 'CONFIG_PROVE_LOCKING=y' '$O/$v/.config' && grep -qx 'CONFIG_KPROBE_EVENTS=y' '$O/$v/.config'"
+done
 
 echo "kconfig: $pass passed, $failn failed"
 [ $failn -eq 0 ]

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "device_file.h"
+#include "lib/io.h"
 #include "model/model.h"
 #include "sweep/sweep.h"
 
@@ -442,6 +443,119 @@ static void test_batch_refused(void **state)
 }
 
 /*
+ * The unplug pass: the batch says its delay, and rawdev's "unplug" line
+ * marks the device unplugged under its NAKed request (which still counts
+ * as the NAK it was); a batch from before the pass has no delay (0).
+ */
+static void test_batch_unplug(void **state)
+{
+	static const char text[] =
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1.00 settled_s=3 max_s=60 unplug_ms=100\n"
+		"file index=0 name=ipheth.device\n"
+		"device name=1-1 vendor=05ac product=12a8\n"
+		"rawdev=0 t_us=1100000 type=0xc0 request=0x00 value=0 index=2 length=64 action=nak\n"
+		"rawdev=0 t_us=1200000 type=0xc0 request=0x00 value=0 index=2 length=64 action=unplug\n"
+		"sweep end\n";
+	struct hzrig_sweep_batch b;
+	char why[160];
+
+	(void)state;
+	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(b.unplug_ms, 100);
+	assert_true(b.drv[0].unplugged);
+	assert_int_equal(b.drv[0].nak, 1);
+	hzrig_sweep_batch_free(&b);
+	if (hzrig_sweep_batch_parse(BATCH, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(b.unplug_ms, 0);
+	assert_false(b.drv[0].unplugged);
+	hzrig_sweep_batch_free(&b);
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9 unplug_ms=-5\n",
+		&b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "unplug_ms= is not 0..60000"));
+}
+
+/*
+ * A kernel report is the driver's when a frame of its stack is in the
+ * driver's module; a module whose name another one's ends with, or one
+ * named only in "Modules linked in", is not.
+ */
+static void test_report_names(void **state)
+{
+	static const char kasan[] =
+		"[   12.000000] BUG: KASAN: slab-use-after-free in ipheth_rcvbulk_callback+0x40/0x2a0 [ipheth]\r\n"
+		"[   12.000001] Read of size 8 at addr ffff888003a1b000 by task swapper/0/0\n"
+		"[   12.000002] Call Trace:\n"
+		"[   12.000003]  <IRQ>\n"
+		"[   12.000004]  ipheth_rcvbulk_callback+0x40/0x2a0 [ipheth]\r\n"
+		"[   12.000005]  __usb_hcd_giveback_urb+0x9a/0x130\n";
+	static const char linked[] =
+		"[   13.000000] WARNING: CPU: 0 PID: 1 at kernel/workqueue.c:3066 __flush_work+0x1/0x2\n"
+		"[   13.000001] Modules linked in: ipheth usbnet\n"
+		"[   13.000002]  __flush_work+0x1/0x2\n"
+		"[   13.000003]  my_ipheth+0x1/0x2 [my_ipheth]\n";
+
+	(void)state;
+	assert_true(hzrig_sweep_report_names(kasan, "ipheth"));
+	assert_false(hzrig_sweep_report_names(kasan, "usbnet"));
+	assert_false(hzrig_sweep_report_names(linked, "ipheth"));
+	assert_true(hzrig_sweep_report_names(linked, "my_ipheth"));
+	assert_false(hzrig_sweep_report_names(kasan, ""));
+}
+
+/*
+ * The unplug pass's fields in sweep.json: read when there, absent in
+ * older files; a driver whose outcome is "kernel report" must carry the
+ * reports, and no more than the record keeps.
+ */
+static void test_load_unplug_fields(void **state)
+{
+	struct hzrig_sweep_run r;
+	char *text, *edited, why[256];
+	const char *at;
+	size_t len;
+
+	(void)state;
+	text = hzrig_in_slurp(DATA_DIR "/sweep/small-100/sweep.json", 1 << 24, &len, why, sizeof(why));
+	assert_non_null(text);
+	if (hzrig_sweep_load(text, &r, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(r.batches[0].unplug_ms, 0);
+	assert_int_equal(r.drivers[0].nreports, 0);
+	assert_false(r.drivers[0].unplugged);
+	hzrig_sweep_run_free(&r);
+
+	/* the first driver: a report of its own, unplugged */
+	at = strstr(text, "\"outcome\":");
+	assert_non_null(at);
+	edited = malloc(len + 256);
+	assert_non_null(edited);
+	sprintf(edited, "%.*s\"unplugged\": true, \"reports\": [\"KASAN: use-after-free Read in x\"], \"outcome\": \"kernel report\", \"was\":%s",
+		(int)(at - text), text, at + strlen("\"outcome\":"));
+	if (hzrig_sweep_load(edited, &r, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_string_equal(r.drivers[0].outcome, "kernel report");
+	assert_true(r.drivers[0].unplugged);
+	assert_int_equal(r.drivers[0].nreports, 1);
+	assert_string_equal(r.drivers[0].reports[0], "KASAN: use-after-free Read in x");
+	hzrig_sweep_run_free(&r);
+
+	sprintf(edited, "%.*s\"reports\": [], \"outcome\": \"kernel report\", \"was\":%s",
+		(int)(at - text), text, at + strlen("\"outcome\":"));
+	assert_int_equal(hzrig_sweep_load(edited, &r, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "drivers[0].outcome: 'kernel report' without"));
+	sprintf(edited, "%.*s\"reports\": [1], \"outcome\":%s",
+		(int)(at - text), text, at + strlen("\"outcome\":"));
+	assert_int_equal(hzrig_sweep_load(edited, &r, why, sizeof(why)), -1);
+	if (!strstr(why, "drivers[0].reports: "))
+		fail_msg("%s", why);
+	free(edited);
+	free(text);
+}
+
+/*
  * A real small sweep at HZ=100 and HZ=1000 (tests/data/sweep): the rule
  * flags ipheth's IPHETH_CTRL_TIMEOUT (5 * HZ) and orinoco_usb's
  * DEF_TIMEOUT (3 * HZ), and spares ch341's and cp210x's millisecond
@@ -500,6 +614,9 @@ int main(void)
 		cmocka_unit_test(test_rule_room_edge),
 		cmocka_unit_test(test_batch_parse),
 		cmocka_unit_test(test_batch_refused),
+		cmocka_unit_test(test_batch_unplug),
+		cmocka_unit_test(test_report_names),
+		cmocka_unit_test(test_load_unplug_fields),
 		cmocka_unit_test(test_real_sweep),
 	};
 

@@ -72,10 +72,16 @@ static void table(struct dash *d)
 				dash_out(d, "<td>&ndash;</td><td></td>");
 				continue;
 			}
-			dash_out(d, "<td class=\"nw%s\">", strcmp(r->outcome, "bound") ? "" : " good");
+			dash_out(d, "<td class=\"nw%s\">", r->nreports ? " bad" :
+				 strcmp(r->outcome, "bound") ? "" : " good");
 			dash_esc(d, r->outcome);
 			if (r->err != HZRIG_ABSENT)
 				dash_out(d, " (%" PRId64 ")", r->err);
+			for (int k = 0; k < r->nreports; k++) {
+				dash_out(d, "<br><span class=\"small\">");
+				dash_esc(d, r->reports[k]);
+				dash_out(d, "</span>");
+			}
 			dash_out(d, "</td><td class=\"num%s\">%s</td>",
 				 hzrig_sweep_long_probe(r) ? " bad" : "",
 				 r->probe_ns == HZRIG_ABSENT ? "&ndash;" : MS(r->probe_ns));

@@ -62,7 +62,7 @@ static json_object *test_base(const char *origin, const struct hzrig_sweep_run *
 static const char *driver_status(const struct hzrig_sweep_run *r,
 				 const struct hzrig_sweep_rdriver *d)
 {
-	if (r->batches[d->batch].nreports || hzrig_sweep_long_probe(d))
+	if (d->nreports || r->batches[d->batch].nreports || hzrig_sweep_long_probe(d))
 		return "FAIL";
 	if (!strcmp(d->outcome, "bound") || !strcmp(d->outcome, "probe failed"))
 		return "PASS";
