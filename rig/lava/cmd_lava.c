@@ -451,6 +451,7 @@ static void lava_usage(FILE *f)
 	      "                       [--max-s S] VARIANT...\n"
 	      "       hzrig lava device [--accel tcg|kvm] [--qemu-config FILE]\n"
 	      "                         [--out FILE]\n"
+	      "       hzrig lava console --out FILE JOB_LOG\n"
 	      "jobs: one LAVA job (DIR/VARIANT.yaml, default build/lava) per built\n"
 	      "variant (build/VARIANT: rig/boot/matrix.sh --build-only), for LAVA's\n"
 	      "qemu device type with the rig's QEMU settings; the plan (default\n"
@@ -466,6 +467,9 @@ static void lava_usage(FILE *f)
 	      "seconds (default 240): DIR/VARIANT-batch-N.yaml; --unplug-ms: each\n"
 	      "device unplugged MS ms into its first NAKed request (needs --nak 1+).\n"
 	      "device: the device dictionary of this machine's QEMU for lava-run.\n"
+	      "console: a job's console, its lines as they came (a sweep batch's\n"
+	      "job: save it as DIR/batch-N.txt and console-N.log, then hzrig sweep\n"
+	      "collect --dir DIR).\n"
 	      "Exit: 0 written, 2 bad usage or input (nothing half-written).\n", f);
 }
 
@@ -511,12 +515,13 @@ int cmd_lava(int argc, char **argv)
 	};
 	int first, i, rc = 0;
 
-	if (argc < 2 || (strcmp(argv[1], "jobs") && strcmp(argv[1], "device"))) {
+	if (argc < 2 || (strcmp(argv[1], "jobs") && strcmp(argv[1], "device") &&
+			 strcmp(argv[1], "console"))) {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 			lava_usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, "hzrig lava: say jobs or device\n");
+		fprintf(stderr, "hzrig lava: say jobs, device or console\n");
 		lava_usage(stderr);
 		return 2;
 	}
@@ -526,6 +531,13 @@ int cmd_lava(int argc, char **argv)
 	if (first < 0)
 		return HZRIG_OPTS_EXIT(first);
 	first++;
+	if (!strcmp(sub, "console")) {
+		if (!out || first != argc - 1) {
+			fprintf(stderr, "hzrig lava console: --out FILE and one JOB_LOG are needed\n");
+			return 2;
+		}
+		return hzrig_lava_console(argv[first], out, stderr) ? 1 : 0;
+	}
 	if (o.unplug_ms && !o.nak) {
 		fprintf(stderr, "hzrig lava jobs: --unplug-ms unplugs a device during a NAKed request: it needs --nak 1 or more\n");
 		return 2;

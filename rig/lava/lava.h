@@ -62,6 +62,14 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 		      size_t vlen, char *started, size_t slen, FILE *err);
 
 /*
+ * One job's console (its log's target lines, as they came) into @out,
+ * written whole or not at all: a sweep batch's job, for `hzrig sweep
+ * collect` (docs/sweep.md). 0, or -1 with the problems said on @err (not
+ * a LAVA log, no console line at all).
+ */
+int hzrig_lava_console(const char *log, const char *out, FILE *err);
+
+/*
  * The logs of LAVA jobs (one variant each) as one run directory,
  * @results/runs/ID (ID: when the first started), collected as a local run
  * is; its path in @run_dir. 0, or -1 with nothing left behind.

@@ -211,6 +211,9 @@ struct unpack {
 	char job_result[32], job_error[256];
 	int errors;
 	unsigned long lineno;
+	/* hzrig_lava_console(): the console's lines as they came, no tags */
+	bool console_only;
+	unsigned long ntarget;
 };
 
 static void say(struct unpack *u, const char *fmt, ...)
@@ -433,7 +436,11 @@ static void log_line(struct unpack *u, char *line, size_t len)
 		while (n && (m[n - 1] == '\r' || m[n - 1] == '\n'))
 			m[--n] = '\0';
 		unescape_quotes(m);
-		target_line(u, m, dt_s(r.dt));
+		u->ntarget++;
+		if (u->console_only)
+			fprintf(u->console, "%s\n", m);
+		else
+			target_line(u, m, dt_s(r.dt));
 	} else if (!strcmp(r.lvl, "results")) {
 		results_rec(u, &r);
 	} else if (!strcmp(r.lvl, "error") && r.msg && !u->job_error[0]) {
@@ -648,5 +655,67 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 		return -1;
 	}
 	started_id(u.t_first, started, slen);
+	return 0;
+}
+
+/*
+ * One job's console, every target line as it came (a sweep batch's job:
+ * its framed "hzrig-sweep" lines and the kernel's around them, for
+ * `hzrig sweep collect`), into @out through @out.part.
+ */
+int hzrig_lava_console(const char *log, const char *out, FILE *err)
+{
+	struct unpack u = { .err = err, .console_only = true };
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 8], *line = NULL;
+	char why[HZRIG_WHY];
+	size_t cap = 0;
+	ssize_t n;
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", log,
+		 !stat(log, &st) && S_ISDIR(st.st_mode) ? "/output.yaml" : "");
+	u.log = path;
+	f = hzrig_in_open(path, HZRIG_MAX_LAVA_LOG, why, sizeof(why));
+	if (!f) {
+		fprintf(err, "%s: %s (a LAVA job's log: lava-run's stderr, or lavacli jobs logs --raw ID, or a directory holding it as output.yaml)\n",
+			path, why);
+		return -1;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.part", out) >= (int)sizeof(tmp)) {
+		fprintf(err, "%s: path too long\n", out);
+		fclose(f);
+		return -1;
+	}
+	u.console = fopen(tmp, "w");
+	if (!u.console) {
+		fprintf(err, "%s: %s\n", tmp, strerror(errno));
+		fclose(f);
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		u.lineno++;
+		log_line(&u, line, (size_t)n);
+	}
+	if (ferror(f)) {
+		u.lineno = 0;
+		say(&u, "%s", hzrig_in_error(why, sizeof(why), HZRIG_MAX_LAVA_LOG));
+	}
+	free(line);
+	fclose(f);
+	u.lineno = 0;
+	if (!u.errors && !u.ntarget)
+		say(&u, "no console lines (level target)%s%s",
+		    u.job_error[0] ? ": LAVA said: " : "", u.job_error);
+	if (fclose(u.console))
+		say(&u, "%s: %s", tmp, strerror(errno));
+	free(u.ktap);
+	free(u.lava);
+	if (u.errors || rename(tmp, out)) {
+		if (!u.errors)
+			fprintf(err, "%s: %s\n", out, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
 	return 0;
 }

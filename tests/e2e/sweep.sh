@@ -16,7 +16,12 @@
 #     the model's granule;
 #   - the report names that site HZ-dependent and nothing else, and puts
 #     it under "both" beside check-tree;
-#   - stalled at once, ipheth's probe ends in -EPIPE within milliseconds.
+#   - stalled at once, ipheth's probe ends in -EPIPE within milliseconds;
+#   - the unplug pass on the debugging kernel (sweep-check-debug-hz-250:
+#     KASAN, lockdep): every device that got a NAKed request is unplugged
+#     under it, and the driver's call ends with an error, not a timeout;
+#     any kernel report is put down to a driver whose module is in its
+#     stack (a real finding is printed, not failed on).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
@@ -73,5 +78,23 @@ check "stall pass: ipheth's request stalled, probe failed with -EPIPE" \
 	"jq -e '.drivers[] | select(.module == \"ipheth\") | .outcome == \"probe failed\" and .errno == -32 and .stall >= 1 and .nak == 0' '$SS' > /dev/null"
 check "stall pass: no call NAKed, nothing HZ-dependent" \
 	"jq -e '[.drivers[].calls[] | select(.action == \"nak\" and (.ep % 128) == 0)] | length == 0' '$SS' > /dev/null"
+
+# The unplug pass: each device unplugged 100 ms into its first NAKed
+# request, on the debugging kernel.
+"$TOP/rig/sweep/sweep.sh" --unplug-ms 100 --out "$OUT/unplug" --db "$OUT/unplug/hzrig.db" \
+	sweep-check-debug-hz-250 > "$OUT/unplug.log" 2>&1
+U=$OUT/unplug/sweep-check-debug-hz-250/sweep.json
+check "unplug pass: collected, every batch ran to its end, its delay recorded" \
+	"jq -e '.batches | length > 0 and all(.complete and .unplug_ms == 100)' '$U' > /dev/null"
+check "unplug pass: the kernel is the debugging one (KASAN on the console)" \
+	"grep -q 'KernelAddressSanitizer initialized' '$OUT/unplug/sweep-check-debug-hz-250/console-0.log'"
+check "unplug pass: ipheth unplugged under its NAKed request, which ended in an error, not a timeout" \
+	"jq -e '.drivers[] | select(.module == \"ipheth\") | .unplugged and .nak >= 1 and ([.calls[] | select(.action == \"nak\")][0] | .ret < 0 and .ret != -110 and (has(\"verdict\") | not))' '$U' > /dev/null"
+check "unplug pass: every driver with a NAKed request was unplugged" \
+	"jq -e 'all(.drivers[] | select(.nak > 0); .unplugged)' '$U' > /dev/null"
+check "unplug pass: a driver with reports has the outcome 'kernel report', and only then" \
+	"jq -e 'all(.drivers[]; (.reports | length > 0) == (.outcome == \"kernel report\"))' '$U' > /dev/null"
+jq -r '.drivers[] | select(.reports | length > 0) | "# unplug pass finding: \(.module): \(.reports | join("; "))"' "$U" 2> /dev/null
+jq -r '.batches[].kernel_reports[] | "# unplug pass, a kernel report: \(.)"' "$U" 2> /dev/null
 
 e2e_done sweep

@@ -13,6 +13,10 @@
 #            count wrong, no build record, a LAVA result missing or different
 #            from the KTAP, junk: each an error naming it, nothing written
 #   match    tests/lava/match.py on runs that match and that do not
+#   sweep    a sweep batch's job log (the real batch of
+#            tests/data/sweep/small-100, framed on a console among kernel
+#            lines, as LAVA logs it): hzrig lava console gives back a file
+#            hzrig sweep collect makes the same drivers and calls of
 set -u
 
 HZRIG=$(readlink -f "${1:?usage: tests/lava/check.sh HZRIG}")
@@ -82,7 +86,7 @@ refuse "variant not built" "hz-1000/kernel/arch/x86/boot/bzImage" "$HZRIG" lava 
 refuse "bad --accel" "is not tcg or kvm" "$HZRIG" lava jobs --accel xen hz-250
 refuse "bad --tsc-khz" "is not a rate in kHz" "$HZRIG" lava jobs --tsc-khz fast hz-250
 refuse "bad plan" "no plan" "$HZRIG" lava jobs --plan nope hz-250
-refuse "no subcommand" "say jobs or device" "$HZRIG" lava
+refuse "no subcommand" "say jobs, device or console" "$HZRIG" lava
 check "a refused variant leaves no job" [ ! -e "$T/j2/hz-nope.yaml" ]
 
 # --- ingest ---------------------------------------------------------------
@@ -172,6 +176,49 @@ jq -c 'if .timeout_ms == 100 and .path == "kernel" then .window_lo_ns -= 4000000
 	"$RUN/samples.jsonl" > "$T/moved/samples.jsonl"
 "$TOP/tests/lava/match.py" "$RUN" "$T/moved" hz-250 > "$T/out" 2>&1
 check "match.py: a case's window moved on one side is a mismatch" bash -c "[ $? -eq 1 ] && grep -q 'window or expected status differ' '$T/out'"
+
+# --- sweep: a batch's job log back into a sweep batch ----------------------
+SW=$TOP/tests/data/sweep/small-100
+python3 - "$SW/batch-0.txt" > "$T/sweep-job.yaml" <<'PY'
+import json, sys
+print(json.dumps({"dt": "2026-12-06T10:00:00.000000", "lvl": "info", "msg": "start: 1 boot"}))
+def target(m):
+    # LAVA's ShellLogger writes a console '"' as '\\"' before quoting
+    print(json.dumps({"dt": "2026-12-06T10:00:01.000000", "lvl": "target",
+                      "msg": m.replace('"', '\\"')}))
+target("[    0.000000] Linux version 6.1.0 (a kernel line before the batch)")
+for n, line in enumerate(open(sys.argv[1], encoding="utf-8")):
+    target("hzrig-sweep " + line.rstrip("\r\n"))
+    if n % 50 == 7:
+        target("[   12.345678] usb 1-1: a kernel line among the framed ones")
+print(json.dumps({"dt": "2026-12-06T10:05:00.000000", "lvl": "results",
+                  "msg": {"definition": "lava", "case": "job", "result": "pass"}}))
+PY
+mkdir -p "$T/sw-lava" "$T/sw-local"
+"$HZRIG" lava console --out "$T/sw-lava/batch-0.txt" "$T/sweep-job.yaml" 2> "$T/err"
+check "lava console: a sweep batch's job log written" [ $? -eq 0 ]
+# the same console beside both: the batch's lines are what differs
+cp "$T/sw-lava/batch-0.txt" "$T/sw-lava/console-0.log"
+cp "$T/sw-lava/batch-0.txt" "$T/sw-local/console-0.log"
+cp "$SW/batch-0.txt" "$T/sw-local/batch-0.txt"
+for d in sw-lava sw-local; do
+	"$HZRIG" sweep collect --dir "$T/$d" --variant sweep-small-hz-100 --sweep-id s1 --hz 100 --batches 1 > /dev/null 2>> "$T/err"
+	jq -S .drivers "$T/$d/sweep.json" > "$T/$d.drivers" 2> /dev/null
+done
+# (the fixture's batch keeps usbmon's and rawdev's lines, not the trace)
+naks=$(jq '(length | tostring) + " " + ([.[].nak] | add | tostring)' -r "$T/sw-lava.drivers" 2> /dev/null)
+check "lava console: the job's batch collects to the same drivers as the batch file (11, their NAKs counted)" \
+	bash -c "[ -s '$T/sw-lava.drivers' ] && cmp -s '$T/sw-lava.drivers' '$T/sw-local.drivers' && [ '${naks%% *}' = 11 ] && [ '${naks##* }' -gt 0 ]"
+printf '%s\n' '{"dt": "2026-12-06T10:00:00.0", "lvl": "error", "msg": "Job error: the kernel image is missing"}' > "$T/nocon.yaml"
+"$HZRIG" lava console --out "$T/nocon.txt" "$T/nocon.yaml" > /dev/null 2> "$T/err"
+check "lava console: a job with no console line: exit 1, LAVA's error said, nothing written" \
+	bash -c "[ $? -eq 1 ] && grep -q 'no console lines (level target): LAVA said: Job error: the kernel image is missing' '$T/err' && [ ! -e '$T/nocon.txt' ] && [ ! -e '$T/nocon.txt.part' ]"
+printf 'not a record\n' > "$T/junk.yaml"
+"$HZRIG" lava console --out "$T/junk.txt" "$T/junk.yaml" > /dev/null 2> "$T/err"
+check "lava console: junk: exit 1, the line named, nothing written" \
+	bash -c "[ $? -eq 1 ] && grep -q 'junk.yaml:1: not a LAVA log record' '$T/err' && [ ! -e '$T/junk.txt' ]"
+"$HZRIG" lava console "$T/junk.yaml" > /dev/null 2> "$T/err"
+check "lava console: without --out: bad usage" bash -c "[ $? -eq 2 ] && grep -q -- '--out FILE and one JOB_LOG' '$T/err'"
 
 echo "lava: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
