@@ -25,12 +25,13 @@ struct pick {
 static void devices_usage(FILE *f)
 {
 	fputs("usage: hzrig sweep devices --alias MODULES.ALIAS --out DIR\n"
-	      "                           [--overrides DIR]\n"
+	      "                           [--overrides DIR[:DIR...]]\n"
 	      "Writes DIR/MODULE.device for every module with a USB entry in\n"
 	      "MODULES.ALIAS: a device one of its entries matches (a\n"
 	      "vendor/product entry when it has one, else its first), with the\n"
 	      "default endpoints (docs/sweep.md). A file MODULE.device in\n"
-	      "--overrides (gadget/devices) replaces the built one. DIR/index\n"
+	      "--overrides (the first DIR that has it) replaces the built one.\n"
+	      "DIR/index\n"
 	      "lists each module, where its device came from, and how many\n"
 	      "entries it has.\n", f);
 }
@@ -86,24 +87,30 @@ static int write_file(const char *path, const char *text, size_t len)
 }
 
 /* The override file for @module, slurped, or NULL (none, or unreadable). */
-static char *override(const char *dir, const char *module, size_t *len,
+static char *override(const char *dirs, const char *module, size_t *len,
 		      int *err)
 {
 	char path[4096], why[HZRIG_WHY];
 	char *text;
 
 	*err = 0;
-	if (!dir)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/%s.device", dir, module);
-	if (access(path, F_OK))
-		return NULL;
-	text = hzrig_in_slurp(path, HZRIG_MAX_TEXT, len, why, sizeof(why));
-	if (!text) {
-		fprintf(stderr, "hzrig sweep devices: %s: %s\n", path, why);
-		*err = -1;
+	/* DIR[:DIR...]: the first that has the module's file */
+	for (const char *d = dirs; d && *d; d += strcspn(d, ":"), d += *d == ':') {
+		int dl = (int)strcspn(d, ":");
+
+		if (!dl)
+			continue;
+		if (snprintf(path, sizeof(path), "%.*s/%s.device", dl, d, module) >=
+		    (int)sizeof(path) || access(path, F_OK))
+			continue;
+		text = hzrig_in_slurp(path, HZRIG_MAX_TEXT, len, why, sizeof(why));
+		if (!text) {
+			fprintf(stderr, "hzrig sweep devices: %s: %s\n", path, why);
+			*err = -1;
+		}
+		return text;
 	}
-	return text;
+	return NULL;
 }
 
 static int write_all(const struct pick *p, size_t n, const char *out,

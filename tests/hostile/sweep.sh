@@ -26,6 +26,11 @@ printf 'device vendor=1\n' > "$T/over/ipheth.device"
 run $HZRIG sweep devices --alias "$T/ok.alias" --overrides "$T/over" --out "$T/dev2"
 check "devices: an override is used as it is (its own faults are the gadget's to name)" \
 	"[ $rc -eq 0 ] && cmp -s '$T/over/ipheth.device' '$T/dev2/ipheth.device' && quiet"
+mkdir -p "$T/over2"
+printf 'device vendor=2\n' > "$T/over2/ipheth.device"
+run $HZRIG sweep devices --alias "$T/ok.alias" --overrides "$T/none::$T/over2:$T/over" --out "$T/dev3"
+check "devices: --overrides DIR:DIR: the first that has the module's file wins, a missing or empty one skipped" \
+	"[ $rc -eq 0 ] && cmp -s '$T/over2/ipheth.device' '$T/dev3/ipheth.device' && quiet"
 
 # --- hzrig sweep collect ----------------------------------------------------
 mkdir -p "$T/c"
