@@ -599,6 +599,44 @@ static void started_id(double t, char *out, size_t len)
 		snprintf(out, len, "unknown");
 }
 
+/*
+ * A job's log (@log: a file, or a directory holding output.yaml) opened;
+ * its path, for the messages, in @path. NULL after saying why.
+ */
+static FILE *open_log(const char *log, char *path, size_t len, FILE *err)
+{
+	char why[HZRIG_WHY];
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, len, "%s%s", log,
+		 !stat(log, &st) && S_ISDIR(st.st_mode) ? "/output.yaml" : "");
+	f = hzrig_in_open(path, HZRIG_MAX_LAVA_LOG, why, sizeof(why));
+	if (!f)
+		fprintf(err, "%s: %s (a LAVA job's log: lava-run's stderr, or lavacli jobs logs --raw ID, or a directory holding it as output.yaml)\n",
+			path, why);
+	return f;
+}
+
+/* Every line of @f through log_line(), then @f closed. */
+static void read_log(struct unpack *u, FILE *f)
+{
+	char why[HZRIG_WHY], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		u->lineno++;
+		log_line(u, line, (size_t)n);
+	}
+	if (ferror(f)) {
+		u->lineno = 0;
+		say(u, "%s", hzrig_in_error(why, sizeof(why), HZRIG_MAX_LAVA_LOG));
+	}
+	free(line);
+	fclose(f);
+}
+
 /* Open, read line by line, check, then move the files in at once. */
 int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 		      size_t vlen, char *started, size_t slen, FILE *err)
@@ -606,22 +644,12 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 	struct unpack u = { .err = err, .end_count = -1, .t_first = -1,
 			    .t_result = -1, .t_case = -1, .t_last = -1,
 			    .con = { .guest_rc = -1 } };
-	char path[PATH_MAX + 16], tmp[PATH_MAX + 8], *line = NULL;
-	char why[HZRIG_WHY];
-	size_t cap = 0;
-	ssize_t n;
-	struct stat st;
-	FILE *f;
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 8];
+	FILE *f = open_log(log, path, sizeof(path), err);
 
-	snprintf(path, sizeof(path), "%s%s", log,
-		 !stat(log, &st) && S_ISDIR(st.st_mode) ? "/output.yaml" : "");
 	u.log = path;
-	f = hzrig_in_open(path, HZRIG_MAX_LAVA_LOG, why, sizeof(why));
-	if (!f) {
-		fprintf(err, "%s: %s (a LAVA job's log: lava-run's stderr, or lavacli jobs logs --raw ID, or a directory holding it as output.yaml)\n",
-			path, why);
+	if (!f)
 		return -1;
-	}
 	snprintf(tmp, sizeof(tmp), "%s.part", dir);
 	if (open_parts(&u, tmp)) {
 		fclose(f);
@@ -632,16 +660,7 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 		rm_tree(tmp);
 		return -1;
 	}
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		u.lineno++;
-		log_line(&u, line, (size_t)n);
-	}
-	if (ferror(f)) {
-		u.lineno = 0;
-		say(&u, "%s", hzrig_in_error(why, sizeof(why), HZRIG_MAX_LAVA_LOG));
-	}
-	free(line);
-	fclose(f);
+	read_log(&u, f);
 	finish(&u, tmp, variant, vlen);
 	free(u.build);
 	free(u.ktap);
@@ -666,22 +685,12 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 int hzrig_lava_console(const char *log, const char *out, FILE *err)
 {
 	struct unpack u = { .err = err, .console_only = true };
-	char path[PATH_MAX + 16], tmp[PATH_MAX + 8], *line = NULL;
-	char why[HZRIG_WHY];
-	size_t cap = 0;
-	ssize_t n;
-	struct stat st;
-	FILE *f;
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 8];
+	FILE *f = open_log(log, path, sizeof(path), err);
 
-	snprintf(path, sizeof(path), "%s%s", log,
-		 !stat(log, &st) && S_ISDIR(st.st_mode) ? "/output.yaml" : "");
 	u.log = path;
-	f = hzrig_in_open(path, HZRIG_MAX_LAVA_LOG, why, sizeof(why));
-	if (!f) {
-		fprintf(err, "%s: %s (a LAVA job's log: lava-run's stderr, or lavacli jobs logs --raw ID, or a directory holding it as output.yaml)\n",
-			path, why);
+	if (!f)
 		return -1;
-	}
 	if (snprintf(tmp, sizeof(tmp), "%s.part", out) >= (int)sizeof(tmp)) {
 		fprintf(err, "%s: path too long\n", out);
 		fclose(f);
@@ -693,16 +702,7 @@ int hzrig_lava_console(const char *log, const char *out, FILE *err)
 		fclose(f);
 		return -1;
 	}
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		u.lineno++;
-		log_line(&u, line, (size_t)n);
-	}
-	if (ferror(f)) {
-		u.lineno = 0;
-		say(&u, "%s", hzrig_in_error(why, sizeof(why), HZRIG_MAX_LAVA_LOG));
-	}
-	free(line);
-	fclose(f);
+	read_log(&u, f);
 	u.lineno = 0;
 	if (!u.errors && !u.ntarget)
 		say(&u, "no console lines (level target)%s%s",
