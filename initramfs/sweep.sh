@@ -90,8 +90,12 @@ T0=$(cut -d' ' -f1 /proc/uptime)
 while read -r f; do
 	m=$(sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' "$f")
 	[ -n "$m" ] || continue
-	( modprobe "$m" > /tmp/modprobe-"$m".log 2>&1
-	  echo "modprobe module=$m rc=$? t=$(cut -d' ' -f1 /proc/uptime)" >> /tmp/modprobe.txt ) &
+	# marks in the trace time the probe to the microsecond (uptime: 10 ms)
+	( echo "hzrig modprobe-begin module=$m" > $T/trace_marker
+	  modprobe "$m" > /tmp/modprobe-"$m".log 2>&1
+	  rc=$?
+	  echo "hzrig modprobe-end module=$m rc=$rc" > $T/trace_marker
+	  echo "modprobe module=$m rc=$rc t=$(cut -d' ' -f1 /proc/uptime)" >> /tmp/modprobe.txt ) &
 done < /tmp/batch
 
 # Quiet: every modprobe returned, and neither usbmon nor the gadget moved

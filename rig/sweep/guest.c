@@ -246,6 +246,7 @@ static int on_file(struct parse *p, const char *s)
 	snprintf(d->file, sizeof(d->file), "%s", name);
 	snprintf(d->module, sizeof(d->module), "%.*s", (int)(l - 7), name);
 	d->probe_us = -1;
+	d->mark_us = -1;
 	return 0;
 }
 
@@ -487,6 +488,31 @@ static void on_frame(struct parse *p, const char *s)
  * Each event kind takes its own branch, and the line's three
  * fields are cut out before them.
  */
+/*
+ * The guest's own marks in the trace, on its clock to the microsecond:
+ * "hzrig modprobe-begin module=M" and "hzrig modprobe-end module=M rc=N"
+ * around each modprobe. The probe time they give replaces the one from
+ * /proc/uptime (10 ms steps) of the 'modprobe' line.
+ */
+static int on_mark(struct parse *p, const char *s, int64_t us)
+{
+	struct hzrig_sweep_driver *d;
+	char mod[64];
+
+	s += strspn(s, " ");
+	if (strncmp(s, "hzrig modprobe-", 15))
+		return 0;
+	word(s, "module", mod, sizeof(mod));
+	d = driver_named(p->b, mod);
+	if (!d)
+		return 0;
+	if (!strncmp(s + 15, "begin ", 6))
+		d->mark_us = us;
+	else if (!strncmp(s + 15, "end ", 4) && d->mark_us >= 0 && us >= d->mark_us)
+		d->probe_us = us - d->mark_us;
+	return 0;
+}
+
 static int on_trace(struct parse *p, const char *s)
 {
 	const char *br = strstr(s, " ["), *dash, *colon, *ev;
@@ -520,6 +546,8 @@ static int on_trace(struct parse *p, const char *s)
 	if (ev[el] != ':' || el >= sizeof(name))
 		return 0;
 	snprintf(name, sizeof(name), "%.*s", (int)el, ev);
+	if (!strcmp(name, "tracing_mark_write"))
+		return on_mark(p, ev + el + 1, us);
 	t = task_of(p, (int)pid);
 	if (!t)
 		return bad(p, "more than %d tasks made USB calls", TASKS_MAX);

@@ -114,6 +114,7 @@ struct hzrig_sweep_driver {
 	bool modprobe_done;
 	int modprobe_rc;
 	int64_t probe_us;		/* modprobe start to return, -1 if not */
+	int64_t mark_us;		/* trace_marker's start, -1 if none */
 	unsigned int nak, stall, answer;	/* class/vendor requests */
 	bool unplugged;			/* unplugged under a NAKed one */
 };

@@ -351,6 +351,8 @@ static const char BATCH[] =
 	"trace  => usb_probe_interface+0x138/0x189\n"
 	"trace         modprobe-155     [000] .....     2.099950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000001000 ip=usb_start_wait_urb+0x5f/0x108\n"
 	"trace         modprobe-155     [000] .....     2.606100: ctl_ret: (ipheth_probe+0x160/0x393 [ipheth] <- usb_control_msg) ret=-110\n"
+	"trace               sh-150     [000] .....     2.000100: tracing_mark_write: hzrig modprobe-begin module=ipheth\n"
+	"trace               sh-150     [000] .....     2.612345: tracing_mark_write: hzrig modprobe-end module=ipheth rc=0\n"
 	"sweep end\n";
 
 static const struct hzrig_sweep_call *call_where(const struct hzrig_sweep_batch *b,
@@ -378,7 +380,9 @@ static void test_batch_parse(void **state)
 	assert_int_equal(b.drv[0].bus, 1);
 	assert_true(b.drv[0].enumerated);
 	assert_false(b.drv[0].bound);
-	assert_int_equal(b.drv[0].probe_us, 600000);
+	/* the trace's marks, not uptime's 10 ms steps (2.60 - 2.00 s) */
+	assert_int_equal(b.drv[0].probe_us, 612245);
+	assert_int_equal(b.drv[1].probe_us, 100000);
 	assert_int_equal(b.drv[0].nak, 1);
 	assert_true(b.drv[1].bound);
 	assert_int_equal(b.drv[1].answer, 1);
