@@ -252,7 +252,7 @@ stage_initramfs() {
 		sweep_fw=$B/$v/sweep-firmware.txt
 		rm -rf "$sweep_dev"
 		"$HZRIG" sweep devices --alias "$(echo "$kmods"/lib/modules/*/modules.alias)" \
-			--overrides "$TOP/gadget/devices" --out "$sweep_dev" || return 1
+			--overrides "$TOP/gadget/devices/sweep:$TOP/gadget/devices" --out "$sweep_dev" || return 1
 	fi
 	# The build record goes into the initramfs too: a guest whose samples
 	# go in-band (a LAVA job, docs/lava.md) prints it for the host.
