@@ -16,8 +16,8 @@
 #   4. the batch ends when every modprobe has returned and nothing moved on
 #      any bus for QUIET_S seconds, or after MAX_S seconds;
 #   5. the devices are unplugged (hzrig-rawdev stops), and everything goes
-#      to OUT as lines: "sweep ..." framing, the device list, the
-#      bindings, rawdev's and usbmon's lines and the trace (each call
+#      to OUT as lines: "sweep ..." framing, the device list (taken once
+#      enumerated, and again at the end), the bindings, rawdev's and usbmon's lines and the trace (each call
 #      with its stack). The host reads them (hzrig sweep collect).
 set -u
 K=$1 BATCH=$2 SIZE=$3 MAX_S=$4 OUT=$5 UNPLUG_MS=${6:-0}
@@ -84,6 +84,11 @@ while :; do
 	usleep 100000
 done
 log "$up of $N devices enumerated"
+# Each bus' device now, before any driver: the unplug pass takes them away.
+for d in /sys/bus/usb/devices/[0-9]*-[0-9]*; do
+	case "$(basename "$d")" in *:*) continue ;; esac
+	echo "device name=$(basename "$d") vendor=$(cat "$d/idVendor") product=$(cat "$d/idProduct")"
+done > /tmp/devices.txt
 
 T0=$(cut -d' ' -f1 /proc/uptime)
 : > /tmp/modprobe.txt
@@ -141,7 +146,7 @@ frame() { if [ "$OUT" = /dev/console ]; then sed 's/^/hzrig-sweep /'; else cat; 
 		echo "file index=$i name=$(basename "$f")"
 		i=$((i + 1))
 	done < /tmp/batch
-	cat /tmp/bind.txt /tmp/modprobe.txt /tmp/rawdev.txt /tmp/usbmon.txt
+	cat /tmp/devices.txt /tmp/bind.txt /tmp/modprobe.txt /tmp/rawdev.txt /tmp/usbmon.txt
 	sed 's/^/rawdev-err /' /tmp/rawdev.err
 	sed 's/^/usbmon-err /' /tmp/usbmon.err
 	grep -v '^#' $T/trace | sed 's/^/trace /'

@@ -543,11 +543,13 @@ static int on_trace(struct parse *p, const char *s)
 		return 0;	/* not an event line */
 	ev = colon + 2;
 	el = strcspn(ev, ":");
+	/* "tracing_mark_write+0x130/0x3ee:" under sym-offset */
+	if (ev[el] == ':' && !strncmp(ev, "tracing_mark_write", 18) &&
+	    (ev[18] == ':' || ev[18] == '+'))
+		return on_mark(p, ev + el + 1, us);
 	if (ev[el] != ':' || el >= sizeof(name))
 		return 0;
 	snprintf(name, sizeof(name), "%.*s", (int)el, ev);
-	if (!strcmp(name, "tracing_mark_write"))
-		return on_mark(p, ev + el + 1, us);
 	t = task_of(p, (int)pid);
 	if (!t)
 		return bad(p, "more than %d tasks made USB calls", TASKS_MAX);

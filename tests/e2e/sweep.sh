@@ -86,8 +86,10 @@ check "stall pass: no call NAKed, nothing HZ-dependent" \
 U=$OUT/unplug/sweep-check-debug-hz-250/sweep.json
 check "unplug pass: collected, every batch ran to its end, its delay recorded" \
 	"jq -e '.batches | length > 0 and all(.complete and .unplug_ms == 100)' '$U' > /dev/null"
-check "unplug pass: the kernel is the debugging one (KASAN on the console)" \
-	"grep -q 'KernelAddressSanitizer initialized' '$OUT/unplug/sweep-check-debug-hz-250/console-0.log'"
+check "unplug pass: the kernel is the debugging one (KASAN built in, lockdep on the console)" \
+	"grep -qx 'CONFIG_KASAN=y' '$B/sweep-check-debug-hz-250/kernel/.config' && grep -q 'Lock dependency validator' '$OUT/unplug/sweep-check-debug-hz-250/console-0.log'"
+check "unplug pass: every device was enumerated before it was unplugged" \
+	"jq -e 'all(.drivers[]; .outcome != \"not enumerated\")' '$U' > /dev/null"
 check "unplug pass: ipheth unplugged under its NAKed request, which ended in an error, not a timeout" \
 	"jq -e '.drivers[] | select(.module == \"ipheth\") | .unplugged and .nak >= 1 and ([.calls[] | select(.action == \"nak\")][0] | .ret < 0 and .ret != -110 and (has(\"verdict\") | not))' '$U' > /dev/null"
 check "unplug pass: every driver with a NAKed request was unplugged" \

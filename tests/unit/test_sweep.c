@@ -351,8 +351,8 @@ static const char BATCH[] =
 	"trace  => usb_probe_interface+0x138/0x189\n"
 	"trace         modprobe-155     [000] .....     2.099950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000001000 ip=usb_start_wait_urb+0x5f/0x108\n"
 	"trace         modprobe-155     [000] .....     2.606100: ctl_ret: (ipheth_probe+0x160/0x393 [ipheth] <- usb_control_msg) ret=-110\n"
-	"trace               sh-150     [000] .....     2.000100: tracing_mark_write: hzrig modprobe-begin module=ipheth\n"
-	"trace               sh-150     [000] .....     2.612345: tracing_mark_write: hzrig modprobe-end module=ipheth rc=0\n"
+	"trace      hzrig-sweep-150     [000] .....     2.000100: tracing_mark_write+0x130/0x3ee: hzrig modprobe-begin module=ipheth\n"
+	"trace      hzrig-sweep-150     [000] .....     2.612345: tracing_mark_write+0x130/0x3ee: hzrig modprobe-end module=ipheth rc=0\n"
 	"sweep end\n";
 
 static const struct hzrig_sweep_call *call_where(const struct hzrig_sweep_batch *b,
