@@ -473,6 +473,13 @@ static void on_frame(struct parse *p, const char *s)
 
 	if (!t || !t->want_stack || !strchr(f, '['))
 		return;
+	/*
+	 * A return address is never a function's first byte: "+0x0/" is
+	 * the unwinder's guess, or a call that ends the function before
+	 * (a noreturn one). Either way not the caller: skip it.
+	 */
+	if (strstr(f, "+0x0/"))
+		return;
 	c = &p->b->call[t->stack_call];
 	if (c->nchain == HZRIG_SWEEP_CHAIN)
 		return;
@@ -483,11 +490,6 @@ static void on_frame(struct parse *p, const char *s)
 	c->nchain++;
 }
 
-/*
- * An ftrace line: "  TASK-PID  [CPU] FLAGS  SECS.USECS: EVENT: (...) ARGS".
- * Each event kind takes its own branch, and the line's three
- * fields are cut out before them.
- */
 /*
  * The guest's own marks in the trace, on its clock to the microsecond:
  * "hzrig modprobe-begin module=M" and "hzrig modprobe-end module=M rc=N"
@@ -513,6 +515,11 @@ static int on_mark(struct parse *p, const char *s, int64_t us)
 	return 0;
 }
 
+/*
+ * An ftrace line: "  TASK-PID  [CPU] FLAGS  SECS.USECS: EVENT: (...) ARGS".
+ * Each event kind takes its own branch, and the line's three
+ * fields are cut out before them.
+ */
 static int on_trace(struct parse *p, const char *s)
 {
 	const char *br = strstr(s, " ["), *dash, *colon, *ev;

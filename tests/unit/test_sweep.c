@@ -301,7 +301,8 @@ static void test_rule_room_edge(void **state)
  * ftrace prints kprobe events with stacks): ipheth's probe NAKed on bus
  * 1, ch341's usb_control_msg_recv() (which calls usb_control_msg())
  * answered on bus 2, the USB core's own enumeration request on bus 1, a
- * CR at a line end and the console's framing on one line.
+ * CR at a line end, the console's framing on one line, and a frame at a
+ * function's first byte (+0x0, not a caller) in ipheth's stack.
  */
 static const char BATCH[] =
 	"boot noise before the batch\n"
@@ -347,6 +348,7 @@ static const char BATCH[] =
 	"trace         modprobe-155     [000] .....     2.099900: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=0 type=192 timeout=500 ip=arch_rethook_trampoline+0x0/0x4d\n"
 	"trace         modprobe-155     [000] .....     2.099910: <stack trace>\n"
 	"trace  => usb_control_msg+0x1/0x105\n"
+	"trace  => ipheth_tx_timeout+0x0/0x40 [ipheth]\n"
 	"trace  => ipheth_probe+0x160/0x393 [ipheth]\n"
 	"trace  => usb_probe_interface+0x138/0x189\n"
 	"trace         modprobe-155     [000] .....     2.099950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000001000 ip=usb_start_wait_urb+0x5f/0x108\n"
