@@ -7,10 +7,34 @@
 # and a refused run never reaches the history. A run that is accepted is
 # drawn by the dashboard. ONLY_SPECIAL=1 runs the hand-made cases alone
 # (NaN, the longest values writers write, patch digests), not the sweep.
+# The cases are spread over the cores (nproc, at most 4 parts).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/tests/hostile/harness.sh"
 command -v jq >/dev/null || { echo "not ok - jq is missing"; exit 1; }
+
+# The cases are independent: split them over the cores, case k to part
+# k mod N (VERDICTS_PART of VERDICTS_PARTS), each part with its own
+# scratch directory, and add up what the parts say.
+if [ -z "${VERDICTS_PART:-}" ]; then
+	n=$(nproc 2>/dev/null || echo 1)
+	[ "$n" -gt 4 ] && n=4
+	for p in $(seq 0 $((n - 1))); do
+		VERDICTS_PART=$p VERDICTS_PARTS=$n "$0" "$HZRIG" > "$T/part-$p" 2>&1 &
+	done
+	wait
+	cat "$T"/part-*
+	read -r passes fails parts < <(awk '/^verdicts: [0-9]+ passed, [0-9]+ failed$/ {
+		p += $2; f += $4; n++ } END { print p + 0, f + 0, n + 0 }' "$T"/part-*)
+	echo "verdicts: ${passes:-0} passed, ${fails:-0} failed (in $n parts, $parts of them ended)"
+	[ "${fails:-1}" -eq 0 ] && [ "$parts" -eq "$n" ] && [ "${passes:-0}" -gt 0 ]
+	exit
+fi
+idx=-1
+mine() {	# is the next case this part's?
+	idx=$((idx + 1))
+	[ $((idx % VERDICTS_PARTS)) -eq "$VERDICTS_PART" ]
+}
 RUN=$DATA/kcidb/20261203T102031Z
 V=hz-1000
 ID=20261203T102031Z
@@ -65,6 +89,7 @@ mutate_json() {
 	local rel=$1 p m
 	while read -r p; do
 		for m in "${MUTATIONS[@]}"; do
+			mine || continue
 			fresh
 			jq --argjson p "$p" --argjson m "$m" 'setpath($p; $m)' \
 				"$RUN/$rel" >"$T/$ID/$rel"
@@ -79,28 +104,34 @@ mutate_json() {
 # What jq cannot write: json-c reads NaN and Infinity as numbers.
 for f in tick_ns jiffy_rate_mhz allowance_ns noise_floor_ns; do
 	for m in NaN -Infinity; do
+		mine || continue
 		fresh
 		sed -E "s/(\"$f\": )[0-9]+/\1$m/" "$RUN/$V/run.json" >"$T/$ID/$V/run.json"
 		judge "$V/run.json $f = $m"
 	done
 done
+if mine; then
 fresh
 sed -E 's/("wall_s": )[0-9.]+/\1NaN/' "$RUN/$V/run.json" >"$T/$ID/$V/run.json"
 judge "$V/run.json boot.wall_s = NaN"
+fi
 
 # What the writers write at their longest is accepted by every reader: a
 # crash line as long as boot keeps one (boot.h, 255 bytes).
+if mine; then
 fresh
 jq --arg c "Kernel panic - not syncing: $(printf 'x%.0s' $(seq 227))" '.boot.crash = $c' \
 	"$RUN/$V/run.json" >"$T/$ID/$V/run.json"
 check "a 255-byte crash line: accepted by every reader" \
 	"[ \$(jq -r '.boot.crash | length' '$T/$ID/$V/run.json') -eq 255 ] && [ \"\$(verdict $HZRIG compare '$T/$ID')\" = accepted ]"
 judge "$V/run.json boot.crash of 255 bytes"
+fi
 
 # patch_sha256: the digests of the patches, one each, lowercase hex.
 for m in '["0123"]' '["ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789"]' \
 	 '["0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"]' \
 	 '[7]'; do
+	mine || continue
 	fresh
 	jq --argjson m "$m" '.patches = ["a.patch"] | .patch_sha256 = $m' \
 		"$RUN/$V/build.json" >"$T/$ID/$V/build.json"
@@ -111,6 +142,7 @@ done
 first=$(head -1 "$RUN/samples.jsonl")
 for k in $([ -n "${ONLY_SPECIAL:-}" ] || jq -r 'keys[]' <<<"$first"); do
 	for m in "${MUTATIONS[@]}"; do
+		mine || continue
 		fresh
 		{ jq -c --arg k "$k" --argjson m "$m" '.[$k] = $m' <<<"$first"
 		  tail -n +2 "$RUN/samples.jsonl"; } >"$T/$ID/samples.jsonl"
