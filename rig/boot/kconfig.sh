@@ -6,7 +6,9 @@
 # whose dependencies are unmet). Fails listing those that did not.
 # KCONFIG_REPORT_ONLY=FRAGMENT: that fragment's options may be dropped (the
 # sweep's drivers, rig/sweep/select.py: a rule's pick, not a request); the
-# ones that were are listed in OBJ/dropped.config instead.
+# ones that were are listed in OBJ/dropped.config instead. A pick asked as
+# a module that is built in (another fragment wants it =y: usbcore, whose
+# hub driver has a USB id table) is built, not dropped.
 set -eu
 ksrc=$1 obj=$2
 shift 2
@@ -37,7 +39,9 @@ bad=0
 for frag in "$@"; do
 	if [ "$frag" = "${KCONFIG_REPORT_ONLY:-}" ]; then
 		grep -E '^CONFIG_[A-Za-z0-9_]+=' "$frag" | while IFS= read -r line; do
-			grep -qxF "$line" "$obj/.config" || echo "$line"
+			grep -qxF "$line" "$obj/.config" ||
+				{ [ "${line%=m}" != "$line" ] && grep -qxF "${line%=m}=y" "$obj/.config"; } ||
+				echo "$line"
 		done > "$obj/dropped.config"
 		continue
 	fi

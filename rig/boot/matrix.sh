@@ -115,7 +115,10 @@ stage_config() {
 	# The driver sweep (docs/sweep.md): its drivers are a rule's pick
 	# from this tree, not a fixed fragment; Kconfig may drop some.
 	sweep_config "$v" || return 1
-	[ -z "$SWEEP_FRAG" ] || frags+=("$SWEEP_FRAG")
+	# First, so that what the variant's own fragments say wins: the rule
+	# picks usbcore too (its hub driver has a USB id table), and a later
+	# CONFIG_USB=m would make the whole USB stack modules.
+	[ -z "$SWEEP_FRAG" ] || frags=("$SWEEP_FRAG" "${frags[@]}")
 	# The same fragments on the same tree give the same .config: skip
 	# kconfig (and kbuild's rebuild check of a rewritten .config) then.
 	stamp=$( { echo "$TREE"; cat "${frags[@]}" "$TOP/rig/boot/kconfig.sh"; } | sha256sum | cut -d' ' -f1)

@@ -17,6 +17,16 @@ check "dropped option: named with what it became" "grep -q 'dropped.config: want
 check "option asked off and off: not reported" "! grep -q CONFIG_VT '$O.err'"
 
 C=$TOP/kernel/configs
+# The sweep's picks (KCONFIG_REPORT_ONLY, first as matrix.sh puts them):
+# one Kconfig drops is listed, not fatal; usbcore, which the rule picks as
+# a module, stays built in as the variant's fragments ask, and is no drop.
+printf 'CONFIG_USB=m\nCONFIG_USB_GSPCA_BENQ=m\nCONFIG_USB_IPHETH=m\n' > "$O/picks.config"
+KCONFIG_REPORT_ONLY=$O/picks.config "$TOP/rig/boot/kconfig.sh" "$KSRC" "$O/picks" "$O/picks.config" \
+	"$C/base.config" "$C/clock.config" "$C/hz-250.config" "$C/sweep.config" "$C/sweep-check.config" 2> "$O.err"
+check "sweep picks: kconfig passes, what the variant asks wins (CONFIG_USB=y)" \
+	"[ $? -eq 0 ] && grep -qx 'CONFIG_USB=y' '$O/picks/.config' && grep -qx 'CONFIG_USB_IPHETH=m' '$O/picks/.config'"
+check "sweep picks: the dropped one listed, usbcore (built in) not" \
+	"grep -qx 'CONFIG_USB_GSPCA_BENQ=m' '$O/picks/dropped.config' && ! grep -q 'CONFIG_USB=' '$O/picks/dropped.config'"
 "$TOP/rig/boot/kconfig.sh" "$KSRC" "$O/good" "$C/base.config" "$C/usb.config" "$C/clock.config" "$C/hz-250.config" 2> "$O.err"
 check "hz-250 fragments survive" "[ $? -eq 0 ] && [ ! -s '$O.err' ]"
 check "hz-250 .config has CONFIG_HZ=250" "grep -qx 'CONFIG_HZ=250' '$O/good/.config'"
