@@ -15,6 +15,14 @@ kept (symbol, object, files) and what was dropped, each with its reason.
 symbol (USB_IPHETH) is listed: the small sweep of make check.
 What Kconfig then drops for unmet dependencies is for the caller to say
 (rig/sweep/sweep.sh compares OUT.config with the .config).
+
+Then the picks' dependencies are opened, by rule too: every symbol a kept
+driver needs through its "depends on" or an enclosing "if" or "menu ...
+depends on" (each plain term of a top-level "&&"; none behind "!" or
+"||"), and what those need in turn, when the tree declares it with a
+prompt: =m when tristate, =y when bool. They follow the picks in
+OUT.config and are listed in OUT.json as "opened": the menus and cores
+the drivers sit under (gspca's USB_GSPCA, DVB_USB, RC_DEVICES, ...).
 """
 import json
 import os
@@ -104,6 +112,100 @@ def kconfig_types(tree):
     return types
 
 
+SOURCE_LINE = re.compile(r'^\s*(o?r?source)\s+"([^"]+)"')
+IF_LINE = re.compile(r'^if\s+(.+)$')
+MENU_LINE = re.compile(r'^(menu|choice)\b')
+DEPENDS_LINE = re.compile(r'^\s*depends\s+on\s+(.+?)\s*$')
+PROMPT = re.compile(r'^\s*(?:bool|tristate|prompt)\s+"')
+PLAIN = re.compile(r'^[A-Za-z0-9_]+$')
+NEVER_OPEN = {'COMPILE_TEST', 'BROKEN', 'm', 'y', 'n', 'MODULES'}
+
+
+def plain_terms(expr):
+    """The plain symbols of @expr's top-level "&&" terms."""
+    expr = expr.split('#', 1)[0].split(' if ', 1)[0]
+    out, depth, cur = [], 0, ''
+    for ch in expr + '&':
+        depth += (ch == '(') - (ch == ')')
+        if depth == 0 and ch == '&':
+            t = cur.strip()
+            if PLAIN.match(t):
+                out.append(t)
+            cur = ''
+        elif ch != '&' or depth:
+            cur += ch
+    return out
+
+
+def kconfig_deps(tree):
+    """({symbol: {symbols it needs}}, {symbols with a prompt}): from the
+    tree's Kconfig, its sources followed, under their if and menu."""
+    deps, prompted, seen = {}, set(), set()
+
+    def read(rel, outer):
+        path = os.path.join(tree, rel)
+        if path in seen or not os.path.isfile(path):
+            return
+        seen.add(path)
+        stack, sym, kinds = [], None, []
+        with open(path, errors='replace') as fh:
+            for line in fh:
+                t = line.strip()
+                m = CONFIG_LINE.match(line)
+                if m:
+                    sym = m.group(1)
+                    deps.setdefault(sym, set()).update(outer, *stack)
+                    continue
+                if sym and PROMPT.match(line):
+                    prompted.add(sym)
+                m = DEPENDS_LINE.match(line)
+                if m and sym:
+                    deps[sym].update(plain_terms(m.group(1)))
+                    continue
+                if m and kinds and kinds[-1] == 'menu' and not sym:
+                    stack[-1] = stack[-1] + plain_terms(m.group(1))
+                    continue
+                # statements start a line; help text is indented
+                m = IF_LINE.match(line.rstrip()) if not line[:1].isspace() else None
+                if m:
+                    stack.append(plain_terms(m.group(1)))
+                    kinds.append('if')
+                    sym = None
+                elif MENU_LINE.match(line) and not line[:1].isspace():
+                    stack.append([])
+                    kinds.append('menu')
+                    sym = None
+                elif t.split('#', 1)[0].strip() in ('endif', 'endmenu', 'endchoice') and \
+                        stack and not line[:1].isspace():
+                    stack.pop()
+                    kinds.pop()
+                    sym = None
+                else:
+                    m = SOURCE_LINE.match(line)
+                    if m:
+                        src = m.group(2).replace('$(SRCARCH)', 'x86').replace('$(srctree)/', '')
+                        if m.group(1) in ('rsource', 'orsource'):
+                            src = os.path.join(os.path.dirname(rel), src)
+                        read(src, outer | {x for s2 in stack for x in s2})
+                        sym = None
+    read('Kconfig', frozenset())
+    return deps, prompted
+
+
+def opened(kept, deps, prompted, types):
+    """What the kept symbols need, in turn, that can be set: {sym: y|m}."""
+    out, todo = {}, list(kept)
+    while todo:
+        for d in deps.get(todo.pop(), ()):
+            if d in kept or d in out or d in NEVER_OPEN or d not in prompted:
+                continue
+            if types.get(d) not in ('tristate', 'bool'):
+                continue
+            out[d] = 'm' if types[d] == 'tristate' else 'y'
+            todo.append(d)
+    return out
+
+
 def usb_table_files(tree):
     for root, dirs, files in os.walk(tree):
         rel_root = os.path.relpath(root, tree)
@@ -150,20 +252,27 @@ def main(argv):
         for m in missing:
             dropped.append({'file': None, 'symbol': m,
                             'reason': 'named by --only, no USB id table builds it'})
+    deps, prompted = kconfig_deps(tree)
+    opens = opened(set(kept), deps, prompted, types)
     with open(out_config + '.tmp', 'w') as f:
         f.write('# the sweep\'s drivers (rig/sweep/select.py): tristate, '
                 'MODULE_DEVICE_TABLE(usb)\n')
         for sym in sorted(kept):
             f.write(f'CONFIG_{sym}=m\n')
+        f.write('# what they depend on, opened (menus and cores)\n')
+        for sym in sorted(opens):
+            f.write(f'CONFIG_{sym}={opens[sym]}\n')
     os.replace(out_config + '.tmp', out_config)
     with open(out_json + '.tmp', 'w') as f:
         json.dump({'tree': os.path.abspath(tree),
                    'kept': sorted(kept.values(), key=lambda k: k['symbol']),
+                   'opened': sorted(opens),
                    'dropped': dropped}, f, indent=1)
         f.write('\n')
     os.replace(out_json + '.tmp', out_json)
     print(f'select: {len(kept)} drivers kept, {len(dropped)} files dropped '
-          f'(rule: MODULE_DEVICE_TABLE(usb) in a file a tristate symbol builds)')
+          f'(rule: MODULE_DEVICE_TABLE(usb) in a file a tristate symbol builds), '
+          f'{len(opens)} of their dependencies opened')
     return 0
 
 

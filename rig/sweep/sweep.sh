@@ -156,9 +156,13 @@ echo
 echo "Coverage:"
 for j in "${JSONS[@]}"; do
 	v=$(jq -r .variant "$j")
-	printf '  %-24s rule kept %s, Kconfig dropped %s, devices %s, enumerated %s, bound %s, probe failed %s, firmware missing %s, NAKed calls %s\n' \
+	# the picks Kconfig dropped (dropped.config also has the opened
+	# dependencies that did not survive: not drivers)
+	jq -r '.kept[].symbol | "CONFIG_\(.)=m"' "$OUT/$v/select.json" > "$OUT/$v/picks.txt"
+	printf '  %-24s rule kept %s (and opened %s dependencies), Kconfig dropped %s, devices %s, enumerated %s, bound %s, probe failed %s, firmware missing %s, NAKed calls %s\n' \
 		"$v" "$(jq '.kept | length' "$OUT/$v/select.json")" \
-		"$(grep -c . "$OUT/$v/dropped.config" 2>/dev/null)" \
+		"$(jq '.opened // [] | length' "$OUT/$v/select.json")" \
+		"$(grep -cxF -f "$OUT/$v/picks.txt" "$OUT/$v/dropped.config" 2>/dev/null)" \
 		"$(jq '.drivers | length' "$j")" \
 		"$(jq '[.drivers[] | select(.outcome != "not enumerated")] | length' "$j")" \
 		"$(jq '[.drivers[] | select(.outcome == "bound")] | length' "$j")" \

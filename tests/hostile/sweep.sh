@@ -32,6 +32,26 @@ run $HZRIG sweep devices --alias "$T/ok.alias" --overrides "$T/none::$T/over2:$T
 check "devices: --overrides DIR:DIR: the first that has the module's file wins, a missing or empty one skipped" \
 	"[ $rc -eq 0 ] && cmp -s '$T/over2/ipheth.device' '$T/dev3/ipheth.device' && quiet"
 
+# --- select.py: the rule and the dependencies it opens, on a made-up tree -----
+K=$T/ktree
+mkdir -p "$K/drivers/cam"
+printf 'source "drivers/Kconfig"\n' > "$K/Kconfig"
+printf 'menuconfig MEDIA\n\ttristate "media"\nif MEDIA\nsource "drivers/cam/Kconfig"\nendif # MEDIA\nconfig HELPER\n\tbool "helper"\nconfig HIDDEN\n\tbool\n' > "$K/drivers/Kconfig"
+printf 'menuconfig CAMS\n\ttristate "cams"\n\tdepends on HELPER && !BROKEN\nif CAMS\nconfig CAM_A\n\ttristate "a"\n\tdepends on USB && (PCI || OF) && HIDDEN\n\thelp\n\t  if you say Y here\nendif\nconfig CAM_B\n\ttristate "b"\nconfig CAM_C\n\tbool "c"\n' > "$K/drivers/cam/Kconfig"
+printf 'obj-$(CONFIG_CAM_A) += cam_a.o\nobj-$(CONFIG_CAM_B) += cam_b.o\nobj-$(CONFIG_CAM_C) += cam_c.o\n' > "$K/drivers/cam/Makefile"
+for c in a b c; do printf 'MODULE_DEVICE_TABLE(usb, ids);\n' > "$K/drivers/cam/cam_$c.c"; done
+run "$TOP/rig/sweep/select.py" "$K" "$T/sel.config" "$T/sel.json"
+check "select.py: tristate drivers with a USB id table kept, a bool one dropped with its reason" \
+	"[ $rc -eq 0 ] && [ \"\$(jq -r '[.kept[].symbol] | join(\" \")' '$T/sel.json')\" = 'CAM_A CAM_B' ] && jq -e '.dropped[0].reason | test(\"CONFIG_CAM_C is bool\")' '$T/sel.json' > /dev/null"
+check "select.py: what they sit under opened (menus by if and depends on), nothing behind ! or ||, no symbol without a prompt" \
+	"[ \"\$(jq -r '.opened | join(\" \")' '$T/sel.json')\" = 'CAMS HELPER MEDIA' ] && grep -qx 'CONFIG_CAMS=m' '$T/sel.config' && grep -qx 'CONFIG_HELPER=y' '$T/sel.config'"
+run "$TOP/rig/sweep/select.py" "$K" "$T/sel.config" "$T/sel.json" --only cam_b
+check "select.py --only: CAM_B, after CAMS's block (a help line starting 'if' opens none), needs MEDIA alone" \
+	"[ $rc -eq 0 ] && [ \"\$(jq -r '.opened | join(\" \")' '$T/sel.json')\" = 'MEDIA' ]"
+run "$TOP/rig/sweep/select.py" "$T" "$T/x.config" "$T/x.json"
+check "select.py: a directory that is no kernel tree is refused, nothing written" \
+	"[ $rc -eq 2 ] && said 'not a kernel tree' && [ ! -e '$T/x.config' ]"
+
 # --- hzrig sweep collect ----------------------------------------------------
 mkdir -p "$T/c"
 printf 'nothing from the guest\n' > "$T/c/batch-0.txt"
