@@ -685,36 +685,32 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 int hzrig_lava_console(const char *log, const char *out, FILE *err)
 {
 	struct unpack u = { .err = err, .console_only = true };
-	char path[PATH_MAX + 16], tmp[PATH_MAX + 8];
+	char path[PATH_MAX + 16], why[HZRIG_WHY];
+	struct hzrig_out o;
 	FILE *f = open_log(log, path, sizeof(path), err);
 
 	u.log = path;
 	if (!f)
 		return -1;
-	if (snprintf(tmp, sizeof(tmp), "%s.part", out) >= (int)sizeof(tmp)) {
-		fprintf(err, "%s: path too long\n", out);
+	if (hzrig_out_open(&o, out, why, sizeof(why))) {
+		fprintf(err, "%s: %s\n", out, why);
 		fclose(f);
 		return -1;
 	}
-	u.console = fopen(tmp, "w");
-	if (!u.console) {
-		fprintf(err, "%s: %s\n", tmp, strerror(errno));
-		fclose(f);
-		return -1;
-	}
+	u.console = o.f;
 	read_log(&u, f);
 	u.lineno = 0;
 	if (!u.errors && !u.ntarget)
 		say(&u, "no console lines (level target)%s%s",
 		    u.job_error[0] ? ": LAVA said: " : "", u.job_error);
-	if (fclose(u.console))
-		say(&u, "%s: %s", tmp, strerror(errno));
 	free(u.ktap);
 	free(u.lava);
-	if (u.errors || rename(tmp, out)) {
-		if (!u.errors)
-			fprintf(err, "%s: %s\n", out, strerror(errno));
-		unlink(tmp);
+	if (u.errors) {
+		hzrig_out_abort(&o);
+		return -1;
+	}
+	if (hzrig_out_commit(&o, why, sizeof(why))) {
+		fprintf(err, "%s: %s\n", out, why);
 		return -1;
 	}
 	return 0;
