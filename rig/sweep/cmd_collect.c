@@ -367,10 +367,16 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	free(text);
 	snprintf(path, sizeof(path), "%s/console-%d.log", c->dir, i);
 	console = hzrig_in_slurp(path, HZRIG_MAX_CONSOLE, &len, why, sizeof(why));
-	/* the reports again, whole, to put each down to a driver */
-	if (console && hzrig_scan_file(path, &found, why, sizeof(why)))
-		fprintf(stderr, "hzrig sweep collect: %s: %s (reports not put down to drivers)\n",
-			path, why);
+	/* the reports, whole, from the console read above: each to a driver */
+	if (console) {
+		FILE *cf = fmemopen(console, len, "r");
+
+		if (!cf || hzrig_scan_console(cf, &found))
+			fprintf(stderr, "hzrig sweep collect: %s: %s (reports not put down to drivers)\n",
+				path, cf ? "cannot scan it" : strerror(errno));
+		if (cf)
+			fclose(cf);
+	}
 	allow = allowance(&b, (int)c->hz);
 	bo = json_object_new_object();
 	hzrig_json_put(bo, "batch", json_object_new_int(i));

@@ -217,8 +217,9 @@ static int on_begin(struct parse *p, const char *s)
 	p->b->max_s = (int)v[4];
 	/* a batch from before the unplug pass has no unplug_ms= */
 	if (val(s, "unplug_ms")) {
-		if (!num(s, "unplug_ms", &v[0]) || v[0] < 0 || v[0] > 60000)
-			return bad(p, "'sweep begin': unplug_ms= is not 0..60000");
+		if (!num(s, "unplug_ms", &v[0]) || v[0] < 0 || v[0] > HZRIG_SWEEP_UNPLUG_MS_MAX)
+			return bad(p, "'sweep begin': unplug_ms= is not 0..%d",
+				   HZRIG_SWEEP_UNPLUG_MS_MAX);
 		p->b->unplug_ms = (int)v[0];
 	}
 	return 0;

@@ -314,7 +314,7 @@ static void load_batch(struct ld *l, json_object *b, long i,
 	r->calls_without_urb = (int)num(l, b, "calls_without_urb", 0, INT32_MAX, false);
 	if (!l->bad && has(b, "unplug_ms")) {
 		at(l, "batches", "unplug_ms", i);
-		r->unplug_ms = (int)num(l, b, "unplug_ms", 0, 60000, false);
+		r->unplug_ms = (int)num(l, b, "unplug_ms", 0, HZRIG_SWEEP_UNPLUG_MS_MAX, false);
 	}
 	at(l, "batches", "kernel_reports", i);
 	rep = get(l, b, "kernel_reports", json_type_array, false);

@@ -122,6 +122,7 @@ struct hzrig_sweep_driver {
 struct hzrig_sweep_batch {
 	int batch, size, k, settled_s, max_s;
 	int unplug_ms;			/* the unplug pass's delay; 0: none */
+#define HZRIG_SWEEP_UNPLUG_MS_MAX	60000	/* hzrig-rawdev -d's limit */
 	bool complete;			/* "sweep end" seen */
 	struct hzrig_sweep_driver *drv;
 	size_t ndrv, drvcap;
