@@ -71,8 +71,10 @@ ksrc:
 
 # make check's parts. CHECK_SKIP leaves some out: .ci/run skips check-unit,
 # which check-fresh has just run from the same commit in a root that has
-# nothing (a stricter place for it than this machine).
-CHECK_PARTS := check-unit check-kernel check-e2e check-robustness
+# nothing (a stricter place for it than this machine), and check-sweep, a
+# heavy suite (two network-stack kernels) that would take CI past its
+# budget; run it with make check or make check-sweep.
+CHECK_PARTS := check-unit check-kernel check-e2e check-robustness check-sweep
 CHECK_SKIP ?=
 check:
 	$(SETUP)
@@ -307,8 +309,8 @@ sweep:
 		$(if $(filter unplug,$(SWEEP_PASS)),--unplug-ms $(SWEEP_UNPLUG_MS) --out $(TOP)/results/sweep-unplug,--out $(TOP)/results/sweep) \
 		$(SWEEP_VARIANTS)
 
-# The sweep's own end-to-end test (tests/e2e/sweep.sh): a heavy suite, so
-# its own target and not a part of make check (docs/sweep.md).
+# The sweep's own end-to-end test (tests/e2e/sweep.sh): a part of make
+# check, and its own target because it is heavy (.ci/run skips it).
 check-sweep: tools ksrc
 	$(SETUP)
 	@$(MAKE) --no-print-directory -C tests sweep
