@@ -170,6 +170,40 @@ lava-check:
 	@$(MAKE) --no-print-directory tools ksrc
 	$(TOP)/tests/lava/lava-check.sh $(LAVA_VARIANT)
 
+# A LAVA lab on this machine (docs/lava.md "A lab on this machine"):
+# lava-server (PostgreSQL 15, gunicorn on 127.0.0.1:LAB_PORT, the
+# scheduler) and one lava-worker with two qemu devices, started by hand
+# (rig/lava/lab.sh; state in build/lava-lab). lava-submit runs VARIANTS'
+# PLAN there through lavacli and records the runs in results/hzrig.db.
+LAB_PORT ?= 8093
+LAB_ENV = LAB_PORT=$(LAB_PORT) B=$(B)
+lava-lab: tools
+	$(SETUP)
+	@$(LAB_ENV) $(TOP)/rig/lava/lab.sh start
+
+lava-lab-stop:
+	$(SETUP)
+	@$(LAB_ENV) $(TOP)/rig/lava/lab.sh stop
+
+lava-lab-status:
+	$(SETUP)
+	@$(LAB_ENV) $(TOP)/rig/lava/lab.sh status
+
+lava-submit:
+	$(SETUP)
+	@$(MAKE) --no-print-directory tools ksrc
+	$(TOP)/rig/boot/matrix.sh --build-only $(VARIANTS)
+	@rm -rf $(B)/lava-submit/jobs && mkdir -p $(B)/lava-submit/jobs
+	$(HZRIG) lava jobs --plan $(PLAN) --out $(B)/lava-submit/jobs $(LAVA_ARGS) $$(TOP=$(TOP) B=$(B) bash -c '. $(TOP)/rig/boot/variant.sh && variant_expand $(VARIANTS)')
+	@$(LAB_ENV) $(TOP)/rig/lava/submit.sh --out $(B)/lava-submit $(B)/lava-submit/jobs/*.yaml
+
+# The lab under faults (tests/lava/lab-faults.sh: a worker killed mid-job,
+# the server restarted with a job queued, a job whose image is missing):
+# about 8 min, its own target and not in .ci/run.
+lava-faults: tools ksrc
+	$(SETUP)
+	@$(LAB_ENV) $(TOP)/tests/lava/lab-faults.sh $(LAVA_VARIANT)
+
 # Turnaround figures (cold/warm build, boot to first sample, guest time,
 # efficiency and late tail serial vs. lanes, noise floor), printed and
 # appended to results/bench.jsonl: the full plan on one variant, each way
@@ -327,4 +361,4 @@ clean:
 distclean:
 	rm -rf $(B)
 
-.PHONY: all setup matrix tools ksrc check check-fresh dashboard-image check-tree drivers sweep check-sweep check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check regression-demo robustness check-robustness robustness-demo clean distclean
+.PHONY: all setup matrix tools ksrc check check-fresh dashboard-image check-tree drivers sweep check-sweep check-unit check-hostile check-fuzz fuzz check-kernel check-e2e checkpatch bench lava-jobs lava-check lava-lab lava-lab-stop lava-lab-status lava-submit lava-faults regression-demo robustness check-robustness robustness-demo clean distclean

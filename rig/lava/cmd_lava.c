@@ -442,6 +442,39 @@ static int write_device(const struct hzrig_qemu_conf *c, const char *accel,
 	return 0;
 }
 
+/*
+ * The same device for a LAVA server: a device dictionary that extends the
+ * server's qemu device type. The job's context (memory, no_kvm,
+ * extra_options) must win, so the dictionary sets only what is the
+ * device's own: its NIC's MAC (unique per device, from @index) and one
+ * boot attempt (a measurement is not retried until it passes).
+ */
+static int write_dictionary(long long index, const char *path, FILE *err)
+{
+	struct hzrig_out out = { .f = stdout };
+	char why[HZRIG_WHY];
+
+	if (path && !strcmp(path, "-"))
+		path = NULL;
+	if (path && hzrig_out_open(&out, path, why, sizeof(why))) {
+		fprintf(err, "hzrig lava device: --out %s: %s\n", path, why);
+		return -1;
+	}
+	fprintf(out.f, "{# hzrig: device %lld of a local lab, LAVA's qemu device type for the\n"
+		"   jobs of `hzrig lava jobs` (docs/lava.md); the job's context sets\n"
+		"   memory, no_kvm and the rig's QEMU options. #}\n"
+		"{%% extends 'qemu.jinja2' %%}\n"
+		"{%% set mac_addr = '52:54:00:12:35:%02llx' %%}\n"
+		"{%% set boot_retry = 1 %%}\n"
+		"{%% set failure_retry = 1 %%}\n", index, index);
+	if (!path ? fflush(out.f) != 0 : hzrig_out_commit(&out, why, sizeof(why))) {
+		fprintf(err, "hzrig lava device: %s: %s; nothing written\n",
+			path ? path : "standard output", path ? why : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static void lava_usage(FILE *f)
 {
 	fputs("usage: hzrig lava jobs [--plan NAME|FILE] [--out DIR] [--build DIR]\n"
@@ -450,8 +483,9 @@ static void lava_usage(FILE *f)
 	      "                       [--nak K] [--unplug-ms MS] [--batch-size N]\n"
 	      "                       [--max-s S] VARIANT...\n"
 	      "       hzrig lava device [--accel tcg|kvm] [--qemu-config FILE]\n"
-	      "                         [--out FILE]\n"
+	      "                         [--dictionary N] [--out FILE]\n"
 	      "       hzrig lava console --out FILE JOB_LOG\n"
+	      "       hzrig lava result JOB_LOG\n"
 	      "jobs: one LAVA job (DIR/VARIANT.yaml, default build/lava) per built\n"
 	      "variant (build/VARIANT: rig/boot/matrix.sh --build-only), for LAVA's\n"
 	      "qemu device type with the rig's QEMU settings; the plan (default\n"
@@ -466,11 +500,16 @@ static void lava_usage(FILE *f)
 	      "drivers NAKed --nak times (default 2), a batch at most --max-s\n"
 	      "seconds (default 240): DIR/VARIANT-batch-N.yaml; --unplug-ms: each\n"
 	      "device unplugged MS ms into its first NAKed request (needs --nak 1+).\n"
-	      "device: the device dictionary of this machine's QEMU for lava-run.\n"
+	      "device: the device dictionary of this machine's QEMU for lava-run;\n"
+	      "with --dictionary N (1..255), device N of a LAVA server's qemu\n"
+	      "type as a dictionary (make lava-lab: lavacli devices dict set).\n"
 	      "console: a job's console, its lines as they came (a sweep batch's\n"
 	      "job: save it as DIR/batch-N.txt and console-N.log, then hzrig sweep\n"
 	      "collect --dir DIR).\n"
-	      "Exit: 0 written, 2 bad usage or input (nothing half-written).\n", f);
+	      "result: LAVA's verdict on the job, one line: pass, fail: ERROR_TYPE:\n"
+	      "ERROR_MSG, or none (no job result: its dispatcher was killed).\n"
+	      "Exit: 0 written (result: found), 1 result: none, 2 bad usage or\n"
+	      "input (nothing half-written).\n", f);
 }
 
 static int plan_path(const char *arg, char *out, size_t len)
@@ -498,7 +537,7 @@ int cmd_lava(int argc, char **argv)
 	struct job_opts o = { .accel = "tcg", .nak = 2, .batch_size = 32, .max_s = 240 };
 	char plan[PATH_MAX], out_dir[PATH_MAX], why[HZRIG_WHY];
 	const char *sub, *plan_arg = "quick", *out = NULL;
-	long long khz = -1;
+	long long khz = -1, dict = 0;
 	const struct hzrig_opt opts[] = {
 		HZRIG_OPT_S("plan", &plan_arg),
 		HZRIG_OPT_S("out", &out),
@@ -511,17 +550,18 @@ int cmd_lava(int argc, char **argv)
 		HZRIG_OPT_N("batch-size", &o.batch_size, 1, 32),
 		HZRIG_OPT_N("max-s", &o.max_s, 10, 86400),
 		HZRIG_OPT_N("unplug-ms", &o.unplug_ms, 0, 60000),
+		HZRIG_OPT_N("dictionary", &dict, 1, 255),
 		HZRIG_OPT_END
 	};
 	int first, i, rc = 0;
 
 	if (argc < 2 || (strcmp(argv[1], "jobs") && strcmp(argv[1], "device") &&
-			 strcmp(argv[1], "console"))) {
+			 strcmp(argv[1], "console") && strcmp(argv[1], "result"))) {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 			lava_usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, "hzrig lava: say jobs, device or console\n");
+		fprintf(stderr, "hzrig lava: say jobs, device, console or result\n");
 		lava_usage(stderr);
 		return 2;
 	}
@@ -537,6 +577,14 @@ int cmd_lava(int argc, char **argv)
 			return 2;
 		}
 		return hzrig_lava_console(argv[first], out, stderr) ? 1 : 0;
+	}
+	if (!strcmp(sub, "result")) {
+		if (first != argc - 1) {
+			fprintf(stderr, "hzrig lava result: one JOB_LOG is needed\n");
+			return 2;
+		}
+		rc = hzrig_lava_result(argv[first], stdout, stderr);
+		return rc < 0 ? 2 : rc;
 	}
 	if (o.unplug_ms && !o.nak) {
 		fprintf(stderr, "hzrig lava jobs: --unplug-ms unplugs a device during a NAKed request: it needs --nak 1 or more\n");
@@ -560,7 +608,13 @@ int cmd_lava(int argc, char **argv)
 				argv[first]);
 			return 2;
 		}
+		if (dict)
+			return write_dictionary(dict, out, stderr) ? 2 : 0;
 		return write_device(&o.conf, o.accel, out, stderr) ? 2 : 0;
+	}
+	if (dict) {
+		fprintf(stderr, "hzrig lava %s: --dictionary is an option of hzrig lava device\n", sub);
+		return 2;
 	}
 	if (first == argc) {
 		fprintf(stderr, "hzrig lava jobs: no variants\n");

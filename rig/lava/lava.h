@@ -70,6 +70,15 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 int hzrig_lava_console(const char *log, const char *out, FILE *err);
 
 /*
+ * LAVA's verdict on a job, from its log's "job" result: one line on @out,
+ * "pass" or "fail: ERROR_TYPE: ERROR_MSG" (the job's error as LAVA gave
+ * it), or "none" (maybe with the log's first error) when the log has no
+ * such result, as when the dispatcher was killed. 0 a result found, 1
+ * none, -1 not a LAVA log (said on @err).
+ */
+int hzrig_lava_result(const char *log, FILE *out, FILE *err);
+
+/*
  * The logs of LAVA jobs (one variant each) as one run directory,
  * @results/runs/ID (ID: when the first started), collected as a local run
  * is; its path in @run_dir. 0, or -1 with nothing left behind.

@@ -66,6 +66,7 @@ struct rec {
 	char dt[40];
 	char *msg;		/* a string message, malloc'd; NULL if a mapping */
 	char definition[64], ccase[256], result[32];
+	char error_type[32], error_msg[512];	/* the job's result */
 };
 
 static void rec_set(struct rec *r, const char *key, const char *val, int depth)
@@ -84,6 +85,10 @@ static void rec_set(struct rec *r, const char *key, const char *val, int depth)
 			snprintf(r->ccase, sizeof(r->ccase), "%s", val);
 		else if (!strcmp(key, "result"))
 			snprintf(r->result, sizeof(r->result), "%s", val);
+		else if (!strcmp(key, "error_type"))
+			snprintf(r->error_type, sizeof(r->error_type), "%s", val);
+		else if (!strcmp(key, "error_msg"))
+			snprintf(r->error_msg, sizeof(r->error_msg), "%s", val);
 	}
 }
 
@@ -209,6 +214,7 @@ struct unpack {
 	struct result *ktap, *lava;
 	size_t nktap, ktap_cap, nlava, lava_cap;
 	char job_result[32], job_error[256];
+	char job_reason[600];	/* the job result's "error_type: error_msg" */
 	int errors;
 	unsigned long lineno;
 	/* hzrig_lava_console(): the console's lines as they came, no tags */
@@ -356,7 +362,18 @@ static void target_line(struct unpack *u, const char *msg, double t)
 static void results_rec(struct unpack *u, const struct rec *r)
 {
 	if (!strcmp(r->definition, "lava") && !strcmp(r->ccase, "job")) {
+		char *c;
+
 		snprintf(u->job_result, sizeof(u->job_result), "%s", r->result);
+		snprintf(u->job_reason, sizeof(u->job_reason), "%s%s%s",
+			 r->error_type, r->error_type[0] && r->error_msg[0] ? ": " : "",
+			 r->error_msg);
+		/* one line: LAVA's message may hold newlines and controls */
+		for (c = u->job_reason; *c; c++)
+			if ((unsigned char)*c < ' ' || *c == 0x7f)
+				*c = ' ';
+		while (c > u->job_reason && c[-1] == ' ')
+			*--c = '\0';
 		return;
 	}
 	if (strcmp(r->definition, HZRIG_LAVA_SUITE))
@@ -437,8 +454,10 @@ static void log_line(struct unpack *u, char *line, size_t len)
 			m[--n] = '\0';
 		unescape_quotes(m);
 		u->ntarget++;
-		if (u->console_only)
-			fprintf(u->console, "%s\n", m);
+		if (u->console_only) {
+			if (u->console)		/* none: hzrig_lava_result() */
+				fprintf(u->console, "%s\n", m);
+		}
 		else
 			target_line(u, m, dt_s(r.dt));
 	} else if (!strcmp(r.lvl, "results")) {
@@ -682,6 +701,32 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
  * its framed "hzrig-sweep" lines and the kernel's around them, for
  * `hzrig sweep collect`), into @out through @out.part.
  */
+int hzrig_lava_result(const char *log, FILE *out, FILE *err)
+{
+	struct unpack u = { .err = err, .console_only = true };
+	char path[PATH_MAX + 16];
+	FILE *f = open_log(log, path, sizeof(path), err);
+	int ret;
+
+	u.log = path;
+	if (!f)
+		return -1;
+	read_log(&u, f);
+	free(u.ktap);
+	free(u.lava);
+	if (u.errors)
+		return -1;
+	if (!u.job_result[0]) {
+		/* a dispatcher that died (its worker killed) writes none */
+		fprintf(out, "none%s%s\n", u.job_error[0] ? ": LAVA said: " : "",
+			u.job_error);
+		return 1;
+	}
+	ret = fprintf(out, "%s%s%s\n", u.job_result, u.job_reason[0] ? ": " : "",
+		      u.job_reason);
+	return ret < 0 ? -1 : 0;
+}
+
 int hzrig_lava_console(const char *log, const char *out, FILE *err)
 {
 	struct unpack u = { .err = err, .console_only = true };

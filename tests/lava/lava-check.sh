@@ -1,19 +1,22 @@
 #!/bin/bash
-# lava-check.sh [VARIANT]: one variant's quick plan under a real LAVA
-# dispatcher, held against the same variant run here (make lava-check;
-# docs/lava.md). Steps, each said as it starts:
+# lava-check.sh [VARIANT]: one variant's quick plan through a LAVA lab on
+# this machine (rig/lava/lab.sh: lava-server, its scheduler and a
+# lava-worker), submitted with lavacli, held against the same variant run
+# here (make lava-check; docs/lava.md). Steps, each said as it starts:
 #   1. build the variant (rig/boot/matrix.sh --build-only);
 #   2. hzrig lava jobs and hzrig lava device: its job and this machine's
 #      QEMU as LAVA's qemu device type renders it;
-#   3. both validated against LAVA's own schemas (tests/lava/validate.py)
-#      and by the dispatcher (lava-run --validate);
-#   4. the job run by lava-run, as a lab's worker would run it;
-#   5. its log into a run directory and a history (hzrig ingest --lava);
+#   3. both validated against LAVA's own schemas (tests/lava/validate.py);
+#   4. the lab started (make lava-lab), unless it runs already;
+#   5. the job submitted with lavacli, run by the lab's worker, its log
+#      fetched and ingested (rig/lava/submit.sh: jobs submit, show, logs
+#      --raw; hzrig ingest --lava);
 #   6. the same variant and plan run here (matrix.sh);
 #   7. the two held against each other: case set, windows, KTAP, verdicts
 #      (tests/lava/match.py); the LAVA run in the local history next to
 #      the local one, and the dashboard drawn from it.
 # Everything goes to build/lava-check/ (the results/ history is untouched).
+# A lab this script started is stopped at its end (make lava-lab-stop).
 # Exit 0 when they match; 1 with the step that failed.
 set -u
 
@@ -26,9 +29,10 @@ HZRIG=$B/rig/hzrig
 step() { printf '[lava-check] %s\n' "$*"; }
 fail() { echo "lava-check: FAILED: $*" >&2; exit 1; }
 
-command -v lava-run > /dev/null || fail "no lava-run (rig/boot/setup.sh lava-check installs lava-dispatcher)"
+command -v lavacli > /dev/null && command -v lava-server > /dev/null ||
+	fail "no lavacli or lava-server (rig/boot/setup.sh lava-check installs them)"
 rm -rf "$D"
-mkdir -p "$D/out"
+mkdir -p "$D"
 
 step "1/7 building $V"
 "$TOP/rig/boot/matrix.sh" --build-only "$V" || fail "building $V"
@@ -38,25 +42,24 @@ step "2/7 the job and the device dictionary"
 "$HZRIG" lava device --out "$D/device.yaml" || fail "hzrig lava device"
 JOB=$D/jobs/$V.yaml
 
-step "3/7 validating them against LAVA's schemas and the dispatcher"
+step "3/7 validating them against LAVA's schemas"
 "$TOP/tests/lava/validate.py" --device "$D/device.yaml" "$JOB" || fail "schema validation"
-lava-run --job-id "hzrig-$V-validate" --output-dir "$D/validate" \
-	--device "$D/device.yaml" --validate "$JOB" > /dev/null 2> "$D/validate.yaml"
-grep -q '"case": "job", "definition": "lava", "result": "pass"' "$D/validate.yaml" ||
-	{ grep '"lvl": "error"\|error_msg' "$D/validate.yaml" >&2; fail "lava-run --validate"; }
 
-step "4/7 running the job under lava-run (about a minute; log: build/lava-check/out/output.yaml)"
-lava-run --job-id "hzrig-$V" --output-dir "$D/out" --device "$D/device.yaml" \
-	"$JOB" > /dev/null 2> "$D/out/output.yaml" &
-pid=$!
-while kill -0 "$pid" 2> /dev/null; do
-	sleep 10
-	step "  lava-run: $(grep -c '"definition": "hzrig"' "$D/out/output.yaml") test cases recorded"
-done
-wait "$pid" || fail "lava-run exited $? (see $D/out/output.yaml)"
+if "$TOP/rig/lava/lab.sh" status > /dev/null 2>&1; then
+	step "4/7 the lab runs already (make lava-lab-status)"
+else
+	step "4/7 starting the lab (make lava-lab)"
+	trap '"$TOP/rig/lava/lab.sh" stop > "$D/lab-stop.log" 2>&1' EXIT
+	"$TOP/rig/lava/lab.sh" start || fail "starting the lab"
+fi
 
-step "5/7 its log into a run directory (hzrig ingest --lava)"
-"$HZRIG" ingest --db "$D/lava.db" --lava --results "$D/lava" "$D/out" || fail "hzrig ingest --lava"
+step "5/7 the job through the lab: lavacli jobs submit, the worker runs it, its log ingested"
+# (exit 3, a verdict the report fails, is for match.py to judge below)
+"$TOP/rig/lava/submit.sh" --out "$D/submit" --results "$D/lava" --db "$D/lava.db" "$JOB" \
+	> "$D/submit.log"
+rc=$?
+[ $rc = 0 ] || [ $rc = 3 ] || { tail -20 "$D/submit.log"; fail "the job on the lab (log: $D/submit.log)"; }
+grep '^\[lava-submit\]' "$D/submit.log"
 LAVA_RUN=$(ls -d "$D"/lava/runs/*/ | head -1)
 LAVA_RUN=${LAVA_RUN%/}
 
@@ -77,4 +80,4 @@ got=$(sqlite3 -batch "$D/local/hzrig.db" "SELECT COUNT(*) FROM samples s JOIN va
 echo "lava-check: check-regressions of the LAVA run against the local one exited $? (informational)"
 "$HZRIG" dashboard --db "$D/local/hzrig.db" --out "$D/dashboard" > /dev/null || fail "the dashboard"
 grep -q "$(basename "$LAVA_RUN")" "$D/dashboard/index.html" || fail "the dashboard does not show the LAVA run"
-step "passed: $V under lava-run matches $V run here ($want samples each side recorded in one history)"
+step "passed: $V through the lab matches $V run here ($want samples each side recorded in one history)"
