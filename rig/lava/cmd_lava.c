@@ -531,6 +531,26 @@ static int khz_opt(const char *cmd, const char *arg, void *dst)
 	return -1;
 }
 
+/* `hzrig lava console|result`: what a job's log holds. */
+static int log_cmd(const char *sub, const char *out, int nargs, char **args)
+{
+	int rc;
+
+	if (!strcmp(sub, "console")) {
+		if (!out || nargs != 1) {
+			fprintf(stderr, "hzrig lava console: --out FILE and one JOB_LOG are needed\n");
+			return 2;
+		}
+		return hzrig_lava_console(args[0], out, stderr) ? 1 : 0;
+	}
+	if (nargs != 1) {
+		fprintf(stderr, "hzrig lava result: one JOB_LOG is needed\n");
+		return 2;
+	}
+	rc = hzrig_lava_result(args[0], stdout, stderr);
+	return rc < 0 ? 2 : rc;
+}
+
 int cmd_lava(int argc, char **argv)
 {
 	const char *qconf = HZRIG_TOP "/rig/boot/qemu/x86_64.conf";
@@ -571,21 +591,8 @@ int cmd_lava(int argc, char **argv)
 	if (first < 0)
 		return HZRIG_OPTS_EXIT(first);
 	first++;
-	if (!strcmp(sub, "console")) {
-		if (!out || first != argc - 1) {
-			fprintf(stderr, "hzrig lava console: --out FILE and one JOB_LOG are needed\n");
-			return 2;
-		}
-		return hzrig_lava_console(argv[first], out, stderr) ? 1 : 0;
-	}
-	if (!strcmp(sub, "result")) {
-		if (first != argc - 1) {
-			fprintf(stderr, "hzrig lava result: one JOB_LOG is needed\n");
-			return 2;
-		}
-		rc = hzrig_lava_result(argv[first], stdout, stderr);
-		return rc < 0 ? 2 : rc;
-	}
+	if (!strcmp(sub, "console") || !strcmp(sub, "result"))
+		return log_cmd(sub, out, argc - first, argv + first);
 	if (o.unplug_ms && !o.nak) {
 		fprintf(stderr, "hzrig lava jobs: --unplug-ms unplugs a device during a NAKed request: it needs --nak 1 or more\n");
 		return 2;

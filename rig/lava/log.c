@@ -359,21 +359,26 @@ static void target_line(struct unpack *u, const char *msg, double t)
 	}
 }
 
+/* LAVA's messages may hold newlines and controls: said on one line. */
+static void one_line(char *s)
+{
+	char *c;
+
+	for (c = s; *c; c++)
+		if ((unsigned char)*c < ' ' || *c == 0x7f)
+			*c = ' ';
+	while (c > s && c[-1] == ' ')
+		*--c = '\0';
+}
+
 static void results_rec(struct unpack *u, const struct rec *r)
 {
 	if (!strcmp(r->definition, "lava") && !strcmp(r->ccase, "job")) {
-		char *c;
-
 		snprintf(u->job_result, sizeof(u->job_result), "%s", r->result);
 		snprintf(u->job_reason, sizeof(u->job_reason), "%s%s%s",
 			 r->error_type, r->error_type[0] && r->error_msg[0] ? ": " : "",
 			 r->error_msg);
-		/* one line: LAVA's message may hold newlines and controls */
-		for (c = u->job_reason; *c; c++)
-			if ((unsigned char)*c < ' ' || *c == 0x7f)
-				*c = ' ';
-		while (c > u->job_reason && c[-1] == ' ')
-			*--c = '\0';
+		one_line(u->job_reason);
 		return;
 	}
 	if (strcmp(r->definition, HZRIG_LAVA_SUITE))
@@ -464,6 +469,7 @@ static void log_line(struct unpack *u, char *line, size_t len)
 		results_rec(u, &r);
 	} else if (!strcmp(r.lvl, "error") && r.msg && !u->job_error[0]) {
 		snprintf(u->job_error, sizeof(u->job_error), "%s", r.msg);
+		one_line(u->job_error);
 	}
 	free(r.msg);
 }

@@ -47,6 +47,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(f);
 	ret = hzrig_lava_unpack(log, dir, variant, sizeof(variant), started,
 				sizeof(started), err);
+	{
+		/* LAVA's verdict: one line, or nothing for a bad log */
+		char *line = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&line, &len);
+		int r;
+
+		if (!out)
+			abort();
+		r = hzrig_lava_result(log, out, err);
+		fclose(out);
+		if (r < -1 || r > 1 || (r < 0 && len) ||
+		    (r >= 0 && (!len || line[len - 1] != '\n' ||
+				memchr(line, '\n', len - 1))))
+			abort();
+		free(line);
+	}
 	fclose(err);
 	if (!stat(part, &st))
 		abort();	/* never left half-written */

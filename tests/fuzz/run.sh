@@ -39,7 +39,9 @@ seed() {
 			/"msg": "hzrig-jsonl [123] / || /"msg": "hzrig: guest done/ ||
 			/"case": "job", "definition": "lava"/ { print }
 			' | sed 's/hzrig-jsonl-end 412/hzrig-jsonl-end 3/' > "$s/small.yaml"
-		printf '%s\n' '{"dt": "2026-12-05T15:39:26.916714", "lvl": "target", "msg": "hzrig-jsonl-end 3"}' >> "$s/small.yaml" ;;
+		printf '%s\n' '{"dt": "2026-12-05T15:39:26.916714", "lvl": "target", "msg": "hzrig-jsonl-end 3"}' >> "$s/small.yaml"
+		# a job LAVA failed, its error in the job result (hzrig lava result)
+		cp "$TOP/tests/data/lava/missing-image.yaml" "$s/" ;;
 	fuzz_expr)
 		# First byte: the HZ; then a header of #defines.
 		for f in "$TOP"/tests/checker/corpus/*.c; do

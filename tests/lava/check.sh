@@ -86,7 +86,7 @@ refuse "variant not built" "hz-1000/kernel/arch/x86/boot/bzImage" "$HZRIG" lava 
 refuse "bad --accel" "is not tcg or kvm" "$HZRIG" lava jobs --accel xen hz-250
 refuse "bad --tsc-khz" "is not a rate in kHz" "$HZRIG" lava jobs --tsc-khz fast hz-250
 refuse "bad plan" "no plan" "$HZRIG" lava jobs --plan nope hz-250
-refuse "no subcommand" "say jobs, device or console" "$HZRIG" lava
+refuse "no subcommand" "say jobs, device, console or result" "$HZRIG" lava
 check "a refused variant leaves no job" [ ! -e "$T/j2/hz-nope.yaml" ]
 
 # --- ingest ---------------------------------------------------------------
@@ -219,6 +219,29 @@ check "lava console: junk: exit 1, the line named, nothing written" \
 	bash -c "[ $? -eq 1 ] && grep -q 'junk.yaml:1: not a LAVA log record' '$T/err' && [ ! -e '$T/junk.txt' ]"
 "$HZRIG" lava console "$T/junk.yaml" > /dev/null 2> "$T/err"
 check "lava console: without --out: bad usage" bash -c "[ $? -eq 2 ] && grep -q -- '--out FILE and one JOB_LOG' '$T/err'"
+
+# --- lava result: LAVA's verdict on a job, for make lava-submit -------------
+out=$("$HZRIG" lava result "$LOG" 2> "$T/err")
+check "lava result: a complete job: pass, exit 0" bash -c "[ $? -eq 0 ] && [ '$out' = pass ]"
+"$HZRIG" lava result "$TOP/tests/data/lava/missing-image.yaml" > "$T/res.out" 2> "$T/err"
+check "lava result: a job LAVA failed (a real log: its image missing): its error type and message on one line, exit 0" \
+	bash -c "[ $? -eq 0 ] && [ \$(wc -l < '$T/res.out') = 1 ] && grep -qx 'fail: Job: Invalid job data: \[\"Image file .*/bzImage. does not exist or is not readable\"\]' '$T/res.out'"
+head -40 "$LOG" > "$T/cut.yaml"
+"$HZRIG" lava result "$T/cut.yaml" > "$T/res.out" 2> "$T/err"
+check "lava result: a log cut short (its dispatcher killed): none, exit 1" bash -c "[ $? -eq 1 ] && grep -qx none '$T/res.out'"
+"$HZRIG" lava result "$T/junk.yaml" > "$T/res.out" 2> "$T/err"
+check "lava result: junk: exit 2, the line named, nothing on stdout" \
+	bash -c "[ $? -eq 2 ] && grep -q 'junk.yaml:1: not a LAVA log record' '$T/err' && [ ! -s '$T/res.out' ]"
+refuse "lava result: two logs" "one JOB_LOG is needed" "$HZRIG" lava result "$LOG" "$LOG"
+
+# --- the device dictionary a lab's server takes (make lava-lab) ----------------
+"$HZRIG" lava device --dictionary 2 --out "$T/dev2.jinja2" 2> "$T/err"
+check "lava device --dictionary: extends the server's qemu type, its own MAC, one boot attempt" \
+	bash -c "[ $? -eq 0 ] && grep -qx \"{% extends 'qemu.jinja2' %}\" '$T/dev2.jinja2' && grep -qx \"{% set mac_addr = '52:54:00:12:35:02' %}\" '$T/dev2.jinja2' && grep -qx '{% set boot_retry = 1 %}' '$T/dev2.jinja2'"
+check "lava device --dictionary: leaves memory and the QEMU options to the job's context" \
+	bash -c "! grep -q 'set \\(memory\\|extra_options\\|no_kvm\\)' '$T/dev2.jinja2'"
+refuse "lava device --dictionary 0" "is not 1..255" "$HZRIG" lava device --dictionary 0
+refuse "--dictionary is device's" "--dictionary is an option of hzrig lava device" "$HZRIG" lava jobs --dictionary 1 hz-250
 
 echo "lava: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
