@@ -197,11 +197,12 @@ worker_online() {
 }
 
 stop() {
-	local s p pids left
+	local s p pids left sids=""
 	for s in $SERVICES; do
 		[ -r "$LAB/run/$s.pid" ] || continue
 		p=$(cat "$LAB/run/$s.pid")
 		case $p in '' | *[!0-9]*) rm -f "$LAB/run/$s.pid"; continue ;; esac
+		sids="$sids $p"
 		pids=$(session_pids "$p")
 		if [ -n "$pids" ]; then
 			# shellcheck disable=SC2086
@@ -209,23 +210,27 @@ stop() {
 			say "$s stopped (session $p: $(echo $pids | wc -w) processes)"
 		fi
 	done
-	for s in $SERVICES; do
-		[ -r "$LAB/run/$s.pid" ] || continue
-		p=$(cat "$LAB/run/$s.pid")
+	for p in $sids; do
 		if ! wait_for "[ -z \"\$(session_pids $p)\" ]" 15; then
 			left=$(session_pids "$p")
 			# shellcheck disable=SC2086
 			[ -z "$left" ] || kill -KILL $left 2> /dev/null
-			say "$s: killed what did not stop ($(echo $left))"
+			say "session $p: killed what did not stop ($(echo $left))"
+			wait_for "[ -z \"\$(session_pids $p)\" ]" 5
 		fi
+	done
+	for s in $SERVICES; do
 		rm -f "$LAB/run/$s.pid"
 	done
 	if [ -e "$LAB/run/postgres.started" ]; then
 		pg_ctlcluster 15 main stop > /dev/null 2>&1 && say "PostgreSQL 15 stopped"
+		! pg_isready -q 2> /dev/null || fail "PostgreSQL 15, which the lab started, still answers"
 		rm -f "$LAB/run/postgres.started"
 	fi
-	for s in $SERVICES; do
-		[ -r "$LAB/run/$s.pid" ] && fail "$s is left"
+	# nothing of it is left
+	for p in $sids; do
+		left=$(session_pids "$p")
+		[ -z "$left" ] || fail "processes of session $p are left: $(echo $left)"
 	done
 	return 0
 }

@@ -243,5 +243,18 @@ check "lava device --dictionary: leaves memory and the QEMU options to the job's
 refuse "lava device --dictionary 0" "is not 1..255" "$HZRIG" lava device --dictionary 0
 refuse "--dictionary is device's" "--dictionary is an option of hzrig lava device" "$HZRIG" lava jobs --dictionary 1 hz-250
 
+# --- the local lab's scripts, where no lab is needed: their refusals ---------
+SUB=$TOP/rig/lava/submit.sh
+refuse "submit.sh: no job" "usage: rig/lava/submit.sh" "$SUB"
+refuse "submit.sh: an unknown option" "unknown option '--fast'" "$SUB" --fast "$J"
+refuse "submit.sh: --out without a value" "usage: rig/lava/submit.sh" "$SUB" --out
+refuse "submit.sh: a job file that is not there" "$T/nope.yaml: no such job file" "$SUB" "$T/nope.yaml"
+mkdir -p "$T/nolab"
+LAB=$T/nolab "$SUB" --out "$T/sub" "$J" > "$T/out" 2> "$T/err"
+check "submit.sh: no lab: exit 1, says how to start one, nothing written" \
+	bash -c "[ $? -eq 1 ] && grep -q 'the lab does not answer (make lava-lab starts it' '$T/err' && [ ! -e '$T/sub' ]"
+refuse "lab.sh: no command" "usage: rig/lava/lab.sh start|stop|status" "$TOP/rig/lava/lab.sh"
+refuse "lab.sh: an unknown command" "usage: rig/lava/lab.sh start|stop|status" "$TOP/rig/lava/lab.sh" restart
+
 echo "lava: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
