@@ -20,20 +20,30 @@
  * K = 0 refuses everything at once (the sweep's stall pass). With -d MS
  * (the unplug pass, on a debug kernel), a device is unplugged MS
  * milliseconds into its first NAKed request, while the driver waits on it:
- * its raw-gadget file is closed, so dummy_hcd reports a disconnect. Bulk and
- * interrupt endpoints are enabled but never given a request: every
- * transfer on them NAKs until the host gives up.
+ * its raw-gadget file is closed, so dummy_hcd reports a disconnect.
+ *
+ * Bulk and interrupt endpoints are enabled but never given a request, so a
+ * transfer on them NAKs. A gadget does not see a transfer it has not
+ * answered, so a thread watches usbmon (/dev/usbmon0, every bus) for the
+ * host's submissions on each device's bus: they count toward the same K
+ * as its control requests, and once K are spent the endpoint is halted
+ * (USB_RAW_IOCTL_EP_SET_HALT), so that transfer and the next end at once
+ * with a STALL (-EPIPE), as a control request would. A clear-halt from the
+ * host is answered by dummy_hcd itself; the next transfer is halted again.
  *
  * Every request, with what was done, is a line of LOG (default stdout):
  *   rawdev=I t_us=T type=0xTT request=0xRR value=V index=X length=L action=A
  * where T is CLOCK_MONOTONIC in microseconds and A is answer, nak, stall or
- * unplug (the request the device was unplugged under).
+ * unplug (the request the device was unplugged under); a bulk or
+ * interrupt transfer the watcher saw (at most EP_LINES_MAX an endpoint):
+ *   rawdev=I t_us=T ep=0xEE xfer=bulk|int action=nak|stall
  * A NAKed request ends when the host gives up and sends the next SETUP;
  * raw-gadget needs kernel/patches/0005-* to take that SETUP (docs/sweep.md).
  * SIGTERM or SIGINT ends it.
  */
 #define _GNU_SOURCE
 #include <endian.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -51,9 +61,12 @@
 #include <linux/usb/raw_gadget.h>
 
 #include "device_file.h"
+#include "usbmon.h"
 
 #define RAWDEV_MAX	32	/* dummy_hcd's num= limit */
 #define DATA_MAX	4096
+#define EP_SLOTS	32	/* endpoint number, and 16 more for IN */
+#define EP_LINES_MAX	8	/* log lines per endpoint: a resubmitting driver */
 
 struct rawdev {
 	unsigned int index, udc;
@@ -61,10 +74,18 @@ struct rawdev {
 	const char *path;
 	struct hzg_device_file dev;
 	int fd;
-	bool configured, unplugged;
+	bool configured, unplugged, unplug_begun;
 	unsigned int naked;
 	uint8_t alt[HZG_DEV_MAX_INTF];	/* by interface number order */
 	pthread_t thread;
+	/*
+	 * lock guards what the usbmon watcher shares with serve(): fd (the
+	 * unplug closes it), configured, naked, ep_handle and ep_lines.
+	 */
+	pthread_mutex_t lock;
+	unsigned int busnum;		/* the host side's bus */
+	int ep_handle[EP_SLOTS];	/* USB_RAW_IOCTL_EP_ENABLE's; -1 none */
+	unsigned int ep_lines[EP_SLOTS];
 };
 
 struct ep0_io {
@@ -156,6 +177,11 @@ static int ep0_stall(struct rawdev *r)
 	return ioctl(r->fd, USB_RAW_IOCTL_EP0_STALL, 0) < 0 ? -errno : 0;
 }
 
+static unsigned int ep_slot(uint8_t address)
+{
+	return (address & 0x0f) | (address & USB_DIR_IN ? 16 : 0);
+}
+
 /* Enable the endpoints of every interface's alternate setting 0. */
 static int configure(struct rawdev *r)
 {
@@ -175,15 +201,18 @@ static int configure(struct rawdev *r)
 				.bInterval = r->hs ? ep->hs_interval : ep->fs_interval,
 			};
 
-			if (ioctl(r->fd, USB_RAW_IOCTL_EP_ENABLE, &d) < 0)
+			int h = ioctl(r->fd, USB_RAW_IOCTL_EP_ENABLE, &d);
+
+			if (h < 0)
 				say(r, "endpoint 0x%02x: enable: %s",
 				    ep->address, strerror(errno));
+			else
+				r->ep_handle[ep_slot(ep->address)] = h;
 		}
 	}
 	if (ioctl(r->fd, USB_RAW_IOCTL_VBUS_DRAW, 50) < 0 ||
 	    ioctl(r->fd, USB_RAW_IOCTL_CONFIGURE, 0) < 0)
 		return -errno;
-	r->configured = true;
 	return 0;
 }
 
@@ -209,7 +238,11 @@ static bool standard(struct rawdev *r, const struct usb_ctrlrequest *c)
 			ret = ep0_in(r, c, buf, n);
 		break;
 	case USB_REQ_SET_CONFIGURATION:
+		pthread_mutex_lock(&r->lock);
 		ret = (value & 0xff) == 1 && !r->configured ? configure(r) : 0;
+		if (!ret && (value & 0xff) == 1)
+			r->configured = true;
+		pthread_mutex_unlock(&r->lock);
 		if (!ret)
 			ret = ep0_ack(r, c);
 		break;
@@ -260,23 +293,34 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 	 * A file's "nak" names a request the sweep NAKs anyway: it counts
 	 * toward K like any other, so that K = 0 stalls it too.
 	 */
+	bool unplug = false;
+
+	pthread_mutex_lock(&r->lock);
 	if (rule && rule->action != HZG_DEV_NAK)
 		a = rule->action;
 	else if (r->naked < nak_first)
 		a = HZG_DEV_NAK;
 	else
 		a = HZG_DEV_STALL;
+	if (a == HZG_DEV_NAK) {
+		r->naked++;
+		/* the first NAKed control request is the one unplugged under */
+		unplug = unplug_ms && !r->unplug_begun;
+		r->unplug_begun |= unplug;
+	}
+	pthread_mutex_unlock(&r->lock);
 	switch (a) {
 	case HZG_DEV_NAK:
-		r->naked++;
 		note(r, c, "nak");
-		if (unplug_ms && r->naked == 1) {
+		if (unplug) {
 			/* the driver is now waiting on this request */
 			usleep(unplug_ms * 1000);
 			note(r, c, "unplug");
+			pthread_mutex_lock(&r->lock);
 			close(r->fd);
 			r->fd = -1;
 			r->unplugged = true;
+			pthread_mutex_unlock(&r->lock);
 		}
 		return;
 	case HZG_DEV_ANSWER:
@@ -351,6 +395,116 @@ static void *serve(void *arg)
 	return NULL;
 }
 
+/*
+ * The host side of dummy_udc.@udc: the bus of dummy_hcd.@udc's root hub
+ * (/sys/devices/platform/dummy_hcd.N/usbB); dummy_hcd numbers its buses in
+ * order, so UDC N + 1 when sysfs does not say.
+ */
+static unsigned int bus_of(unsigned int udc)
+{
+	char path[64];
+	unsigned int bus = 0;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/devices/platform/dummy_hcd.%u", udc);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		char *end;
+		unsigned long b;
+
+		if (strncmp(e->d_name, "usb", 3))
+			continue;
+		b = strtoul(e->d_name + 3, &end, 10);
+		if (*end || !b || b > 0xffff)
+			continue;
+		if (!bus || b < bus)
+			bus = (unsigned int)b;
+	}
+	if (d)
+		closedir(d);
+	return bus ? bus : udc + 1;
+}
+
+static void note_ep(const struct rawdev *r, uint8_t ep, uint8_t xfer,
+		    const char *action)
+{
+	pthread_mutex_lock(&log_lock);
+	fprintf(logf, "rawdev=%u t_us=%llu ep=0x%02x xfer=%s action=%s\n",
+		r->index, (unsigned long long)mono_us(), ep,
+		xfer == 1 ? "int" : "bulk", action);
+	fflush(logf);
+	pthread_mutex_unlock(&log_lock);
+}
+
+struct watch {
+	struct rawdev *devs;
+	unsigned int n;
+};
+
+/*
+ * A host's bulk or interrupt submission to one of our devices: within the
+ * device's K it NAKs (nothing to do: no request is queued), after it the
+ * endpoint is halted, so dummy_hcd ends the transfer with a STALL.
+ */
+static void on_urb(const struct usbmon_event *e, void *ctx)
+{
+	const struct watch *w = ctx;
+	struct rawdev *r = NULL;
+	const char *action = "nak";
+	unsigned int slot, i;
+	bool line;
+	int err = 0;
+
+	/* the root hub is device 1 of each bus */
+	if (e->type != 'S' || (e->xfer_type != 1 && e->xfer_type != 3) ||
+	    e->devnum <= 1)
+		return;
+	for (i = 0; i < w->n && !r; i++)
+		if (w->devs[i].busnum == e->busnum)
+			r = &w->devs[i];
+	if (!r)
+		return;
+	slot = ep_slot(e->epnum);
+	pthread_mutex_lock(&r->lock);
+	if (!r->configured || r->fd < 0 || r->ep_handle[slot] < 0) {
+		pthread_mutex_unlock(&r->lock);
+		return;
+	}
+	if (r->naked < nak_first)
+		r->naked++;
+	else if (ioctl(r->fd, USB_RAW_IOCTL_EP_SET_HALT, r->ep_handle[slot]) < 0)
+		err = errno;
+	else
+		action = "stall";
+	line = r->ep_lines[slot] < EP_LINES_MAX;
+	r->ep_lines[slot] += line;
+	pthread_mutex_unlock(&r->lock);
+	if (err)
+		say(r, "endpoint 0x%02x: halt: %s", e->epnum, strerror(err));
+	if (line)
+		note_ep(r, e->epnum, e->xfer_type, action);
+}
+
+static void *watch_usbmon(void *arg)
+{
+	struct watch *w = arg;
+	struct usbmon m;
+	int ret = usbmon_open(&m, 0, 0);
+
+	if (ret) {
+		for (unsigned int i = 0; i < w->n; i++)
+			say(&w->devs[i], "usbmon: %s: bulk and interrupt transfers NAK until the host gives up",
+			    strerror(-ret));
+		return NULL;
+	}
+	for (;;) {
+		usbmon_drain_to(&m, on_urb, w);
+		usleep(1000);
+	}
+	return NULL;
+}
+
 static int load(struct rawdev *r)
 {
 	char text[16384], err[160];
@@ -398,6 +552,8 @@ static unsigned int number(const char *s, const char *what, unsigned int max)
 int main(int argc, char **argv)
 {
 	static struct rawdev devs[RAWDEV_MAX];
+	static struct watch watch;
+	pthread_t watcher;
 	unsigned int base = 0, n, i;
 	sigset_t set;
 	int opt, sig;
@@ -444,6 +600,9 @@ int main(int argc, char **argv)
 		r->index = base + i;
 		r->udc = base + i;
 		r->path = argv[optind + i];
+		pthread_mutex_init(&r->lock, NULL);
+		memset(r->ep_handle, -1, sizeof(r->ep_handle));
+		r->busnum = bus_of(r->udc);
 		if (load(r))
 			return 2;
 		r->fd = open("/dev/raw-gadget", O_RDWR | O_CLOEXEC);
@@ -456,6 +615,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "hzrig-rawdev: thread: %s\n", strerror(errno));
 			return 1;
 		}
+	}
+	watch.devs = devs;
+	watch.n = n;
+	if (pthread_create(&watcher, NULL, watch_usbmon, &watch)) {
+		fprintf(stderr, "hzrig-rawdev: thread: %s\n", strerror(errno));
+		return 1;
 	}
 	sigwait(&set, &sig);
 	return 0;

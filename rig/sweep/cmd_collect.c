@@ -292,9 +292,15 @@ static json_object *call_json(struct collect *c, const struct hzrig_sweep_call *
 	}
 	hzrig_json_put(o, "timeout_arg", json_object_new_int(k->timeout_arg));
 	hzrig_json_put(o, "ret", k->returned ? json_object_new_int(k->ret) : NULL);
-	/* bulk and interrupt endpoints never get a request: they NAK */
+	/*
+	 * Bulk and interrupt endpoints never get a request: a transfer
+	 * rawdev's watcher did not say (past its lines per endpoint, or from
+	 * before it) NAKed, unless it ended in a STALL (the endpoint halted).
+	 */
 	hzrig_json_put(o, "action", hzrig_json_str(k->action[0] ? k->action :
-						    (k->ep & 0x7f) ? "nak" : "unknown"));
+						    !(k->ep & 0x7f) ? "unknown" :
+						    k->urb_us >= 0 && k->urb_status == -EPIPE ?
+						    "stall" : "nak"));
 	hzrig_json_put(o, "ep", json_object_new_int(k->ep));
 	if (k->has_setup) {
 		char setup[32];

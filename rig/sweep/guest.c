@@ -66,6 +66,7 @@ struct raw_ev {
 	int dev;
 	int64_t t_us;
 	uint8_t setup[8];
+	int ep;			/* a bulk or interrupt transfer's endpoint; -1 */
 	char action[8];
 	bool used;
 };
@@ -305,18 +306,28 @@ static int on_modprobe(struct parse *p, const char *s, int64_t t0)
 	return 0;
 }
 
+/*
+ * A rawdev line: a control request ("type=... request=...") or a bulk or
+ * interrupt transfer its usbmon watcher saw ("ep=0xEE xfer=..."), with
+ * what the device did; the device's counts take both.
+ */
 static int on_rawdev(struct parse *p, const char *s)
 {
-	long long dev, t, type, req, value, index, length;
+	long long dev, t, type = 0, req, value, index, length, ep = -1;
 	struct raw_ev *r;
 
 	if (val(s, "note"))
 		return 0;
-	if (!num(s, "rawdev", &dev) || !num(s, "t_us", &t) ||
-	    !num(s, "type", &type) || !num(s, "request", &req) ||
-	    !num(s, "value", &value) || !num(s, "index", &index) ||
-	    !num(s, "length", &length) || !val(s, "action"))
+	if (!num(s, "rawdev", &dev) || !num(s, "t_us", &t) || !val(s, "action"))
 		return bad(p, "a rawdev line lacks a field");
+	if (val(s, "ep")) {
+		if (!num(s, "ep", &ep) || ep < 1 || ep > 0xff || !(ep & 0x7f))
+			return bad(p, "a rawdev line's ep= is not a bulk or interrupt endpoint");
+	} else if (!num(s, "type", &type) || !num(s, "request", &req) ||
+		   !num(s, "value", &value) || !num(s, "index", &index) ||
+		   !num(s, "length", &length)) {
+		return bad(p, "a rawdev line lacks a field");
+	}
 	r = hzrig_grow(p->r, p->nr, &p->rcap, 256, sizeof(*r));
 	if (!r)
 		return bad(p, "out of memory");
@@ -325,16 +336,19 @@ static int on_rawdev(struct parse *p, const char *s)
 	memset(r, 0, sizeof(*r));
 	r->dev = (int)dev;
 	r->t_us = t;
-	r->setup[0] = (uint8_t)type;
-	r->setup[1] = (uint8_t)req;
-	r->setup[2] = (uint8_t)value;
-	r->setup[3] = (uint8_t)(value >> 8);
-	r->setup[4] = (uint8_t)index;
-	r->setup[5] = (uint8_t)(index >> 8);
-	r->setup[6] = (uint8_t)length;
-	r->setup[7] = (uint8_t)(length >> 8);
+	r->ep = (int)ep;
+	if (ep < 0) {
+		r->setup[0] = (uint8_t)type;
+		r->setup[1] = (uint8_t)req;
+		r->setup[2] = (uint8_t)value;
+		r->setup[3] = (uint8_t)(value >> 8);
+		r->setup[4] = (uint8_t)index;
+		r->setup[5] = (uint8_t)(index >> 8);
+		r->setup[6] = (uint8_t)length;
+		r->setup[7] = (uint8_t)(length >> 8);
+	}
 	word(s, "action", r->action, sizeof(r->action));
-	if ((type & 0x60) && p->b->ndrv > (size_t)dev) {
+	if ((ep > 0 || (type & 0x60)) && p->b->ndrv > (size_t)dev) {
 		struct hzrig_sweep_driver *d = &p->b->drv[dev];
 
 		d->nak += !strcmp(r->action, "nak");
@@ -622,12 +636,17 @@ static void match(struct parse *p)
 		d = driver_at(b, c->bus);
 		if (d)
 			snprintf(c->module, sizeof(c->module), "%s", d->module);
-		/* the device's word on a control request: same setup, in time */
-		for (size_t j = 0; c->has_setup && j < p->nr; j++) {
+		/*
+		 * The device's word on the request: a control request's by
+		 * its setup, a bulk or interrupt transfer's by its endpoint;
+		 * the first unused one at or after its submission.
+		 */
+		for (size_t j = 0; j < p->nr; j++) {
 			struct raw_ev *r = &p->r[j];
 
 			if (r->used || r->dev != c->bus - 1 ||
-			    memcmp(r->setup, c->setup, 8) ||
+			    (c->has_setup ? r->ep >= 0 || memcmp(r->setup, c->setup, 8) :
+					    r->ep != c->ep) ||
 			    r->t_us < s->t_us - SLACK_US)
 				continue;
 			r->used = true;

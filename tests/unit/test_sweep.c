@@ -484,6 +484,67 @@ static void test_batch_unplug(void **state)
 }
 
 /*
+ * Bulk and interrupt transfers: rawdev's usbmon watcher says what the
+ * device did with each (within K: nak; after: the endpoint halted, stall),
+ * and each call takes its endpoint's line at or after its submission; the
+ * driver's counts take them as they take control requests.
+ */
+static void test_batch_bulk(void **state)
+{
+	static const char text[] =
+		"sweep begin batch=0 size=1 k=1 devices=1 t0=1.00 settled_s=3 max_s=60\n"
+		"file index=0 name=foo.device\n"
+		"driver module=foo\n"
+		"device name=1-1 vendor=1234 product=5678\n"
+		"bind device=1-1:1.0 driver=foo\n"
+		"usbmon t_us=2000000 id=0xffff888000003000 type=S xfer=3 ep=0x81 bus=1 dev=2 status=-115\n"
+		"rawdev=0 t_us=2000900 ep=0x81 xfer=bulk action=nak\n"
+		"usbmon t_us=3000100 id=0xffff888000003000 type=C xfer=3 ep=0x81 bus=1 dev=2 status=-2\n"
+		"usbmon t_us=3001000 id=0xffff888000003100 type=S xfer=3 ep=0x81 bus=1 dev=2 status=-115\n"
+		"rawdev=0 t_us=3001800 ep=0x81 xfer=bulk action=stall\n"
+		"usbmon t_us=3003000 id=0xffff888000003100 type=C xfer=3 ep=0x81 bus=1 dev=2 status=-32\n"
+		"trace         modprobe-155     [000] .....     1.999900: bulk: (usb_bulk_msg+0x0/0x105) pipe=3221259904 timeout=1000 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         modprobe-155     [000] .....     1.999910: <stack trace>\n"
+		"trace  => usb_bulk_msg+0x1/0x105\n"
+		"trace  => foo_probe+0x10/0x90 [foo]\n"
+		"trace         modprobe-155     [000] .....     1.999950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000003000 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"trace         modprobe-155     [000] .....     3.000200: bulk_ret: (foo_probe+0x10/0x90 [foo] <- usb_bulk_msg) ret=-110\n"
+		"trace         modprobe-155     [000] .....     3.000900: bulk: (usb_bulk_msg+0x0/0x105) pipe=3221259904 timeout=1000 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         modprobe-155     [000] .....     3.000910: <stack trace>\n"
+		"trace  => usb_bulk_msg+0x1/0x105\n"
+		"trace  => foo_probe+0x20/0x90 [foo]\n"
+		"trace         modprobe-155     [000] .....     3.000950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000003100 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"trace         modprobe-155     [000] .....     3.003100: bulk_ret: (foo_probe+0x20/0x90 [foo] <- usb_bulk_msg) ret=-32\n"
+		"sweep end\n";
+	struct hzrig_sweep_batch b;
+	const struct hzrig_sweep_call *c;
+	char why[160];
+
+	(void)state;
+	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(b.drv[0].nak, 1);
+	assert_int_equal(b.drv[0].stall, 1);
+	c = call_where(&b, "foo_probe+0x10/0x90 [foo]");
+	assert_non_null(c);
+	assert_int_equal(c->kind, HZRIG_CALL_BULK);
+	assert_int_equal(c->ep, 0x81);
+	assert_string_equal(c->action, "nak");
+	assert_int_equal(c->urb_status, -2);
+	c = call_where(&b, "foo_probe+0x20/0x90 [foo]");
+	assert_non_null(c);
+	assert_string_equal(c->action, "stall");
+	assert_int_equal(c->urb_status, -32);
+	assert_int_equal(c->urb_us, 2000);
+	hzrig_sweep_batch_free(&b);
+	/* an ep= that is not a bulk or interrupt endpoint is refused */
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
+		"rawdev=0 t_us=5 ep=0x80 xfer=bulk action=nak\n", &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "ep= is not a bulk or interrupt endpoint"));
+}
+
+/*
  * A kernel report is the driver's when a frame of its stack is in the
  * driver's module; a module whose name another one's ends with, or one
  * named only in "Modules linked in", is not.
@@ -619,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_rule_spares_ms),
 		cmocka_unit_test(test_rule_room_edge),
 		cmocka_unit_test(test_batch_parse),
+		cmocka_unit_test(test_batch_bulk),
 		cmocka_unit_test(test_batch_refused),
 		cmocka_unit_test(test_batch_unplug),
 		cmocka_unit_test(test_report_names),
