@@ -19,8 +19,9 @@
  * answered: the host's call waits for its timeout) and the rest STALLed.
  * K = 0 refuses everything at once (the sweep's stall pass). With -d MS
  * (the unplug pass, on a debug kernel), a device is unplugged MS
- * milliseconds into its first NAKed request, while the driver waits on it:
- * its raw-gadget file is closed, so dummy_hcd reports a disconnect.
+ * milliseconds into its first NAKed request (control, bulk or interrupt),
+ * while the driver waits on it: its raw-gadget file is closed, so
+ * dummy_hcd reports a disconnect.
  *
  * Bulk and interrupt endpoints are enabled but never given a request, so a
  * transfer on them NAKs. A gadget does not see a transfer it has not
@@ -36,7 +37,7 @@
  * where T is CLOCK_MONOTONIC in microseconds and A is answer, nak, stall or
  * unplug (the request the device was unplugged under); a bulk or
  * interrupt transfer the watcher saw (at most EP_LINES_MAX an endpoint):
- *   rawdev=I t_us=T ep=0xEE xfer=bulk|int action=nak|stall
+ *   rawdev=I t_us=T ep=0xEE xfer=bulk|int action=nak|stall|unplug
  * A NAKed request ends when the host gives up and sends the next SETUP;
  * raw-gadget needs kernel/patches/0005-* to take that SETUP (docs/sweep.md).
  * SIGTERM or SIGINT ends it.
@@ -75,6 +76,8 @@ struct rawdev {
 	struct hzg_device_file dev;
 	int fd;
 	bool configured, unplugged, unplug_begun;
+	volatile sig_atomic_t unplug_now;	/* set by unplug_later() */
+	uint8_t unplug_ep, unplug_xfer;	/* the transfer unplugged under */
 	unsigned int naked;
 	uint8_t alt[HZG_DEV_MAX_INTF];	/* by interface number order */
 	pthread_t thread;
@@ -119,6 +122,17 @@ static void note(const struct rawdev *r, const struct usb_ctrlrequest *c,
 		r->index, (unsigned long long)mono_us(), c->bRequestType,
 		c->bRequest, le16toh(c->wValue), le16toh(c->wIndex),
 		le16toh(c->wLength), action);
+	fflush(logf);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static void note_ep(const struct rawdev *r, uint8_t ep, uint8_t xfer,
+		    const char *action)
+{
+	pthread_mutex_lock(&log_lock);
+	fprintf(logf, "rawdev=%u t_us=%llu ep=0x%02x xfer=%s action=%s\n",
+		r->index, (unsigned long long)mono_us(), ep,
+		xfer == 1 ? "int" : "bulk", action);
 	fflush(logf);
 	pthread_mutex_unlock(&log_lock);
 }
@@ -304,7 +318,7 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 		a = HZG_DEV_STALL;
 	if (a == HZG_DEV_NAK) {
 		r->naked++;
-		/* the first NAKed control request is the one unplugged under */
+		/* the first NAKed request is the one unplugged under */
 		unplug = unplug_ms && !r->unplug_begun;
 		r->unplug_begun |= unplug;
 	}
@@ -372,6 +386,16 @@ static void *serve(void *arg)
 		memset(&e, 0, sizeof(e));
 		e.ev.length = sizeof(e.data);
 		if (ioctl(r->fd, USB_RAW_IOCTL_EVENT_FETCH, &e) < 0) {
+			if (errno == EINTR && r->unplug_now) {
+				/* unplug_later(): serve() owns the file */
+				note_ep(r, r->unplug_ep, r->unplug_xfer, "unplug");
+				pthread_mutex_lock(&r->lock);
+				close(r->fd);
+				r->fd = -1;
+				r->unplugged = true;
+				pthread_mutex_unlock(&r->lock);
+				return NULL;
+			}
 			if (errno == EINTR)
 				continue;
 			say(r, "event: %s", strerror(errno));
@@ -426,15 +450,32 @@ static unsigned int bus_of(unsigned int udc)
 	return bus ? bus : udc + 1;
 }
 
-static void note_ep(const struct rawdev *r, uint8_t ep, uint8_t xfer,
-		    const char *action)
+static void *unplug_timer(void *arg)
 {
-	pthread_mutex_lock(&log_lock);
-	fprintf(logf, "rawdev=%u t_us=%llu ep=0x%02x xfer=%s action=%s\n",
-		r->index, (unsigned long long)mono_us(), ep,
-		xfer == 1 ? "int" : "bulk", action);
-	fflush(logf);
-	pthread_mutex_unlock(&log_lock);
+	struct rawdev *r = arg;
+
+	usleep(unplug_ms * 1000);
+	r->unplug_now = 1;
+	/* serve() is in USB_RAW_IOCTL_EVENT_FETCH: EINTR brings it out */
+	pthread_kill(r->thread, SIGUSR1);
+	return NULL;
+}
+
+/*
+ * Unplug @r unplug_ms from now, while its driver waits on a bulk or
+ * interrupt transfer: only serve(), which sits in the file's ioctl, can
+ * close it so that raw-gadget lets go of the device, so a timer wakes it.
+ */
+static void unplug_later(struct rawdev *r)
+{
+	pthread_t t;
+	pthread_attr_t a;
+
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &a, unplug_timer, r))
+		say(r, "unplug: thread: %s", strerror(errno));
+	pthread_attr_destroy(&a);
 }
 
 struct watch {
@@ -453,7 +494,7 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 	struct rawdev *r = NULL;
 	const char *action = "nak";
 	unsigned int slot, i;
-	bool line;
+	bool line, unplug = false;
 	int err = 0;
 
 	/* the root hub is device 1 of each bus */
@@ -471,9 +512,15 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 		pthread_mutex_unlock(&r->lock);
 		return;
 	}
-	if (r->naked < nak_first)
+	if (r->naked < nak_first) {
 		r->naked++;
-	else if (ioctl(r->fd, USB_RAW_IOCTL_EP_SET_HALT, r->ep_handle[slot]) < 0)
+		if (unplug_ms && !r->unplug_begun) {
+			r->unplug_begun = true;
+			r->unplug_ep = e->epnum;
+			r->unplug_xfer = e->xfer_type;
+			unplug = true;
+		}
+	} else if (ioctl(r->fd, USB_RAW_IOCTL_EP_SET_HALT, r->ep_handle[slot]) < 0)
 		err = errno;
 	else
 		action = "stall";
@@ -482,8 +529,10 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 	pthread_mutex_unlock(&r->lock);
 	if (err)
 		say(r, "endpoint 0x%02x: halt: %s", e->epnum, strerror(err));
-	if (line)
+	if (line || unplug)
 		note_ep(r, e->epnum, e->xfer_type, action);
+	if (unplug)
+		unplug_later(r);
 }
 
 static void *watch_usbmon(void *arg)
@@ -525,6 +574,11 @@ static int load(struct rawdev *r)
 	return 0;
 }
 
+static void on_wake(int sig)
+{
+	(void)sig;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: hzrig-rawdev [-k K] [-d MS] [-u UDC_BASE] [-l LOG] DEVICE_FILE...\n"
@@ -553,6 +607,7 @@ int main(int argc, char **argv)
 {
 	static struct rawdev devs[RAWDEV_MAX];
 	static struct watch watch;
+	struct sigaction wake;
 	pthread_t watcher;
 	unsigned int base = 0, n, i;
 	sigset_t set;
@@ -590,6 +645,11 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
+	/* SIGUSR1 interrupts a serve() in its ioctl (unplug_later()) */
+	sigemptyset(&wake.sa_mask);
+	wake.sa_handler = on_wake;
+	wake.sa_flags = 0;	/* no SA_RESTART: the ioctl returns EINTR */
+	sigaction(SIGUSR1, &wake, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
