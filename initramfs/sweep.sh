@@ -20,7 +20,7 @@
 #      enumerated, and again at the end), the bindings, rawdev's and usbmon's lines and the trace (each call
 #      with its stack). The host reads them (hzrig sweep collect).
 set -u
-K=$1 BATCH=$2 SIZE=$3 MAX_S=$4 OUT=$5 UNPLUG_MS=${6:-0}
+K=$1 BATCH=$2 SIZE=$3 MAX_S=$4 OUT=$5 UNPLUG_MS=${6:-0} SKIP=${7:-}
 QUIET_S=3
 T=/sys/kernel/debug/tracing
 DIR=/etc/hzrig/sweep
@@ -66,6 +66,17 @@ UM=$!
 
 ls $DIR/*.device 2>/dev/null | sort |
 	sed -n "$((BATCH * SIZE + 1)),$(((BATCH + 1) * SIZE))p" > /tmp/batch
+# A batch booted again leaves out the drivers that hung its first boot.
+if [ -n "$SKIP" ]; then
+	while read -r f; do
+		m=$(sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' "$f")
+		case ",$SKIP," in
+		*",$m,"*) log "left out: $m (its modprobe never returned in this batch's first boot)" ;;
+		*) echo "$f" ;;
+		esac
+	done < /tmp/batch > /tmp/batch.kept
+	mv /tmp/batch.kept /tmp/batch
+fi
 N=$(wc -l < /tmp/batch)
 [ "$N" -gt 0 ] || { log "batch $BATCH of $SIZE: no device files"; exit 21; }
 log "batch $BATCH: $N devices, NAK $K then STALL"
@@ -96,10 +107,14 @@ while read -r f; do
 	m=$(sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' "$f")
 	[ -n "$m" ] || continue
 	# marks in the trace time the probe to the microsecond (uptime: 10 ms)
+	# ... and on the console as they happen: if a driver hangs the
+	# guest, the modprobes that never returned name the suspects
 	( echo "hzrig modprobe-begin module=$m" > $T/trace_marker
+	  log "modprobe-begin module=$m"
 	  modprobe "$m" > /tmp/modprobe-"$m".log 2>&1
 	  rc=$?
 	  echo "hzrig modprobe-end module=$m rc=$rc" > $T/trace_marker
+	  log "modprobe-end module=$m rc=$rc"
 	  echo "modprobe module=$m rc=$rc t=$(cut -d' ' -f1 /proc/uptime)" >> /tmp/modprobe.txt ) &
 done < /tmp/batch
 

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +348,118 @@ static json_object *reports(const char *console)
 	return a;
 }
 
+/* Did batch @i's guest die (status-N.json, hzrig boot's: not "ok")? */
+static bool guest_died(const struct collect *c, int i, char *st, size_t n)
+{
+	char path[4096], why[HZRIG_WHY];
+	json_object *j, *v;
+	size_t len;
+	char *text;
+	bool died = false;
+
+	snprintf(path, sizeof(path), "%s/status-%d.json", c->dir, i);
+	text = hzrig_in_slurp(path, 1 << 16, &len, why, sizeof(why));
+	j = text ? json_tokener_parse(text) : NULL;
+	if (j && json_object_object_get_ex(j, "status", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		snprintf(st, n, "%s", json_object_get_string(v));
+		/* hzrig boot's words: hung, crash, ...; anything else is not */
+		died = st[0] && strspn(st, "abcdefghijklmnopqrstuvwxyz-") == strlen(st) &&
+		       strcmp(st, "ok") != 0;
+	}
+	json_object_put(j);
+	free(text);
+	return died;
+}
+
+/* A batch whose guest died before it said its lines: empty, incomplete. */
+static void lost_batch(const struct collect *c, int i, json_object *batches)
+{
+	json_object *bo = json_object_new_object();
+	char path[4096], why[HZRIG_WHY];
+	size_t len;
+	char *console;
+
+	snprintf(path, sizeof(path), "%s/console-%d.log", c->dir, i);
+	console = hzrig_in_slurp(path, HZRIG_MAX_CONSOLE, &len, why, sizeof(why));
+	hzrig_json_put(bo, "batch", json_object_new_int(i));
+	hzrig_json_put(bo, "complete", json_object_new_boolean(false));
+	hzrig_json_put(bo, "settled_s", json_object_new_int(0));
+	hzrig_json_put(bo, "k", json_object_new_int(0));
+	hzrig_json_put(bo, "allowance_ns", hzrig_json_int(0));
+	hzrig_json_put(bo, "usbmon_dropped", json_object_new_int(0));
+	hzrig_json_put(bo, "calls_without_urb", json_object_new_int(0));
+	hzrig_json_put(bo, "kernel_reports", reports(console));
+	json_object_array_add(batches, bo);
+	free(console);
+}
+
+/*
+ * The drivers whose modprobe never returned in a batch's first boot, which
+ * hung or crashed (sweep.sh: DIR/suspects-N.txt, a module a line; the
+ * batch then booted again without them): each is a driver with a finding.
+ * No file: none. 0, or -1 when the file is not a list of module names.
+ */
+static int suspects(const struct collect *c, int i, json_object *drivers)
+{
+	char path[4096], why[HZRIG_WHY];
+	size_t len;
+	char *text, *s;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/suspects-%d.txt", c->dir, i);
+	if (access(path, F_OK))
+		return 0;
+	text = hzrig_in_slurp(path, 1 << 16, &len, why, sizeof(why));
+	if (!text) {
+		fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
+		return -1;
+	}
+	for (s = text; *s && !rc;) {
+		size_t l = strcspn(s, "\n");
+		char mod[HZRIG_NAME_MAX], line[256];
+		json_object *o, *rep;
+
+		if (!l || l >= sizeof(mod)) {
+			rc = l ? -1 : 0;
+		} else {
+			memcpy(mod, s, l);
+			mod[l] = 0;
+			if (!hzrig_plain_name(mod, why, sizeof(why))) {
+				rc = -1;
+			} else {
+				o = json_object_new_object();
+				rep = json_object_new_array();
+				snprintf(line, sizeof(line),
+					 "its modprobe never returned: the guest hung or crashed (batch %d's first boot, console-%d-first.log)",
+					 i, i);
+				json_object_array_add(rep, hzrig_json_str(line));
+				hzrig_json_put(o, "module", hzrig_json_str(mod));
+				hzrig_json_put(o, "batch", json_object_new_int(i));
+				hzrig_json_put(o, "bus", json_object_new_int(0));
+				hzrig_json_put(o, "outcome", hzrig_json_str("kernel report"));
+				hzrig_json_put(o, "errno", NULL);
+				hzrig_json_put(o, "firmware", NULL);
+				hzrig_json_put(o, "modprobe_rc", NULL);
+				hzrig_json_put(o, "probe_ns", NULL);
+				hzrig_json_put(o, "nak", json_object_new_int(0));
+				hzrig_json_put(o, "stall", json_object_new_int(0));
+				hzrig_json_put(o, "answer", json_object_new_int(0));
+				hzrig_json_put(o, "unplugged", json_object_new_boolean(false));
+				hzrig_json_put(o, "reports", rep);
+				hzrig_json_put(o, "calls", json_object_new_array());
+				json_object_array_add(drivers, o);
+			}
+		}
+		s += l + (s[l] == '\n');
+	}
+	if (rc)
+		fprintf(stderr, "hzrig sweep collect: %s: not a list of module names, one a line\n",
+			path);
+	free(text);
+	return rc;
+}
+
 /* One batch's drivers, each with its calls, in one pass each. */
 static int batch_json(struct collect *c, int i, json_object *drivers,
 		      json_object *batches)
@@ -361,14 +474,23 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 
 	snprintf(path, sizeof(path), "%s/batch-%d.txt", c->dir, i);
 	text = hzrig_in_slurp(path, HZRIG_MAX_CAPTURE, &len, why, sizeof(why));
-	if (!text) {
-		fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
-		return -1;
-	}
-	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why))) {
-		fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
+	if (!text || hzrig_sweep_batch_parse(text, &b, why, sizeof(why))) {
+		char st[32];
+
 		free(text);
-		return -1;
+		/*
+		 * A guest that died (its status says so): the batch is lost,
+		 * not the sweep. Anything else wrong with the file is an
+		 * error, and nothing is written.
+		 */
+		if (!guest_died(c, i, st, sizeof(st))) {
+			fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
+			return -1;
+		}
+		fprintf(stderr, "hzrig sweep collect: %s: %s; its guest ended '%s': the batch is recorded as lost\n",
+			path, why, st);
+		lost_batch(c, i, batches);
+		return suspects(c, i, drivers);
 	}
 	free(text);
 	snprintf(path, sizeof(path), "%s/console-%d.log", c->dir, i);
@@ -438,6 +560,8 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	free(console);
 	hzrig_findings_free(&found);
 	hzrig_sweep_batch_free(&b);
+	if (suspects(c, i, drivers))
+		return -1;
 	return 0;
 }
 

@@ -71,6 +71,17 @@ for v in "$@"; do
 done
 
 log() { printf '[%s] %s\n' "$1" "$2"; }
+# boot_batch VARIANT DIR I NUM SKIP: batch I's guest (NUM devices, the
+# modules in SKIP, comma-separated, left out), under the watchdog: the
+# batch's own limit, its boot and its output.
+boot_batch() {
+	"$HZRIG" boot --variant "$1" --kernel "$B/$1/kernel/arch/x86/boot/bzImage" \
+		--initrd "$B/$1/initramfs.cpio" --timeout $((MAX_S + 120)) \
+		--accel "$ACCEL" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
+		--console "$2/console-$3.log" --samples "$2/batch-$3.txt" \
+		--status "$2/status-$3.json" --quiet \
+		--append "hzrig.mode=sweep hzrig.nak=$K hzrig.batch=$3 hzrig.batch_size=$SIZE hzrig.sweep_max_s=$MAX_S hzrig.unplug_ms=$UNPLUG_MS dummy_hcd.num=$4${5:+ hzrig.sweep_skip=$5}"
+}
 declare -A T
 rc=0
 
@@ -104,14 +115,29 @@ for v in "$@"; do
 	for ((i = 0; i < nb; i++)); do
 		num=$SIZE
 		[ $(((i + 1) * SIZE)) -le "$n" ] || num=$((n - i * SIZE))
-		# the watchdog: the batch's own limit, its boot and its output
-		"$HZRIG" boot --variant "$v" --kernel "$B/$v/kernel/arch/x86/boot/bzImage" \
-			--initrd "$B/$v/initramfs.cpio" --timeout $((MAX_S + 120)) \
-			--accel "$ACCEL" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
-			--console "$d/console-$i.log" --samples "$d/batch-$i.txt" \
-			--status "$d/status-$i.json" --quiet \
-			--append "hzrig.mode=sweep hzrig.nak=$K hzrig.batch=$i hzrig.batch_size=$SIZE hzrig.sweep_max_s=$MAX_S hzrig.unplug_ms=$UNPLUG_MS dummy_hcd.num=$num"
-		log "$v" "batch $((i + 1))/$nb: $(jq -r .status "$d/status-$i.json" 2>/dev/null), $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+		boot_batch "$v" "$d" "$i" "$num" ""
+		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
+		log "$v" "batch $((i + 1))/$nb: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+		[ "$st" != ok ] || continue
+		# A driver that hangs or crashes the guest is a finding, and the
+		# batch's other drivers are not lost: the guest said each
+		# modprobe as it began and returned; those that never returned
+		# are the suspects (suspects-N.txt, which collect records), and
+		# the batch boots once more without them.
+		sus=$(sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' "$d/console-$i.log" | sort -u |
+			comm -23 - <(sed -n 's/.*hzrig-sweep: modprobe-end module=\([^ ]*\).*/\1/p' "$d/console-$i.log" | sort -u))
+		if [ -z "$sus" ]; then
+			log "$v" "batch $((i + 1))/$nb ended $st with no modprobe left waiting (console: ${d#$TOP/}/console-$i.log): not booted again"
+			continue
+		fi
+		echo "$sus" > "$d/suspects-$i.txt"
+		mv "$d/console-$i.log" "$d/console-$i-first.log"
+		mv "$d/status-$i.json" "$d/status-$i-first.json"
+		mv "$d/batch-$i.txt" "$d/batch-$i-first.txt" 2> /dev/null
+		log "$v" "batch $((i + 1))/$nb ended $st; modprobes that never returned: $(echo $sus); booting it again without them"
+		boot_batch "$v" "$d" "$i" "$num" "$(echo $sus | tr ' ' ,)"
+		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
+		log "$v" "batch $((i + 1))/$nb again: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
 	done
 	find "$B/$v/kmods" -name '*.ko' > "$d/modules.list"
 	if "$HZRIG" sweep collect --dir "$d" --variant "$v" --sweep-id "$SWEEP_ID" \

@@ -77,6 +77,29 @@ run $HZRIG sweep collect --dir "$T/c2" --variant v --sweep-id s1 --hz 100 --batc
 check "collect: a missing batch file is named, nothing written" \
 	"[ $rc -eq 1 ] && said 'batch-1.txt' && [ ! -e '$T/c2/sweep.json' ] && quiet"
 
+# A guest that died (hung, crashed): its batch is lost, not the sweep; the
+# drivers whose modprobe never returned (sweep.sh's suspects-N.txt) are
+# findings. Only a status that says the guest died makes a bad batch lost.
+mkdir -p "$T/c4"
+cp "$SW/batch-0.txt" "$T/c4/batch-0.txt"
+printf 'nothing from the guest\n' > "$T/c4/batch-1.txt"
+printf '{"status":"hung"}\n' > "$T/c4/status-1.json"
+printf 'pctv452e\n' > "$T/c4/suspects-1.txt"
+run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batches 2
+check "collect: a batch whose guest hung is recorded as lost, the rest collected" \
+	"[ $rc -eq 0 ] && said 'its guest ended .hung.: the batch is recorded as lost' && jq -e '.batches[1].complete == false and (.drivers | length) > 1' '$T/c4/sweep.json' > /dev/null && quiet"
+check "collect: the driver whose modprobe never returned is a finding, and the report loads it" \
+	"jq -e '.drivers[] | select(.module == \"pctv452e\") | .outcome == \"kernel report\" and (.reports[0] | test(\"never returned\"))' '$T/c4/sweep.json' > /dev/null && $HZRIG sweep report '$T/c4/sweep.json' > /dev/null 2>&1; [ \$? -le 1 ]"
+rm -f "$T/c4/sweep.json"
+printf '../etc\n' > "$T/c4/suspects-1.txt"
+run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batches 2
+check "collect: a suspects file that is not module names: named, nothing written" \
+	"[ $rc -eq 1 ] && said 'suspects-1.txt: not a list of module names' && [ ! -e '$T/c4/sweep.json' ] && quiet"
+printf '{"status":"ok"}\n' > "$T/c4/status-1.json"
+run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batches 2
+check "collect: a bad batch whose guest ended ok is an error, nothing written" \
+	"[ $rc -eq 1 ] && said \"no 'sweep begin'\" && [ ! -e '$T/c4/sweep.json' ] && quiet"
+
 # --- hzrig sweep report, ingest --sweep, report --kcidb --sweep --------------
 bad() {	# NAME JQ-EDIT: a sweep.json with one field made hostile
 	jq "$2" "$SW/sweep.json" > "$T/$1.json"
