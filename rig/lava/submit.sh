@@ -6,7 +6,9 @@
 #      paths of the build, which the worker on this machine reads);
 #   2. waited for, with its state said as it changes, until LAVA finishes
 #      it (the job's own timeouts end a job that hangs; a server that stops
-#      answering for LAB_DEAD_S seconds fails the wait);
+#      answering for LAB_DEAD_S seconds fails the wait, and so does a wait
+#      longer than the jobs' own timeouts together and 10 minutes more: a
+#      job left queued behind a device that never frees);
 #   3. a job that ends Complete: its log fetched (lavacli jobs logs --raw)
 #      into OUT/<job>/output.yaml; a job that ends Incomplete or Canceled is
 #      listed with LAVA's reason (failure_comment) and its log kept there,
@@ -55,6 +57,14 @@ done
 	exit 1
 }
 
+# The longest the jobs can take, one after another: their timeouts.
+limit=600
+for f in "$@"; do
+	m=$(awk '/^timeouts:/ { t = 1 } t && /^  job:/ { j = 1 } j && /minutes:/ { print $2; exit }' "$f")
+	case $m in '' | *[!0-9]*) m=60 ;; esac
+	limit=$((limit + m * 60))
+done
+
 mkdir -p "$OUT"
 declare -A ID NAME
 jobs=()
@@ -77,8 +87,13 @@ done
 declare -A STATE HEALTH WHY
 left=${#jobs[@]}
 dead=0
+t0=$SECONDS
 while [ "$left" -gt 0 ]; do
 	sleep 5
+	if [ $((SECONDS - t0)) -gt $limit ]; then
+		echo "lava-submit: the jobs are not finished after $limit s, their timeouts together and 10 minutes: left as they are (lavacli jobs cancel ID); make lava-lab-status" >&2
+		exit 1
+	fi
 	for j in "${jobs[@]}"; do
 		[ "${STATE[$j]:-}" = Finished ] && continue
 		if ! show=$(lavacli_lab jobs show "$j" 2> /dev/null); then
