@@ -424,6 +424,21 @@ static void where_of(const char *s, char *buf, size_t n)
 	snprintf(buf, n, "%.*s", (int)l, q);
 }
 
+/* Does the call open in @t (its outermost) call one of @kind itself? */
+static bool calls_inside(const struct hzrig_sweep_batch *b, const struct task *t,
+			 int kind)
+{
+	int outer;
+
+	if (t->open[0] == SIZE_MAX)
+		return false;
+	outer = b->call[t->open[0]].kind;
+	return t->depth == 1 &&
+	       ((kind == HZRIG_CALL_CONTROL && (outer == HZRIG_CALL_CONTROL_SEND ||
+						outer == HZRIG_CALL_CONTROL_RECV)) ||
+		(kind == HZRIG_CALL_BULK && outer == HZRIG_CALL_INTERRUPT));
+}
+
 static int on_entry(struct parse *p, struct task *t, int kind, const char *s,
 		    int64_t us)
 {
@@ -431,8 +446,15 @@ static int on_entry(struct parse *p, struct task *t, int kind, const char *s,
 	struct hzrig_sweep_call *c;
 	long long timeout = 0;
 
-	if (t->depth == OPEN_MAX)
-		return bad(p, "calls nested deeper than %d in task %d", OPEN_MAX, t->pid);
+	/*
+	 * Only usb_control_msg_send/_recv call usb_control_msg, and only
+	 * usb_interrupt_msg calls usb_bulk_msg: another entry while a call
+	 * is open means the open ones' return events were missed (a
+	 * kretprobe's instances run out when many tasks wait at once). They
+	 * stay without a return, and this call starts afresh.
+	 */
+	if (t->depth && (t->depth == OPEN_MAX || !calls_inside(b, t, kind)))
+		t->depth = 0;
 	if (t->depth) {
 		t->open[t->depth++] = SIZE_MAX;	/* inside the caller's call */
 		return 0;

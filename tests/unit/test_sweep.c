@@ -484,6 +484,36 @@ static void test_batch_unplug(void **state)
 }
 
 /*
+ * A kretprobe misses returns when many tasks wait at once: a task's next
+ * usb_control_msg() entry while one is open is a new call (only _send,
+ * _recv and usb_interrupt_msg() call another), not a nesting, however
+ * many come (a whole-tree batch had one task with more than 8).
+ */
+static void test_batch_missed_returns(void **state)
+{
+	char text[8192];
+	size_t o;
+	struct hzrig_sweep_batch b;
+	char why[160];
+
+	(void)state;
+	o = (size_t)snprintf(text, sizeof(text), "%s",
+			     "sweep begin batch=0 size=1 k=2 devices=1 t0=1.00 settled_s=3 max_s=60\n"
+			     "file index=0 name=foo.device\n");
+	for (int i = 0; i < 12; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o,
+			"trace         modprobe-155     [000] .....     2.%06d: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=0 type=192 timeout=%d ip=arch_rethook_trampoline+0x0/0x4d\n",
+			i * 1000, 100 + i);
+	snprintf(text + o, sizeof(text) - o, "sweep end\n");
+	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(b.ncall, 12);
+	assert_int_equal(b.call[11].timeout_arg, 111);
+	assert_false(b.call[0].returned);
+	hzrig_sweep_batch_free(&b);
+}
+
+/*
  * Bulk and interrupt transfers: rawdev's usbmon watcher says what the
  * device did with each (within K: nak; after: the endpoint halted, stall),
  * and each call takes its endpoint's line at or after its submission; the
@@ -681,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_rule_room_edge),
 		cmocka_unit_test(test_batch_parse),
 		cmocka_unit_test(test_batch_bulk),
+		cmocka_unit_test(test_batch_missed_returns),
 		cmocka_unit_test(test_batch_refused),
 		cmocka_unit_test(test_batch_unplug),
 		cmocka_unit_test(test_report_names),
