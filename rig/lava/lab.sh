@@ -192,6 +192,11 @@ start() {
 	say "ready in $((SECONDS - t0)) s: $URL (lavacli: XDG_CONFIG_HOME=${LAB#$TOP/}/config lavacli -i hzrig ...)"
 }
 
+# The processes of PostgreSQL 15's main cluster (their titles say so).
+pg_processes() {
+	ps -e -o pid=,args= | awk '$2 ~ /^\/usr\/lib\/postgresql\/15\/bin\/postgres$/ || $2 $3 ~ /^postgres:15\/main:/ { print $1 }' | grep .
+}
+
 worker_online() {
 	manage workers details "$LAB_WORKER" 2> /dev/null | grep -q 'state *: *Online'
 }
@@ -224,7 +229,10 @@ stop() {
 	done
 	if [ -e "$LAB/run/postgres.started" ]; then
 		pg_ctlcluster 15 main stop > /dev/null 2>&1 && say "PostgreSQL 15 stopped"
-		! pg_isready -q 2> /dev/null || fail "PostgreSQL 15, which the lab started, still answers"
+		# its backends go after the postmaster: wait for the last one
+		wait_for "! pg_processes" 15
+		! pg_isready -q 2> /dev/null && ! pg_processes ||
+			fail "PostgreSQL 15, which the lab started, is still there: $(pg_processes)"
 		rm -f "$LAB/run/postgres.started"
 	fi
 	# nothing of it is left
