@@ -144,6 +144,8 @@ static void site_of(struct collect *c, const char *where, char *site,
 			if (!at || site[0])
 				continue;
 			out[strcspn(out, "\n")] = 0;
+			/* "file.c:90 (discriminator 4)": the line is the site */
+			at[4 + strcspn(at + 4, " ")] = 0;
 			snprintf(site, sn, "%s", at + 4);
 			snprintf(func, fnn, "%.*s", (int)(at - out), out);
 		}
