@@ -21,7 +21,8 @@
 #   status  each service (running or not, pid), the server's version, the
 #           worker, the devices (state, health) and the queue.
 #
-# State: LAB (default build/lava-lab): run/*.pid, log/*.log, config/
+# State: LAB (default build/lava-lab): run/*.pid, log/*.log (the
+# scheduler's in /var/log/lava-server/, where its user can write), config/
 # (lavacli.yaml: identity "hzrig", the user's token, mode 0600, never
 # printed; use it with XDG_CONFIG_HOME=LAB/config lavacli -i hzrig ...),
 # worker/ (lava-worker's directory and token). Exit: 0 done, 1 a step
@@ -151,9 +152,11 @@ start() {
 		say "lavacli identity 'hzrig' written (${LAB#$TOP/}/config/lavacli.yaml, mode 0600)"
 	fi
 
-	# 6. the scheduler
+	# 6. the scheduler; it drops to lavaserver before it opens its log, so
+	# the log is where Debian keeps it (a clone under /root is not
+	# reachable by lavaserver)
 	start_service lava-scheduler lava-server manage lava-scheduler --level INFO \
-		--log-file "$LAB/log/lava-scheduler.log"
+		--log-file /var/log/lava-server/lava-scheduler.log
 
 	# 7. the device type, the worker, its devices (health Good)
 	manage device-types details qemu > /dev/null 2>&1 ||
@@ -189,6 +192,13 @@ start() {
 		--worker-dir "$LAB/worker" --token-file "$LAB/worker/token" \
 		--level INFO --log-file "$LAB/log/lava-worker.log" --ping-interval 5
 	wait_for "worker_online" 60 || fail "the worker did not come online (log: $LAB/log/lava-worker.log)"
+	# every service still there (one that dies at once says why in .out)
+	for n in $SERVICES; do
+		pid_of "$n" > /dev/null || {
+			tail -5 "$LAB/log/$n.out" >&2
+			fail "$n exited after it started (log: $LAB/log/$n.out)"
+		}
+	done
 	say "ready in $((SECONDS - t0)) s: $URL (lavacli: XDG_CONFIG_HOME=${LAB#$TOP/}/config lavacli -i hzrig ...)"
 }
 
