@@ -32,6 +32,7 @@ K=2
 UNPLUG_MS=0
 SIZE=32
 MAX_S=240
+RETRIES=3	# boots of a batch that hung, each without the last's suspects
 ACCEL=auto
 OUT=$TOP/results/sweep
 DB=${HZRIG_DB:-$TOP/results/hzrig.db}
@@ -118,26 +119,38 @@ for v in "$@"; do
 		boot_batch "$v" "$d" "$i" "$num" ""
 		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
 		log "$v" "batch $((i + 1))/$nb: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
-		[ "$st" != ok ] || continue
 		# A driver that hangs or crashes the guest is a finding, and the
 		# batch's other drivers are not lost: the guest said each
 		# modprobe as it began and returned; those that never returned
 		# are the suspects (suspects-N.txt, which collect records), and
-		# the batch boots once more without them.
-		sus=$(sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' "$d/console-$i.log" | sort -u |
-			comm -23 - <(sed -n 's/.*hzrig-sweep: modprobe-end module=\([^ ]*\).*/\1/p' "$d/console-$i.log" | sort -u))
-		if [ -z "$sus" ]; then
-			log "$v" "batch $((i + 1))/$nb ended $st with no modprobe left waiting (console: ${d#$TOP/}/console-$i.log): not booted again"
-			continue
-		fi
-		echo "$sus" > "$d/suspects-$i.txt"
-		mv "$d/console-$i.log" "$d/console-$i-first.log"
-		mv "$d/status-$i.json" "$d/status-$i-first.json"
-		mv "$d/batch-$i.txt" "$d/batch-$i-first.txt" 2> /dev/null
-		log "$v" "batch $((i + 1))/$nb ended $st; modprobes that never returned: $(echo $sus); booting it again without them"
-		boot_batch "$v" "$d" "$i" "$num" "$(echo $sus | tr ' ' ,)"
-		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
-		log "$v" "batch $((i + 1))/$nb again: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+		# the batch boots again without them, up to RETRIES times (the
+		# first boot's console and status kept as *-first.*).
+		all="" try=0
+		while [ "$st" != ok ] && [ $try -lt $RETRIES ]; do
+			c=$d/console-$i.log
+			[ $try = 0 ] || c=$d/console-$i-retry$try.log
+			[ $try = 0 ] || mv "$d/console-$i.log" "$c"
+			# (a serial console's lines end in CR LF)
+			sus=$(tr -d '\r' < "$c" | sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' | sort -u |
+				comm -23 - <(tr -d '\r' < "$c" | sed -n 's/.*hzrig-sweep: modprobe-end module=\([^ ]*\).*/\1/p' | sort -u))
+			if [ -z "$sus" ]; then
+				log "$v" "batch $((i + 1))/$nb ended $st with no modprobe left waiting (console: ${c#$TOP/}): not booted again"
+				[ $try = 0 ] || mv "$c" "$d/console-$i.log"
+				break
+			fi
+			all=$(printf '%s\n%s\n' "$all" "$sus" | sed '/^$/d' | sort -u)
+			echo "$all" > "$d/suspects-$i.txt"
+			if [ $try = 0 ]; then
+				mv "$c" "$d/console-$i-first.log"
+				mv "$d/status-$i.json" "$d/status-$i-first.json"
+				mv "$d/batch-$i.txt" "$d/batch-$i-first.txt" 2> /dev/null
+			fi
+			try=$((try + 1))
+			log "$v" "batch $((i + 1))/$nb ended $st; modprobes that never returned: $(echo $sus); booting it again without them ($try of $RETRIES)"
+			boot_batch "$v" "$d" "$i" "$num" "$(echo $all | tr ' ' ,)"
+			st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
+			log "$v" "batch $((i + 1))/$nb again: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+		done
 	done
 	find "$B/$v/kmods" -name '*.ko' > "$d/modules.list"
 	if "$HZRIG" sweep collect --dir "$d" --variant "$v" --sweep-id "$SWEEP_ID" \
