@@ -68,13 +68,14 @@ ls $DIR/*.device 2>/dev/null | sort |
 	sed -n "$((BATCH * SIZE + 1)),$(((BATCH + 1) * SIZE))p" > /tmp/batch
 # A batch booted again leaves out the drivers that hung its first boot.
 if [ -n "$SKIP" ]; then
+	: > /tmp/batch.kept
 	while read -r f; do
 		m=$(sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' "$f")
 		case ",$SKIP," in
-		*",$m,"*) log "left out: $m (its modprobe never returned in this batch's first boot)" ;;
-		*) echo "$f" ;;
+		*",$m,"*) log "left out: $m (its modprobe never returned in an earlier boot of this batch)" ;;
+		*) echo "$f" >> /tmp/batch.kept ;;
 		esac
-	done < /tmp/batch > /tmp/batch.kept
+	done < /tmp/batch
 	mv /tmp/batch.kept /tmp/batch
 fi
 N=$(wc -l < /tmp/batch)
