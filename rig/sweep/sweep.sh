@@ -133,6 +133,12 @@ for v in "$@"; do
 			# (a serial console's lines end in CR LF)
 			sus=$(tr -d '\r' < "$c" | sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' | sort -u |
 				comm -23 - <(tr -d '\r' < "$c" | sed -n 's/.*hzrig-sweep: modprobe-end module=\([^ ]*\).*/\1/p' | sort -u))
+			# every modprobe returned: the driver that flooded the log
+			# (the guest quoted the flood: "[t] mceusb 16-1:1.0: ...")
+			# is the suspect, if it is one of the tree's modules
+			[ -n "$sus" ] || sus=$(tr -d '\r' < "$c" |
+				sed -n 's/^hzrig-sweep: flood: \[[^]]*\] \([A-Za-z0-9_-]*\) .*/\1/p' | tr - _ | sort -u |
+				grep -xF -f <(find "$B/$v/kmods" -name '*.ko' | sed 's|.*/||; s/\.ko$//; s/-/_/g'))
 			if [ -z "$sus" ]; then
 				log "$v" "batch $((i + 1))/$nb ended $st with no modprobe left waiting (console: ${c#$TOP/}): not booted again"
 				[ $try = 0 ] || mv "$c" "$d/console-$i.log"
