@@ -31,7 +31,7 @@ set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
-LAB=${LAB:-$B/lava-lab}
+. "$TOP/rig/lava/lab-lib.sh"
 LAB_PORT=${LAB_PORT:-8093}
 LAB_USER=${LAB_USER:-hzrig}
 LAB_WORKER=${LAB_WORKER:-hzrig-worker}
@@ -44,7 +44,6 @@ say() { printf '[lava-lab] %s\n' "$*"; }
 fail() { echo "lava-lab: FAILED: $*" >&2; exit 1; }
 
 manage() { lava-server manage "$@"; }
-lavacli_lab() { XDG_CONFIG_HOME=$LAB/config lavacli -i hzrig "$@"; }
 
 # The pid of a service started here, if it still runs.
 pid_of() {
@@ -56,10 +55,6 @@ pid_of() {
 	echo "$p"
 }
 
-# Every process of the session a service leads (itself included).
-session_pids() {
-	ps -e -o pid=,sid= | awk -v s="$1" '$2 == s { print $1 }'
-}
 
 # Wait up to $2 s for command $1 to succeed.
 wait_for() {

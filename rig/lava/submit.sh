@@ -23,7 +23,7 @@ set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
-LAB=${LAB:-$B/lava-lab}
+. "$TOP/rig/lava/lab-lib.sh"
 HZRIG=${HZRIG:-$B/rig/hzrig}
 LAB_DEAD_S=${LAB_DEAD_S:-120}
 OUT=$B/lava-submit
@@ -35,7 +35,6 @@ usage() {
 	echo "usage: rig/lava/submit.sh [--out DIR] [--results DIR] [--db FILE] JOB.yaml..." >&2
 	exit 2
 }
-lavacli_lab() { XDG_CONFIG_HOME=$LAB/config lavacli -i hzrig "$@"; }
 
 while [ $# -gt 0 ]; do
 	case $1 in

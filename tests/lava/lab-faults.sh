@@ -19,14 +19,13 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
 V=${1:-hz-250}
 D=$B/lava-faults
-LAB=${LAB:-$B/lava-lab}
+. "$TOP/rig/lava/lab-lib.sh"
 HZRIG=$B/rig/hzrig
 LAB_SH=$TOP/rig/lava/lab.sh
 SUBMIT=$TOP/rig/lava/submit.sh
 n=0
 failed=0
 
-lavacli_lab() { XDG_CONFIG_HOME=$LAB/config lavacli -i hzrig "$@"; }
 diag() { sed 's/^/# /'; }
 result() {
 	n=$((n + 1))
@@ -44,7 +43,7 @@ kill_service() {
 	local p
 	p=$(cat "$LAB/run/$1.pid" 2> /dev/null) || return 1
 	# shellcheck disable=SC2046
-	kill -KILL $(ps -e -o pid=,sid= | awk -v s="$p" '$2 == s { print $1 }') 2> /dev/null
+	kill -KILL $(session_pids "$p") 2> /dev/null
 	sleep 1
 }
 
