@@ -547,9 +547,13 @@ static void *watch_usbmon(void *arg)
 			    strerror(-ret));
 		return NULL;
 	}
+	/*
+	 * hzrig-usbmon-dump's pace: the guest has one CPU, which the drivers'
+	 * waits are measured on; a STALL comes within 5 ms (a frame or five)
+	 */
 	for (;;) {
 		usbmon_drain_to(&m, on_urb, w);
-		usleep(1000);
+		usleep(5000);
 	}
 	return NULL;
 }
