@@ -29,6 +29,22 @@ static u32 hzrig_highres_wait_ms;	/* hzrig_wait_highres() */
  */
 static ktime_t hzrig_ref_edge;
 static u64 hzrig_ref_jiffies;
+/* The same edge in ns, for userspace that reads jiffies in a trace. */
+static u64 hzrig_ref_edge_ns;
+
+static const struct kernel_param_ops hzrig_param_ro_u64_ops = {
+	.set	= hzrig_param_set_ro,
+	.get	= param_get_ullong,
+};
+
+module_param_cb(tick_ref_ns, &hzrig_param_ro_u64_ops, &hzrig_ref_edge_ns,
+		0444);
+MODULE_PARM_DESC(tick_ref_ns,
+		 "ktime_get() of one tick edge seen at load, ns (read-only)");
+module_param_cb(tick_ref_jiffies, &hzrig_param_ro_u64_ops,
+		&hzrig_ref_jiffies, 0444);
+MODULE_PARM_DESC(tick_ref_jiffies,
+		 "the jiffies value that edge's tick gave (read-only)");
 
 module_param_cb(jiffy_rate_mhz, &hzrig_param_ro_ops, &hzrig_jiffy_rate,
 		0444);
@@ -180,6 +196,7 @@ static void __init hzrig_learn_grid(void)
 	}
 	hzrig_ref_edge = hzrig_edge_before(seen);
 	hzrig_ref_jiffies = seen_jiffies;
+	hzrig_ref_edge_ns = ktime_to_ns(hzrig_ref_edge);
 	pr_info("jiffies advance at %u ns mod TICK_NSEC %lu, first seen %u ns after (%d edges, spread %u ns)\n",
 		hzrig_grid_ns, TICK_NSEC, hzrig_grid_latency_ns,
 		HZRIG_GRID_EDGES, hzrig_grid_spread_ns);

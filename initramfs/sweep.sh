@@ -5,8 +5,9 @@
 # its own dummy_hcd instance (the command line's dummy_hcd.num). Then:
 #   1. kprobe events on the synchronous calls (the timeout each driver
 #      passes, its return address) and on usb_submit_urb (which URB each
-#      call made), on the monotonic clock; usbmon's URB events of every
-#      bus (hzrig-usbmon-dump);
+#      call made), and timer:timer_start of schedule_timeout()'s timers
+#      (the jiffies each wait was armed against), on the monotonic clock;
+#      usbmon's URB events of every bus (hzrig-usbmon-dump);
 #   2. hzrig-rawdev presents the batch: it answers enumeration, NAKs the
 #      first K class or vendor requests of each device and STALLs the rest;
 #      with UNPLUG_MS (the unplug pass, on a debug kernel), each device is
@@ -32,6 +33,9 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -w $T/kprobe_events ] || { log "no kprobe events (CONFIG_KPROBE_EVENTS)"; exit 20; }
 echo mono > $T/trace_clock || { log "no mono trace clock"; exit 20; }
 echo 4096 > $T/buffer_size_kb
+# r64: a kretprobe keeps 64 calls in flight (the default, 10 on one CPU,
+# runs out when a batch's 32 probes wait at once, and their returns are
+# missed).
 # x86_64 at a function's entry: %di %si %dx %cx %r8 %r9 the first six
 # arguments, $stack0 the return address, $stackN (N >= 1) argument 6 + N.
 # usb_control_msg(dev, pipe, request, requesttype, value, index, data,
@@ -40,15 +44,15 @@ echo 4096 > $T/buffer_size_kb
 # timeout): the sixth.
 for ev in \
 	'p:hzrig/ctl usb_control_msg pipe=%si:u32 req=%dx:u8 type=%cx:u8 timeout=$stack3:s32 ip=$stack0:symbol' \
-	'r:hzrig/ctl_ret usb_control_msg ret=$retval:s32' \
+	'r64:hzrig/ctl_ret usb_control_msg ret=$retval:s32' \
 	'p:hzrig/ctl_send usb_control_msg_send timeout=$stack3:s32 ip=$stack0:symbol' \
-	'r:hzrig/ctl_send_ret usb_control_msg_send ret=$retval:s32' \
+	'r64:hzrig/ctl_send_ret usb_control_msg_send ret=$retval:s32' \
 	'p:hzrig/ctl_recv usb_control_msg_recv timeout=$stack3:s32 ip=$stack0:symbol' \
-	'r:hzrig/ctl_recv_ret usb_control_msg_recv ret=$retval:s32' \
+	'r64:hzrig/ctl_recv_ret usb_control_msg_recv ret=$retval:s32' \
 	'p:hzrig/bulk usb_bulk_msg pipe=%si:u32 timeout=%r9:s32 ip=$stack0:symbol' \
-	'r:hzrig/bulk_ret usb_bulk_msg ret=$retval:s32' \
+	'r64:hzrig/bulk_ret usb_bulk_msg ret=$retval:s32' \
 	'p:hzrig/intr usb_interrupt_msg pipe=%si:u32 timeout=%r9:s32 ip=$stack0:symbol' \
-	'r:hzrig/intr_ret usb_interrupt_msg ret=$retval:s32' \
+	'r64:hzrig/intr_ret usb_interrupt_msg ret=$retval:s32' \
 	'p:hzrig/submit usb_submit_urb urb=%di:x64 ip=$stack0:symbol'; do
 	echo "$ev" >> $T/kprobe_events || log "kprobe not set: $ev"
 done
@@ -58,6 +62,19 @@ echo sym-offset > $T/trace_options
 for e in ctl ctl_send ctl_recv bulk intr; do
 	[ -d $T/events/hzrig/$e ] && echo stacktrace > $T/events/hzrig/$e/trigger
 done
+# schedule_timeout()'s timers (function process_timeout): each driver's
+# wait is one, with the jiffies it was armed against, and all of them
+# together show where the tick grid lies (docs/model.md section 10: a
+# call armed on stale jiffies ends early). Filtered to that function by
+# its address when kallsyms has it.
+TS=$T/events/timer/timer_start
+if [ -d $TS ]; then
+	pt=$(sed -n 's/^\([0-9a-f]*\) [tT] process_timeout$/\1/p' /proc/kallsyms | head -n 1)
+	[ -n "$pt" ] && echo "function == 0x$pt" > $TS/filter 2>/dev/null
+	echo 1 > $TS/enable || log "timer_start not enabled: no stale-jiffies record"
+else
+	log "no timer:timer_start event: no stale-jiffies record"
+fi
 echo 1 > $T/events/hzrig/enable || { log "kprobe events not enabled"; exit 20; }
 echo 1 > $T/tracing_on
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +27,7 @@
 #include "userpath.h"
 
 #define READY_FILE	"/tmp/hzrig-drivers-ready"
+#define TRACEFS		"/sys/kernel/tracing"
 #define WAIT_STEP_US	50000
 #define ENUM_WAIT_S	10
 
@@ -83,6 +85,100 @@ static int fail(char *err, size_t len, int e, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 	return e;
+}
+
+/* The tick grid and the trace: drivers_ticks_init(). */
+static struct {
+	bool on;
+	int64_t ref_ns;
+	uint64_t ref_jiffies, tick_ns;
+} ticks;
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+int drivers_ticks_init(int64_t ref_ns, uint64_t ref_jiffies, uint64_t tick_ns,
+		       char *err, size_t errlen)
+{
+	int ret;
+
+	ticks.on = false;
+	if (!ref_ns || !tick_ns)
+		return fail(err, errlen, -ENOENT,
+			    "hzrig_host has no tick_ref_ns (an older module?)");
+	if (access(TRACEFS "/trace", F_OK) &&
+	    mount("tracefs", TRACEFS, "tracefs", 0, NULL))
+		return fail(err, errlen, -errno, "tracefs at %s: %s (CONFIG_FTRACE?)",
+			    TRACEFS, strerror(errno));
+	ret = write_file(TRACEFS "/trace_clock", "mono");
+	if (!ret)
+		ret = write_file(TRACEFS "/events/timer/timer_start/enable", "1");
+	if (!ret)
+		ret = write_file(TRACEFS "/tracing_on", "1");
+	if (ret)
+		return fail(err, errlen, ret, "%s: the mono clock or timer:timer_start: %s",
+			    TRACEFS, strerror(-ret));
+	ticks.ref_ns = ref_ns;
+	ticks.ref_jiffies = ref_jiffies;
+	ticks.tick_ns = tick_ns;
+	ticks.on = true;
+	return 0;
+}
+
+/* CLOCK_REALTIME (usbmon's stamps) minus CLOCK_MONOTONIC (the trace's). */
+static int64_t real_minus_mono_ns(void)
+{
+	struct timespec a, r, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (r.tv_sec * 1000000000LL + r.tv_nsec) -
+	       ((a.tv_sec + b.tv_sec) * 1000000000LL + a.tv_nsec + b.tv_nsec) / 2;
+}
+
+/*
+ * The timer @u's call armed: a schedule_timeout() timer_start of @n
+ * jiffies (n - 1 when the tick came between the read and the enqueue)
+ * between the URB's submission and its completion. Its jiffies, and the
+ * lag of those at that moment, go to @s.
+ */
+static void ticks_find(const struct usbmon_urb *u, uint64_t n, int64_t off_ns,
+		       struct hzrig_sample *s)
+{
+	int64_t from = u->submit_us * 1000 - off_ns - 50000;
+	int64_t to = u->complete_us * 1000 - off_ns + 50000;
+	struct hzrig_timer_start ev;
+	char line[512];
+	FILE *f;
+
+	s->jiffies_lag = DRIVERS_LAG_NONE;
+	if (!ticks.on)
+		return;
+	f = fopen(TRACEFS "/trace", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (hzrig_timer_start_parse(line, &ev) || ev.t_ns < from ||
+		    ev.t_ns > to ||
+		    (ev.timeout != (int64_t)n && ev.timeout != (int64_t)n - 1))
+			continue;
+		s->start_jiffies = ev.expires - n;
+		s->jiffies_lag = (int32_t)hzrig_jiffies_lag_at(ticks.ref_ns,
+				ticks.ref_jiffies, ticks.tick_ns, ev.t_ns,
+				s->start_jiffies);
+		break;
+	}
+	fclose(f);
 }
 
 /* The device file: parsed as the gadget does, with a driver line and a NAK. */
@@ -204,6 +300,7 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 {
 	static struct drv d;
 	struct usbmon mon;
+	struct hzrig_window w;
 	char cmd[64];
 	int64_t arg = hzrig_mode_timeout_arg((int)hz, pc->mode, pc->timeout_ms);
 	uint8_t ep;
@@ -231,10 +328,14 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 			    strerror(-ret));
 	}
 	ep = d.nak->type & 0x80;
+	if (hzrig_path_window((int)hz, HZRIG_PATH_USBMON, (int)arg, false, &w))
+		w.jiffies = 0;
 	for (k = 0; k < pc->reps; k++) {
 		const struct usbmon_urb *u;
 
 		usbmon_reset(&mon);
+		if (ticks.on)
+			write_file(TRACEFS "/trace", "");
 		ret = probe_once(&d, k == 0, err, errlen);
 		if (ret)
 			break;
@@ -255,6 +356,7 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 		s[k].status = u->status == -ENOENT ? -ETIMEDOUT : u->status;
 		s[k].timeout_arg = (int32_t)arg;
 		s[k].seq = k;
+		ticks_find(u, w.jiffies, real_minus_mono_ns(), &s[k]);
 		(*filled)++;
 	}
 	usbmon_close(&mon);

@@ -27,6 +27,7 @@
 
 #include "drivers.h"
 #include "lib/opts.h"
+#include "model/model.h"
 #include "output.h"
 #include "plan/plan.h"
 #include "userpath.h"
@@ -770,6 +771,22 @@ static void usage(FILE *f)
 	      "HZ comes from hzrig_host's jiffy_rate_mhz (loaded, unbound).\n", f);
 }
 
+
+/*
+ * Drivers mode: say the HZ, and give path usbmon the tick grid hzrig_host
+ * learnt, for the stale-jiffies record of the drivers' calls.
+ */
+static void drivers_mode_init(const struct runner *r)
+{
+	char err[160];
+
+	printf("# drivers mode: HZ=%u from the measured jiffy rate\n",
+	       r->info.hz);
+	if (drivers_ticks_init((int64_t)module_param_ul("tick_ref_ns"),
+			       module_param_ul("tick_ref_jiffies"),
+			       hzrig_tick_ns((int)r->info.hz), err, sizeof(err)))
+		printf("# drivers mode: no stale-jiffies record: %s\n", err);
+}
 /* --parallel serial|lanes (rig/lib/opts.h). */
 static int parallel_opt(const char *cmd, const char *arg, void *dst)
 {
@@ -875,8 +892,7 @@ int main(int argc, char **argv)
 	r.have_up = !r.drivers &&
 		    !userpath_find(&r.up, r.up_err, sizeof(r.up_err));
 	if (r.drivers)
-		printf("# drivers mode: HZ=%u from the measured jiffy rate\n",
-		       r.info.hz);
+		drivers_mode_init(&r);
 	else if (!r.have_up)
 		printf("# userspace paths unavailable: %s\n", r.up_err);
 	else if (r.up.mon_err)

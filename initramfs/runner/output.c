@@ -14,6 +14,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "drivers.h"
 #include "output.h"
 
 void ktap(struct runner *r, bool ok, const char *fmt, ...)
@@ -171,8 +172,9 @@ void emit_meta(struct runner *r, const char *plan_name)
 }
 
 /*
- * One sample. A userspace path has no jiffies of its own to report; the
- * URB's lifetime as usbmon saw it (urb_ns) comes with every path when
+ * One sample. A userspace path has no jiffies of its own to report; a
+ * driver's call (path usbmon) has those of the timer the trace saw it arm.
+ * The URB's lifetime as usbmon saw it (urb_ns) comes with every path when
  * usbmon paired it.
  */
 void emit_sample(struct runner *r, size_t ci, uint32_t rep,
@@ -191,7 +193,8 @@ void emit_sample(struct runner *r, size_t ci, uint32_t rep,
 		pc->timeout_ms, s->timeout_arg, pc->length, pc->delay_us,
 		s->status, (int64_t)s->elapsed_ns, s->actual_length, s->seq,
 		s->phase_ns);
-	if (pc->path == HZRIG_PATH_KERNEL)
+	if (pc->path == HZRIG_PATH_KERNEL ||
+	    (pc->path == HZRIG_PATH_USBMON && s->jiffies_lag != DRIVERS_LAG_NONE))
 		fprintf(r->out, ",\"start_jiffies\":%" PRIu64 ",\"jiffies_lag\":%d",
 			(uint64_t)s->start_jiffies, s->jiffies_lag);
 	if (urb_ns >= 0)

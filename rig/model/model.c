@@ -548,3 +548,107 @@ int64_t hzrig_mode_timeout_arg(int hz, unsigned int mode,
 		return -1;
 	}
 }
+
+/* "comm-PID [CPU] FLAGS SEC.USEC: timer_start: timer=... function=F ..." */
+int hzrig_timer_start_parse(const char *line, struct hzrig_timer_start *ev)
+{
+	const char *tag = strstr(line, ": timer_start: ");
+	const char *p, *q, *f;
+	unsigned long long sec, usec, expires;
+	long long timeout;
+	char *end;
+	int digits;
+
+	if (!tag)
+		return -ENOENT;
+	f = strstr(tag, " function=");
+	if (!f)
+		return -EINVAL;
+	f += strlen(" function=");
+	if (strncmp(f, "process_timeout ", strlen("process_timeout ")))
+		return -ENOENT;
+	/* the timestamp ends at the tag: digits '.' six digits */
+	p = tag;
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	digits = (int)(tag - p);
+	if (digits != 6 || p == line || p[-1] != '.')
+		return -EINVAL;
+	usec = strtoull(p, NULL, 10);
+	q = --p;
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p == q || q - p > 12 || p == line || p[-1] != ' ')
+		return -EINVAL;
+	sec = strtoull(p, NULL, 10);
+	ev->t_ns = (int64_t)(sec * 1000000000ULL + usec * 1000ULL);
+	/* the pid: "-DIGITS" before the first " [" (a comm may hold '-') */
+	q = strstr(line, " [");
+	if (!q || q > p)
+		return -EINVAL;
+	while (q > line && q[-1] == ' ')
+		q--;
+	p = q;
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p == q || q - p > 9 || p == line || p[-1] != '-')
+		return -EINVAL;
+	ev->pid = (int)strtol(p, NULL, 10);
+	p = strstr(f, " expires=");
+	if (!p)
+		return -EINVAL;
+	errno = 0;
+	expires = strtoull(p + strlen(" expires="), &end, 10);
+	if (errno || end == p + strlen(" expires=") ||
+	    strncmp(end, " [timeout=", strlen(" [timeout=")))
+		return -EINVAL;
+	p = end + strlen(" [timeout=");
+	timeout = strtoll(p, &end, 10);
+	if (errno || end == p || *end != ']')
+		return -EINVAL;
+	ev->expires = expires;
+	ev->timeout = timeout;
+	return 0;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+int64_t hzrig_jiffies_lag_at(int64_t ref_ns, uint64_t ref_jiffies,
+			     uint64_t tick_ns, int64_t t_ns, uint64_t j)
+{
+	int64_t ticks = floor_div(t_ns - ref_ns, (int64_t)tick_ns);
+
+	return (int64_t)(ref_jiffies - j) + ticks;
+}
+
+int hzrig_jiffy_grid_fit(const struct hzrig_timer_start *ev, size_t n,
+			 uint64_t tick_ns, int64_t *ref_ns,
+			 uint64_t *ref_jiffies)
+{
+	uint64_t j0;
+	int64_t best = 0;
+	size_t i;
+
+	if (!n || !tick_ns)
+		return -EINVAL;
+	/*
+	 * x = t - (j - j0) * tick: where jiffies j's edge would put the edge
+	 * of j0. On time, t lies in [edge(j), edge(j) + tick); a stale read
+	 * lies a whole tick or more later. The smallest x is the nearest to
+	 * the edge, so its event is on time.
+	 */
+	j0 = ev[0].expires - (uint64_t)ev[0].timeout;
+	for (i = 0; i < n; i++) {
+		uint64_t j = ev[i].expires - (uint64_t)ev[i].timeout;
+		int64_t x = ev[i].t_ns - (int64_t)(j - j0) * (int64_t)tick_ns;
+
+		if (!i || x < best)
+			best = x;
+	}
+	*ref_ns = best;
+	*ref_jiffies = j0;
+	return 0;
+}

@@ -257,6 +257,48 @@ int hzrig_verdict_parse(const char *s);
 int64_t hzrig_mode_timeout_arg(int hz, unsigned int mode,
 			       unsigned int timeout_ms);
 
+/*
+ * Stale jiffies seen from outside the call (docs/model.md §10): for a call
+ * the rig does not make itself (a driver's, in drivers mode and the
+ * sweep), the jiffies value its timer was armed against comes from the
+ * timer:timer_start trace event of schedule_timeout()'s timer
+ * (function=process_timeout): expires = the jiffies schedule_timeout() read
+ * + n, and the event's time (trace_clock mono, i.e. ktime_get()) says which
+ * jiffies value the tick grid gives that moment.
+ */
+struct hzrig_timer_start {
+	int64_t t_ns;		/* the event's timestamp (microseconds) */
+	int pid;		/* the task that armed it */
+	uint64_t expires;	/* jiffies + n */
+	int64_t timeout;	/* expires - jiffies at enqueue: n, or n - 1 */
+};
+
+/*
+ * One line of tracefs' trace file. 0 and @ev filled for a timer_start of a
+ * schedule_timeout() timer; -ENOENT for any other line; -EINVAL for a
+ * timer_start line that does not read as one.
+ */
+int hzrig_timer_start_parse(const char *line, struct hzrig_timer_start *ev);
+
+/*
+ * How many ticks @j, read at @t_ns, is behind the jiffies value of the grid
+ * on which jiffies was @ref_jiffies at the tick edge @ref_ns and advances
+ * every @tick_ns (hzrig_host's tick_ref_ns and tick_ref_jiffies, or
+ * hzrig_jiffy_grid_fit()). 0 on time, > 0 stale.
+ */
+int64_t hzrig_jiffies_lag_at(int64_t ref_ns, uint64_t ref_jiffies,
+			     uint64_t tick_ns, int64_t t_ns, uint64_t j);
+
+/*
+ * The grid from the events themselves, where no module measured it: each
+ * event gives the jiffies value at enqueue (expires - timeout) at its time;
+ * the one that lies earliest after its edge is taken as on time (lag 0).
+ * -EINVAL for @n == 0 or @tick_ns == 0.
+ */
+int hzrig_jiffy_grid_fit(const struct hzrig_timer_start *ev, size_t n,
+			 uint64_t tick_ns, int64_t *ref_ns,
+			 uint64_t *ref_jiffies);
+
 /* `hzrig model` (rig/model/cmd_model.c). */
 int cmd_model(int argc, char **argv);
 

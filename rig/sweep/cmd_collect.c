@@ -40,6 +40,10 @@ struct collect {
 	char *fw;			/* "module file present|missing|made" */
 	struct line_cache { char key[160], site[200], func[64]; } *lines;
 	size_t nlines, linecap;
+	/* the batch's tick grid, fitted from its timers (none: !grid) */
+	bool grid;
+	int64_t grid_ns;
+	uint64_t grid_jiffies;
 };
 
 static void collect_usage(FILE *f)
@@ -268,6 +272,26 @@ static void outcome(struct collect *c, const char *console,
 		*what = "not bound";
 }
 
+/*
+ * How stale jiffies was when @k armed its timer of @n jiffies: the
+ * timer_start the trace saw for it against the batch's grid
+ * (docs/model.md section 10). -1 when unknown: no grid, no timer, or one
+ * of another length.
+ */
+static int64_t call_lag(const struct collect *c, const struct hzrig_sweep_call *k,
+			uint64_t n)
+{
+	int64_t lag;
+
+	if (!c->grid || !k->has_timer ||
+	    (k->timer.timeout != (int64_t)n && k->timer.timeout != (int64_t)n - 1))
+		return -1;
+	lag = hzrig_jiffies_lag_at(c->grid_ns, c->grid_jiffies,
+				   hzrig_tick_ns((int)c->hz), k->timer.t_ns,
+				   k->timer.expires - n);
+	return lag > 0 ? lag : 0;
+}
+
 static json_object *call_json(struct collect *c, const struct hzrig_sweep_call *k,
 			      int64_t allow)
 {
@@ -322,9 +346,13 @@ static json_object *call_json(struct collect *c, const struct hzrig_sweep_call *
 
 		if (!hzrig_tree_window(c->model, (int)c->hz, k->timeout_arg, false, &w) &&
 		    !w.forever) {
-			int64_t t = k->urb_us * 1000;
-			bool in = t > (int64_t)w.lo_ns && t <= (int64_t)w.hi_ns + allow;
+			int64_t t = k->urb_us * 1000, lag = call_lag(c, k, w.jiffies);
+			bool in;
 
+			/* armed on stale jiffies: lo moves down that many */
+			hzrig_window_stale_jiffies(&w, lag);
+			in = t > (int64_t)w.lo_ns && t <= (int64_t)w.hi_ns + allow;
+			hzrig_json_put(o, "jiffies_lag", lag >= 0 ? hzrig_json_int(lag) : NULL);
 			hzrig_json_put(o, "window_lo_ns", hzrig_json_int((int64_t)w.lo_ns));
 			hzrig_json_put(o, "window_hi_ns", hzrig_json_int((int64_t)w.hi_ns));
 			hzrig_json_put(o, "verdict", hzrig_json_str(in ? "inside" : "outside"));
@@ -463,6 +491,31 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 }
 
 /* One batch's drivers, each with its calls, in one pass each. */
+/*
+ * Batch @i's console (NULL if it has none), and the kernel reports on it,
+ * whole, into @found: each is put down to a driver later.
+ */
+static char *batch_console(const struct collect *c, int i,
+			   struct hzrig_findings *found)
+{
+	char path[4096], why[HZRIG_WHY];
+	size_t len;
+	char *console;
+	FILE *cf;
+
+	snprintf(path, sizeof(path), "%s/console-%d.log", c->dir, i);
+	console = hzrig_in_slurp(path, HZRIG_MAX_CONSOLE, &len, why, sizeof(why));
+	if (!console)
+		return NULL;
+	cf = fmemopen(console, len, "r");
+	if (!cf || hzrig_scan_console(cf, found))
+		fprintf(stderr, "hzrig sweep collect: %s: %s (reports not put down to drivers)\n",
+			path, cf ? "cannot scan it" : strerror(errno));
+	if (cf)
+		fclose(cf);
+	return console;
+}
+
 static int batch_json(struct collect *c, int i, json_object *drivers,
 		      json_object *batches)
 {
@@ -495,19 +548,10 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 		return suspects(c, i, drivers);
 	}
 	free(text);
-	snprintf(path, sizeof(path), "%s/console-%d.log", c->dir, i);
-	console = hzrig_in_slurp(path, HZRIG_MAX_CONSOLE, &len, why, sizeof(why));
-	/* the reports, whole, from the console read above: each to a driver */
-	if (console) {
-		FILE *cf = fmemopen(console, len, "r");
-
-		if (!cf || hzrig_scan_console(cf, &found))
-			fprintf(stderr, "hzrig sweep collect: %s: %s (reports not put down to drivers)\n",
-				path, cf ? "cannot scan it" : strerror(errno));
-		if (cf)
-			fclose(cf);
-	}
+	console = batch_console(c, i, &found);
 	allow = allowance(&b, (int)c->hz);
+	c->grid = !hzrig_jiffy_grid_fit(b.timers, b.ntimers, hzrig_tick_ns((int)c->hz),
+					&c->grid_ns, &c->grid_jiffies);
 	bo = json_object_new_object();
 	hzrig_json_put(bo, "batch", json_object_new_int(i));
 	hzrig_json_put(bo, "complete", json_object_new_boolean(b.complete));
@@ -515,6 +559,8 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	hzrig_json_put(bo, "k", json_object_new_int(b.k));
 	hzrig_json_put(bo, "unplug_ms", json_object_new_int(b.unplug_ms));
 	hzrig_json_put(bo, "allowance_ns", hzrig_json_int(allow));
+	/* how many schedule_timeout() timers the grid was fitted from */
+	hzrig_json_put(bo, "timers", json_object_new_int((int)b.ntimers));
 	hzrig_json_put(bo, "usbmon_dropped", json_object_new_int((int)b.usbmon_dropped));
 	hzrig_json_put(bo, "calls_without_urb", json_object_new_int((int)b.unmatched_urbs));
 	hzrig_json_put(bo, "kernel_reports", reports(console));

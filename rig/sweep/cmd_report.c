@@ -3,7 +3,8 @@
  * hzrig sweep report: the sweep's answer across variants (docs/sweep.md,
  * "The report"): every driver's outcome and probe time per HZ, every site
  * that was NAKed with its waits against the model, the sites whose waits
- * depend on HZ (judge.c), probes that blocked for more than 10 s, kernel
+ * depend on HZ (judge.c), the NAKed calls outside their window with the
+ * reason, probes that blocked for more than 10 s, kernel
  * reports, and the sites beside check-tree's.
  */
 #define _GNU_SOURCE
@@ -209,6 +210,79 @@ static json_object *long_probes(struct report *r, bool print)
 	}
 	if (print && !json_object_array_length(a))
 		printf("  none\n");
+	return a;
+}
+
+/*
+ * Why a NAKed call's wait fell outside its window, as far as the record
+ * tells: after hi (and the batch's allowance) it is late; before lo it
+ * is early, with or without a timer the trace saw armed on time. A call
+ * armed on stale jiffies had its lo lowered by collect, so it is only
+ * early if it ended before even that.
+ */
+static const char *outside_reason(const struct hzrig_sweep_rcall *k)
+{
+	if (k->urb_ns > k->window_hi_ns)
+		return "late: past the window and the batch's noise allowance";
+	if (k->jiffies_lag == HZRIG_ABSENT)
+		return "early: no timer_start seen for it, so no record of the jiffies it was armed against";
+	if (k->jiffies_lag > 0)
+		return "early: earlier still than its stale jiffies allow";
+	return "early: armed on jiffies that were on time";
+}
+
+/*
+ * The goal "every NAKed sample inside its window, or listed with its
+ * reason": the calls outside, each with why; and how many calls are
+ * inside only because they were armed on stale jiffies (their lo lowered).
+ */
+static json_object *outside_rows(struct report *r, bool print)
+{
+	json_object *a = json_object_new_array();
+	int stale = 0, judged = 0;
+
+	if (print)
+		printf("\nNAKed calls outside their window:\n");
+	for (int v = 0; v < r->n; v++) {
+		for (size_t i = 0; i < r->run[v].ndrivers; i++) {
+			const struct hzrig_sweep_rdriver *d = &r->run[v].drivers[i];
+
+			for (size_t k = 0; k < d->ncalls; k++) {
+				const struct hzrig_sweep_rcall *c = &d->calls[k];
+				json_object *o;
+
+				if (!c->verdict[0])
+					continue;
+				judged++;
+				stale += c->jiffies_lag != HZRIG_ABSENT && c->jiffies_lag > 0;
+				if (!strcmp(c->verdict, "inside"))
+					continue;
+				o = json_object_new_object();
+				hzrig_json_put(o, "module", hzrig_json_str(d->module));
+				hzrig_json_put(o, "hz", json_object_new_int(r->run[v].hz));
+				hzrig_json_put(o, "site", hzrig_json_str(c->site[0] ? c->site : c->where));
+				hzrig_json_put(o, "timeout_arg", json_object_new_int(c->timeout_arg));
+				hzrig_json_put(o, "wait_ms", hzrig_json_ms(c->urb_ns));
+				hzrig_json_put(o, "window_lo_ms", hzrig_json_ms(c->window_lo_ns));
+				hzrig_json_put(o, "window_hi_ms", hzrig_json_ms(c->window_hi_ns));
+				hzrig_json_put(o, "jiffies_lag", c->jiffies_lag == HZRIG_ABSENT ?
+					       NULL : hzrig_json_int(c->jiffies_lag));
+				hzrig_json_put(o, "reason", hzrig_json_str(outside_reason(c)));
+				json_object_array_add(a, o);
+				if (print)
+					printf("  %-20s HZ=%-4d %s timeout %d: %.3f ms, window (%.3f, %.3f] ms: %s\n",
+					       d->module, r->run[v].hz, c->site[0] ? c->site : c->where,
+					       c->timeout_arg, c->urb_ns / 1e6, c->window_lo_ns / 1e6,
+					       c->window_hi_ns / 1e6, outside_reason(c));
+			}
+		}
+	}
+	if (print) {
+		if (!json_object_array_length(a))
+			printf("  none\n");
+		printf("  (%d NAKed calls judged; %d armed on stale jiffies, their window's lo lowered by as many jiffies)\n",
+		       judged, stale);
+	}
 	return a;
 }
 
@@ -471,6 +545,7 @@ int cmd_sweep_report(int argc, char **argv)
 		out = json_object_new_object();
 		hzrig_json_put(out, "drivers", driver_rows(&r, print));
 		hzrig_json_put(out, "sites", site_rows(&r, print));
+		hzrig_json_put(out, "outside", outside_rows(&r, print));
 		hzrig_json_put(out, "long_probes", long_probes(&r, print));
 		hzrig_json_put(out, "kernel_reports", kernel_reports(&r, print));
 		hzrig_json_put(out, "cross_check", cross_check(&r, select, print));

@@ -395,6 +395,44 @@ static int on_usbmon(struct parse *p, const char *s)
 	return 0;
 }
 
+static struct task *task_known(struct parse *p, int pid)
+{
+	for (size_t i = 0; i < p->ntask; i++)
+		if (p->task[i].pid == pid)
+			return &p->task[i];
+	return NULL;
+}
+
+/*
+ * A schedule_timeout() timer (any task's: each is a sighting of the tick
+ * grid), and the call it belongs to: the first one armed while the task's
+ * own call is open, its wait_for_completion_timeout().
+ */
+static int on_timer(struct parse *p, const char *line)
+{
+	struct hzrig_sweep_batch *b = p->b;
+	struct hzrig_timer_start ev, *g;
+	struct task *t;
+	int ret = hzrig_timer_start_parse(line, &ev);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return bad(p, "a timer_start event that does not read as one");
+	g = hzrig_grow(b->timers, b->ntimers, &b->timercap, 256, sizeof(*g));
+	if (!g)
+		return bad(p, "out of memory");
+	b->timers = g;
+	b->timers[b->ntimers++] = ev;
+	t = task_known(p, ev.pid);
+	if (t && t->depth && t->open[0] != SIZE_MAX &&
+	    !b->call[t->open[0]].has_timer) {
+		b->call[t->open[0]].has_timer = true;
+		b->call[t->open[0]].timer = ev;
+	}
+	return 0;
+}
+
 static struct task *task_of(struct parse *p, int pid)
 {
 	for (size_t i = 0; i < p->ntask; i++)
@@ -594,6 +632,8 @@ static int on_trace(struct parse *p, const char *s)
 	if (ev[el] != ':' || el >= sizeof(name))
 		return 0;
 	snprintf(name, sizeof(name), "%.*s", (int)el, ev);
+	if (!strcmp(name, "timer_start"))
+		return on_timer(p, s);
 	t = task_of(p, (int)pid);
 	if (!t)
 		return bad(p, "more than %d tasks made USB calls", TASKS_MAX);
@@ -769,5 +809,6 @@ void hzrig_sweep_batch_free(struct hzrig_sweep_batch *b)
 {
 	free(b->drv);
 	free(b->call);
+	free(b->timers);
 	memset(b, 0, sizeof(*b));
 }

@@ -188,7 +188,12 @@ static void load_call(struct ld *l, json_object *c, long d, long i,
 	k->urb_status = num(l, c, "urb_status", -4095, 0, true);
 	at(l, base, "call_ns", i);
 	k->call_ns = num(l, c, "call_ns", 0, NS_MAX, true);
-	k->window_lo_ns = k->window_hi_ns = HZRIG_ABSENT;
+	k->window_lo_ns = k->window_hi_ns = k->jiffies_lag = HZRIG_ABSENT;
+	/* newer files: how stale jiffies was when the timer was armed */
+	if (!l->bad && has(c, "jiffies_lag")) {
+		at(l, base, "jiffies_lag", i);
+		k->jiffies_lag = num(l, c, "jiffies_lag", 0, INT32_MAX, true);
+	}
 	if (!l->bad && json_object_object_get_ex(c, "window_lo_ns", &v)) {
 		at(l, base, "window_lo_ns", i);
 		k->window_lo_ns = num(l, c, "window_lo_ns", 0, NS_MAX, false);
@@ -312,6 +317,11 @@ static void load_batch(struct ld *l, json_object *b, long i,
 	r->usbmon_dropped = (int)num(l, b, "usbmon_dropped", 0, INT32_MAX, false);
 	at(l, "batches", "calls_without_urb", i);
 	r->calls_without_urb = (int)num(l, b, "calls_without_urb", 0, INT32_MAX, false);
+	r->timers = HZRIG_ABSENT;
+	if (!l->bad && has(b, "timers")) {
+		at(l, "batches", "timers", i);
+		r->timers = num(l, b, "timers", 0, INT32_MAX, false);
+	}
 	if (!l->bad && has(b, "unplug_ms")) {
 		at(l, "batches", "unplug_ms", i);
 		r->unplug_ms = (int)num(l, b, "unplug_ms", 0, HZRIG_SWEEP_UNPLUG_MS_MAX, false);

@@ -103,6 +103,9 @@ struct hzrig_sweep_call {
 	int urb_status;
 	/* what hzrig-rawdev did with its control request: nak, stall, ... */
 	char action[8];
+	/* the schedule_timeout() timer it armed (timer:timer_start) */
+	bool has_timer;
+	struct hzrig_timer_start timer;
 };
 
 /* One driver of the batch. */
@@ -130,6 +133,9 @@ struct hzrig_sweep_batch {
 	size_t ncall, callcap;
 	unsigned int usbmon_dropped;
 	unsigned int unmatched_urbs;	/* calls whose URB usbmon lacks */
+	/* every schedule_timeout() timer armed: the tick grid's sightings */
+	struct hzrig_timer_start *timers;
+	size_t ntimers, timercap;
 };
 
 /*
@@ -162,6 +168,8 @@ struct hzrig_sweep_rcall {
 	int nstack;
 	int timeout_arg, ep;
 	int64_t ret, urb_ns, urb_status, call_ns, window_lo_ns, window_hi_ns;
+	/* ticks jiffies was behind the grid at its timer; HZRIG_ABSENT */
+	int64_t jiffies_lag;
 };
 
 #define HZRIG_SWEEP_REPORTS_MAX	8	/* a driver's, kept in its record */
@@ -183,6 +191,7 @@ struct hzrig_sweep_rbatch {
 	int unplug_ms;
 	bool complete;
 	int64_t allowance_ns;
+	int64_t timers;		/* the grid's sightings; HZRIG_ABSENT */
 	char (*reports)[256];
 	size_t nreports;
 };

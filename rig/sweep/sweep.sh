@@ -113,6 +113,8 @@ for v in "$@"; do
 	if [ "$UNPLUG_MS" -gt 0 ] && ! grep -q '^CONFIG_KASAN=y' "$B/$v/kernel/.config"; then
 		log "$v" "warning: the unplug pass on a kernel without KASAN sees crashes only (a sweep-debug-* variant has KASAN and lockdep)"
 	fi
+	# the tree's module names, for a flood's suspect (suspects.sh)
+	find "$B/$v/kmods" -name '*.ko' | sed 's|.*/||; s/\.ko$//' > "$d/module-names.txt"
 	for ((i = 0; i < nb; i++)); do
 		num=$SIZE
 		[ $(((i + 1) * SIZE)) -le "$n" ] || num=$((n - i * SIZE))
@@ -130,15 +132,8 @@ for v in "$@"; do
 			c=$d/console-$i.log
 			[ $try = 0 ] || c=$d/console-$i-retry$try.log
 			[ $try = 0 ] || mv "$d/console-$i.log" "$c"
-			# (a serial console's lines end in CR LF)
-			sus=$(tr -d '\r' < "$c" | sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' | sort -u |
-				comm -23 - <(tr -d '\r' < "$c" | sed -n 's/.*hzrig-sweep: modprobe-end module=\([^ ]*\).*/\1/p' | sort -u))
-			# every modprobe returned: the driver that flooded the log
-			# (the guest quoted the flood: "[t] mceusb 16-1:1.0: ...")
-			# is the suspect, if it is one of the tree's modules
-			[ -n "$sus" ] || sus=$(tr -d '\r' < "$c" |
-				sed -n 's/^hzrig-sweep: flood: \[[^]]*\] \([A-Za-z0-9_-]*\) .*/\1/p' | tr - _ | sort -u |
-				grep -xF -f <(find "$B/$v/kmods" -name '*.ko' | sed 's|.*/||; s/\.ko$//; s/-/_/g'))
+			# the modprobes that never returned, else the flooder
+			sus=$("$TOP/rig/sweep/suspects.sh" "$c" "$d/module-names.txt")
 			if [ -z "$sus" ]; then
 				log "$v" "batch $((i + 1))/$nb ended $st with no modprobe left waiting (console: ${c#$TOP/}): not booted again"
 				[ $try = 0 ] || mv "$c" "$d/console-$i.log"

@@ -100,6 +100,73 @@ run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batc
 check "collect: a bad batch whose guest ended ok is an error, nothing written" \
 	"[ $rc -eq 1 ] && said \"no 'sweep begin'\" && [ ! -e '$T/c4/sweep.json' ] && quiet"
 
+# --- rig/sweep/suspects.sh: whom a hung batch is put down to ---------------
+S=$TOP/rig/sweep/suspects.sh
+printf 'mceusb\npctv452e\ndvb_usb_az6007\nipheth\n' > "$T/mods"
+printf '[ 1.0] x\r\nhzrig-sweep: modprobe-begin module=ipheth\r\nhzrig-sweep: modprobe-begin module=dvb_usb_az6007\r\nhzrig-sweep: modprobe-end module=ipheth rc=0\r\n' > "$T/con1"
+check "suspects: the modprobe that began and never ended (CR LF lines)" \
+	"[ \"\$('$S' '$T/con1' '$T/mods')\" = dvb_usb_az6007 ]"
+printf 'hzrig-sweep: modprobe-begin module=mceusb\nhzrig-sweep: modprobe-end module=mceusb rc=0\nhzrig-sweep: flood: [  9.1] mceusb 16-1:1.0: Error: request urb status = -32\n' > "$T/con2"
+check "suspects: every modprobe returned: the module the flood quoted" \
+	"[ \"\$('$S' '$T/con2' '$T/mods')\" = mceusb ]"
+printf 'hzrig-sweep: flood: [  9.1] usb 16-1: reset high-speed USB device\n' > "$T/con3"
+check "suspects: a flood quoting what is not a module of the tree: no suspect" \
+	"[ -z \"\$('$S' '$T/con3' '$T/mods')\" ]"
+printf 'hzrig-sweep: modprobe-begin module=a\nhzrig-sweep: modprobe-begin module=b\n' > "$T/con4"
+check "suspects: two that never returned, one a line" \
+	"[ \"\$('$S' '$T/con4' '$T/mods' | tr '\n' ,)\" = a,b, ]"
+run "$S" "$T/none" "$T/mods"
+check "suspects: a console that is not there is named, exit 2" "[ $rc -eq 2 ] && said 'none'"
+
+# --- stale jiffies (docs/model.md section 10) --------------------------------
+# One driver's NAKed 500 ms request at HZ=100 that ended 0.05 ms before
+# the window's lo. Other tasks' schedule_timeout() timers give the tick
+# grid: jiffies 1000 from 1.000000 s. Its own timer_start says whether it
+# was armed on stale jiffies (1029 at 1.3002 s, where the grid says 1030:
+# lo moves down a jiffy, inside), on time (outside, with that reason), or
+# was not seen at all (outside, no record).
+stale_batch() {	# DIR TIMER-LINE
+	mkdir -p "$1"
+	cat > "$1/batch-0.txt" <<EOB
+sweep begin batch=0 size=32 k=2 devices=1 t0=1.00 settled_s=3 max_s=60
+file index=0 name=drv.device
+device name=1-1 vendor=1234 product=5678
+modprobe module=drv rc=0 t=2.00
+rawdev=0 note="/etc/hzrig/sweep/drv.device on dummy_udc.0, 1234:5678"
+rawdev=0 t_us=1300160 type=0xc0 request=0x01 value=0 index=0 length=8 action=nak
+usbmon t_us=1300150 id=0xffff888000001000 type=S xfer=2 ep=0x80 bus=1 dev=2 status=-115 setup=c0,01,00,00,00,00,08,00
+usbmon t_us=1800100 id=0xffff888000001000 type=C xfer=2 ep=0x80 bus=1 dev=2 status=-2
+usbmon end dropped=0
+trace     kworker/u2:0-9       [000] d..1.     1.000050: timer_start: timer=0000000000000001 function=process_timeout expires=1001 [timeout=1] cpu=0 idx=1 flags=
+trace     kworker/u2:0-9       [000] d..1.     1.105000: timer_start: timer=0000000000000001 function=process_timeout expires=1011 [timeout=1] cpu=0 idx=1 flags=
+trace     kworker/u2:0-9       [000] d..1.     1.207000: timer_start: timer=0000000000000001 function=process_timeout expires=1021 [timeout=1] cpu=0 idx=1 flags=
+trace     modprobe-155     [000] .....     1.300100: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=1 type=192 timeout=500 ip=arch_rethook_trampoline+0x0/0x4d
+trace     modprobe-155     [000] .....     1.300110: <stack trace>
+trace  => usb_control_msg+0x1/0x105
+trace  => drv_probe+0x160/0x393 [drv]
+trace     modprobe-155     [000] .....     1.300150: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000001000 ip=usb_start_wait_urb+0x5f/0x108
+$2
+trace     modprobe-155     [000] .....     1.800200: ctl_ret: (drv_probe+0x160/0x393 [drv] <- usb_control_msg) ret=-110
+sweep end
+EOB
+}
+TL='trace     modprobe-155     [000] d..1.     1.300200: timer_start: timer=0000000000000002 function=process_timeout'
+stale_batch "$T/st1" "$TL expires=1079 [timeout=50] cpu=0 idx=50 flags="
+stale_batch "$T/st2" "$TL expires=1080 [timeout=50] cpu=0 idx=50 flags="
+stale_batch "$T/st3" ""
+for i in 1 2 3; do
+	$HZRIG sweep collect --dir "$T/st$i" --variant v$i --sweep-id s1 --hz 100 --batches 1 > /dev/null 2>&1
+done
+call() { jq -c '.drivers[] | select(.module == "drv") | .calls[0] | [.jiffies_lag, .window_lo_ns, .verdict]' "$T/st$1/sweep.json" 2>/dev/null; }
+check "collect: a wait armed on stale jiffies (lag 1): lo a jiffy lower, inside" \
+	"[ '$(call 1)' = '[1,490000000,\"inside\"]' ] && jq -e '.batches[0].timers == 4' '$T/st1/sweep.json' > /dev/null"
+check "collect: the same wait armed on time (lag 0): outside" "[ '$(call 2)' = '[0,500000000,\"outside\"]' ]"
+check "collect: no timer_start for it: no lag recorded, outside" "[ '$(call 3)' = '[null,500000000,\"outside\"]' ]"
+printed() { grep -qF -- "$1" "$T/out"; }
+run $HZRIG sweep report "$T/st1/sweep.json" "$T/st2/sweep.json" "$T/st3/sweep.json"
+check "report: the calls outside are listed with their reason, the stale one counted" \
+	"printed 'HZ=100  drv_probe+0x160/0x393 [drv] timeout 500: 499.950 ms, window (500.000, 510.000] ms: early: armed on jiffies that were on time' && printed 'early: no timer_start seen for it' && printed '3 NAKed calls judged; 1 armed on stale jiffies'"
+
 # --- hzrig sweep report, ingest --sweep, report --kcidb --sweep --------------
 bad() {	# NAME JQ-EDIT: a sweep.json with one field made hostile
 	jq "$2" "$SW/sweep.json" > "$T/$1.json"

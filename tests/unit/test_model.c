@@ -553,6 +553,91 @@ static void test_stale_jiffies(void **state)
 	assert_int_equal(w.lo_ns, UINT64_MAX);
 }
 
+/* tracefs' timer_start lines: only schedule_timeout()'s timers count. */
+static void test_timer_start_parse(void **state)
+{
+	struct hzrig_timer_start ev;
+
+	(void)state;
+	assert_int_equal(hzrig_timer_start_parse(
+		"     kworker/0:1-usb-95      [000] d..1.    12.345678: timer_start: timer=000000008f0c0b1e function=process_timeout expires=4294668613 [timeout=313] cpu=0 idx=98 flags=\n",
+		&ev), 0);
+	assert_int_equal(ev.t_ns, 12345678000LL);
+	assert_int_equal(ev.pid, 95);
+	assert_int_equal(ev.expires, 4294668613ULL);
+	assert_int_equal(ev.timeout, 313);
+	assert_int_equal(hzrig_timer_start_parse(
+		"        modprobe-7       [000] .....  1234.000001: timer_start: timer=0000000 function=process_timeout expires=18446744073709521616 [timeout=312] cpu=0 idx=3 flags=D\n",
+		&ev), 0);
+	assert_int_equal(ev.t_ns, 1234000001000LL);
+	assert_int_equal(ev.pid, 7);
+	assert_int_equal(ev.expires, 18446744073709521616ULL);
+	assert_int_equal(ev.timeout, 312);
+	/* another timer, another event, the header: not ours */
+	assert_int_equal(hzrig_timer_start_parse(
+		"  <idle>-0 [000] d.h2. 1.000001: timer_start: timer=0 function=delayed_work_timer_fn expires=5 [timeout=1] cpu=0 idx=0 flags=I\n",
+		&ev), -ENOENT);
+	assert_int_equal(hzrig_timer_start_parse(
+		"  <idle>-0 [000] d.h2. 1.000001: timer_expire_entry: timer=0 function=process_timeout now=5\n",
+		&ev), -ENOENT);
+	assert_int_equal(hzrig_timer_start_parse("# tracer: nop\n", &ev), -ENOENT);
+	/* ours, but cut or garbled */
+	assert_int_equal(hzrig_timer_start_parse(
+		"  a-1 [000] ..... 1.00001: timer_start: timer=0 function=process_timeout expires=5 [timeout=1]",
+		&ev), -EINVAL);		/* five digits of microseconds */
+	assert_int_equal(hzrig_timer_start_parse(
+		"  a [000] ..... 1.000001: timer_start: timer=0 function=process_timeout expires=5 [timeout=1]",
+		&ev), -EINVAL);		/* no pid */
+	assert_int_equal(hzrig_timer_start_parse(
+		"  a-1 [000] ..... 1.000001: timer_start: timer=0 function=process_timeout expires=x [timeout=1]",
+		&ev), -EINVAL);
+	assert_int_equal(hzrig_timer_start_parse(
+		"  a-1 [000] ..... 1.000001: timer_start: timer=0 function=process_timeout expires=5 [timeout=1",
+		&ev), -EINVAL);
+	assert_int_equal(hzrig_timer_start_parse(
+		"1.000001: timer_start: timer=0 function=process_timeout expires=5 [timeout=1]",
+		&ev), -EINVAL);
+}
+
+/* The lag against a grid, and a grid fitted from events alone. */
+static void test_jiffies_lag(void **state)
+{
+	const uint64_t tau = 4000000;	/* HZ=250 */
+	/* jiffies 1000 at the edge 1 s; 1 ms and 3.9 ms into the jiffy */
+	struct hzrig_timer_start ev[] = {
+		{ .t_ns = 1001000000, .expires = 1313, .timeout = 313 },
+		{ .t_ns = 1011900000, .expires = 1315, .timeout = 313 },
+		/* 0.1 ms past edge 1005, jiffies still 1004: stale by 1 */
+		{ .t_ns = 1020100000, .expires = 1317, .timeout = 313 },
+		/* 0.05 ms past edge 1010: the nearest to its edge */
+		{ .t_ns = 1040050000, .expires = 1323, .timeout = 313 },
+	};
+	int64_t ref_ns;
+	uint64_t ref_j;
+	size_t i;
+	static const int64_t lag[] = { 0, 0, 1, 0 };
+
+	(void)state;
+	assert_int_equal(hzrig_jiffies_lag_at(1000000000, 1000, tau,
+					      1003999999, 1000), 0);
+	assert_int_equal(hzrig_jiffies_lag_at(1000000000, 1000, tau,
+					      1004000000, 1000), 1);
+	assert_int_equal(hzrig_jiffies_lag_at(1000000000, 1000, tau,
+					      1012000000, 1001), 2);
+	/* before the reference edge, and a read ahead of the grid */
+	assert_int_equal(hzrig_jiffies_lag_at(1000000000, 1000, tau,
+					      999000000, 999), 0);
+	assert_int_equal(hzrig_jiffies_lag_at(1000000000, 1000, tau,
+					      999000000, 1000), -1);
+	assert_int_equal(hzrig_jiffy_grid_fit(ev, 4, tau, &ref_ns, &ref_j), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(hzrig_jiffies_lag_at(ref_ns, ref_j, tau, ev[i].t_ns,
+						      ev[i].expires - (uint64_t)ev[i].timeout),
+				 lag[i]);
+	assert_int_equal(hzrig_jiffy_grid_fit(ev, 0, tau, &ref_ns, &ref_j), -EINVAL);
+	assert_int_equal(hzrig_jiffy_grid_fit(ev, 4, 0, &ref_ns, &ref_j), -EINVAL);
+}
+
 static void test_verdict_names(void **state)
 {
 	(void)state;
@@ -958,6 +1043,8 @@ int main(void)
 		cmocka_unit_test(test_verdict_stall),
 		cmocka_unit_test(test_verdict_sample),
 		cmocka_unit_test(test_path_windows),
+		cmocka_unit_test(test_timer_start_parse),
+		cmocka_unit_test(test_jiffies_lag),
 		cmocka_unit_test(test_tree_lookup),
 		cmocka_unit_test(test_trees_agree),
 		cmocka_unit_test(test_tree_constants_used),

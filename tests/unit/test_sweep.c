@@ -352,6 +352,8 @@ static const char BATCH[] =
 	"trace  => ipheth_probe+0x160/0x393 [ipheth]\n"
 	"trace  => usb_probe_interface+0x138/0x189\n"
 	"trace         modprobe-155     [000] .....     2.099950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000001000 ip=usb_start_wait_urb+0x5f/0x108\n"
+	"trace         modprobe-155     [000] d..1.     2.099990: timer_start: timer=00000000b8e1a2c4 function=process_timeout expires=4294667346 [timeout=50] cpu=0 idx=50 flags=\n"
+	"trace      kworker/u2:0-9       [000] d..1.     2.300000: timer_start: timer=00000000b8e1a2d0 function=process_timeout expires=4294667317 [timeout=1] cpu=0 idx=1 flags=\n"
 	"trace         modprobe-155     [000] .....     2.606100: ctl_ret: (ipheth_probe+0x160/0x393 [ipheth] <- usb_control_msg) ret=-110\n"
 	"trace      hzrig-sweep-150     [000] .....     2.000100: tracing_mark_write+0x130/0x3ee: hzrig modprobe-begin module=ipheth\n"
 	"trace      hzrig-sweep-150     [000] .....     2.612345: tracing_mark_write+0x130/0x3ee: hzrig modprobe-end module=ipheth rc=0\n"
@@ -405,6 +407,14 @@ static void test_batch_parse(void **state)
 	assert_string_equal(c->action, "nak");
 	assert_true(c->returned);
 	assert_int_equal(c->ret, -110);
+	/* the timer its wait armed: the task's, while the call was open */
+	assert_true(c->has_timer);
+	assert_int_equal(c->timer.expires, 4294667346ULL);
+	assert_int_equal(c->timer.timeout, 50);
+	assert_int_equal(c->timer.t_ns, 2099990000LL);
+	/* every process_timeout timer is a sighting of the grid */
+	assert_int_equal(b.ntimers, 2);
+	assert_int_equal(b.timers[1].pid, 9);
 
 	/*
 	 * The inner usb_control_msg() (its timeout made different here) is
@@ -420,6 +430,7 @@ static void test_batch_parse(void **state)
 	assert_int_equal(c->urb_us, 400);
 	assert_string_equal(c->action, "answer");
 	assert_int_equal(c->ret, 0);
+	assert_false(c->has_timer);	/* none in the trace */
 
 	/* the core's own request: no module frame, so no driver's call */
 	c = call_where(&b, "");
@@ -446,6 +457,11 @@ static void test_batch_refused(void **state)
 		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
 		"usbmon t_us=1 id=0x1 type=S bus=1\n", &b, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "usbmon line lacks"));
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
+		"trace   a-1 [000] ..... 1.000001: timer_start: timer=0 function=process_timeout expires=x [timeout=1]\n",
+		&b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "line 2: a timer_start event"));
 }
 
 /*

@@ -1,0 +1,28 @@
+#!/bin/bash
+# suspects.sh CONSOLE MODULES: the drivers a sweep batch's guest that hung
+# or crashed is put down to (docs/sweep.md, "A driver that hangs or
+# crashes the guest"), one module name a line, from its console:
+#   1. the modprobes the guest said it began ("hzrig-sweep: modprobe-begin
+#      module=M") and never said it ended ("... modprobe-end module=M");
+#   2. if every modprobe returned, the driver whose kernel-log flood the
+#      guest quoted ("hzrig-sweep: flood: [t] mceusb 16-1:1.0: ..."), when
+#      it is one of MODULES (a file of module names, one a line: the
+#      tree's modules, so that a subsystem's prefix is not taken for one).
+# A serial console's lines end in CR LF. Nothing printed: no suspect.
+# Exit 0, or 2 when a file cannot be read.
+set -u
+[ $# -eq 2 ] || { echo "usage: suspects.sh CONSOLE MODULES" >&2; exit 2; }
+for f in "$1" "$2"; do
+	if [ ! -f "$f" ] || [ ! -r "$f" ]; then
+		echo "suspects.sh: cannot read $f" >&2
+		exit 2
+	fi
+done
+con=$(tr -d '\r' < "$1")
+sus=$(sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' <<< "$con" | sort -u |
+	comm -23 - <(sed -n 's/.*hzrig-sweep: modprobe-end module=\([^ ]*\).*/\1/p' <<< "$con" | sort -u))
+if [ -z "$sus" ]; then
+	sus=$(sed -n 's/^hzrig-sweep: flood: \[[^]]*\] \([A-Za-z0-9_-]*\) .*/\1/p' <<< "$con" |
+		tr - _ | sort -u | grep -xF -f <(tr - _ < "$2" | sed '/^$/d') || true)
+fi
+[ -z "$sus" ] || printf '%s\n' "$sus"
