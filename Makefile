@@ -321,7 +321,8 @@ drivers:
 # table through raw-gadget, NAKed SWEEP_NAK times then stalled, at each HZ;
 # the report names the sites whose waits depend on HZ. SWEEP_TREE 6.1 or
 # 6.12, SWEEP_HZ any of 100 250 1000, SWEEP_SET all (the whole tree),
-# small (rig/sweep/small.drivers: ipheth, orinoco_usb and nine more) or
+# small (rig/sweep/small.drivers: ipheth, orinoco_usb and nine more),
+# small-fixed (the same with kernel/patches/0006-* and 0007-*, the fixes) or
 # check (rig/sweep/check.drivers, 6.1 only: what make check runs).
 SWEEP_TREE ?= 6.1
 SWEEP_HZ ?= 100 1000
