@@ -111,7 +111,7 @@ static void parse_endpoint(struct hzg_device_file *d, struct line *l)
 {
 	const char *type = get(l, "type");
 	struct hzg_dev_ep *ep;
-	bool interrupt;
+	bool interrupt, iso;
 	long maxp;
 
 	if (!d->n_intf) {
@@ -122,25 +122,33 @@ static void parse_endpoint(struct hzg_device_file *d, struct line *l)
 		bad(l, "more than %d endpoints", HZG_DEV_MAX_EP);
 		return;
 	}
-	if (!type || (strcmp(type, "bulk") && strcmp(type, "interrupt"))) {
-		bad(l, "type= must be bulk or interrupt");
+	if (!type || (strcmp(type, "bulk") && strcmp(type, "interrupt") &&
+		      strcmp(type, "isochronous"))) {
+		bad(l, "type= must be bulk, interrupt or isochronous");
 		return;
 	}
-	interrupt = type[0] == 'i';
+	interrupt = type[0] == 'i' && type[1] == 'n';
+	iso = type[0] == 'i' && type[1] == 's';
 	ep = &d->ep[d->n_ep];
 	ep->address = (uint8_t)num(l, "address", 0xff, -1);
 	if (!(ep->address & 0x0f) || (ep->address & 0x70))
 		bad(l, "address=0x%02x is not an endpoint 1..15 (bit 7: IN)",
 		    ep->address);
-	ep->attributes = interrupt ? USB_ENDPOINT_XFER_INT :
+	/* isochronous: asynchronous, the usual audio and video kind */
+	ep->attributes = iso ? USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC :
+			 interrupt ? USB_ENDPOINT_XFER_INT :
 				     USB_ENDPOINT_XFER_BULK;
-	maxp = num(l, "maxpacket", interrupt ? 1024 : 512, 0);
-	ep->fs_maxp = (uint16_t)(maxp ? maxp : 64);
-	ep->hs_maxp = (uint16_t)(maxp ? maxp : interrupt ? 64 : 512);
-	if (!interrupt && ep->fs_maxp > 64)
+	maxp = num(l, "maxpacket", interrupt || iso ? 1024 : 512, 0);
+	ep->fs_maxp = (uint16_t)(maxp ? maxp : iso ? 1023 : 64);
+	ep->hs_maxp = (uint16_t)(maxp ? maxp : interrupt ? 64 : iso ? 1024 : 512);
+	if (!interrupt && !iso && ep->fs_maxp > 64)
 		ep->fs_maxp = 64;	/* full speed bulk: at most 64 */
-	ep->fs_interval = interrupt ? (uint8_t)num(l, "interval", 255, 1) : 0;
-	ep->hs_interval = interrupt ? 4 : 0;
+	if (iso && ep->fs_maxp > 1023)
+		ep->fs_maxp = 1023;	/* full speed isochronous: 1023 */
+	/* bInterval: a frame count (interrupt, full speed), else 2^(n-1) */
+	ep->fs_interval = interrupt ? (uint8_t)num(l, "interval", 255, 1) :
+			  iso ? 1 : 0;
+	ep->hs_interval = interrupt ? 4 : iso ? 1 : 0;
 	d->n_ep++;
 	d->intf[d->n_intf - 1].n_ep++;
 }

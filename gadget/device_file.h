@@ -10,7 +10,7 @@
  *
  *   device vendor=0x05ac product=0x12a8 [class= subclass= protocol= bcd=]
  *   interface number=0 alt=0 class=0xff subclass=0xfd protocol=0x01
- *   endpoint address=0x81 type=bulk|interrupt [maxpacket= interval=]
+ *   endpoint address=0x81 type=bulk|interrupt|isochronous [maxpacket= interval=]
  *   request type=0xc0 request=0x00 [value= index=] action=nak|stall|answer
  *           [data=04,00,...]
  *   driver name=ipheth module=ipheth [site=drivers/net/usb/ipheth.c:289]
@@ -38,7 +38,7 @@
 
 struct hzg_dev_ep {
 	uint8_t address;
-	uint8_t attributes;	/* USB_ENDPOINT_XFER_BULK or _INT */
+	uint8_t attributes;	/* USB_ENDPOINT_XFER_BULK, _INT, or _ISOC | async */
 	uint16_t fs_maxp, hs_maxp;
 	uint8_t fs_interval, hs_interval;
 };

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/usb/ch9.h>
+
 #include "sweep/sweep.h"
 
 static int why_fail(char *why, size_t n, const char *fmt, ...)
@@ -205,6 +207,20 @@ size_t hzrig_usb_id_device(const struct hzrig_usb_id *id, const char *alias,
 	PUT("endpoint address=0x81 type=bulk\n");
 	PUT("endpoint address=0x02 type=bulk\n");
 	PUT("endpoint address=0x83 type=interrupt\n");
+	/*
+	 * Audio and video stream isochronously: alternate setting 1 of the
+	 * matched interface (0 is the zero-bandwidth one), with an
+	 * isochronous IN endpoint, and for audio an OUT one too (dummy_hcd
+	 * refuses isochronous transfers, so a driver sees the endpoints, not
+	 * a stream).
+	 */
+	if (icls == USB_CLASS_AUDIO || icls == USB_CLASS_VIDEO) {
+		PUT("interface number=%d alt=1 class=0x%02x subclass=0x%02x protocol=0x%02x\n",
+		    last, icls, or0(id->intf_subclass), or0(id->intf_protocol));
+		PUT("endpoint address=0x84 type=isochronous\n");
+		if (icls == USB_CLASS_AUDIO)
+			PUT("endpoint address=0x05 type=isochronous\n");
+	}
 #undef PUT
 	return len;
 }

@@ -61,7 +61,9 @@ bool hzrig_usb_id_better(const struct hzrig_usb_id *cur,
  * @id matches: its VID/PID and bcdDevice, its device class triple, and
  * interfaces 0..N with the matched one last (number N = the entry's, or
  * 0), carrying the entry's interface class triple and the default
- * endpoints: bulk in 0x81, bulk out 0x02, interrupt in 0x83. A field the
+ * endpoints: bulk in 0x81, bulk out 0x02, interrupt in 0x83; for an audio
+ * or video interface class also its alternate setting 1 with an
+ * isochronous IN endpoint 0x84 (and for audio an OUT one, 0x05). A field the
  * entry leaves open gets 0, except an open interface class, which gets
  * 0xff (vendor-specific). @alias is the line it came from, for the
  * file's comment. The length written, or 0 when @cap is too small.

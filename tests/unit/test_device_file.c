@@ -124,6 +124,41 @@ static void test_answer_data(void **state)
 	assert_int_equal(d.ep[0].fs_interval, 8);
 }
 
+/*
+ * An isochronous endpoint (audio and video devices): asynchronous, 1024
+ * bytes at high speed and 1023 at full speed by default, an interval of
+ * every (micro)frame; in its configuration descriptor as such.
+ */
+static void test_isochronous(void **state)
+{
+	struct hzg_device_file d;
+	uint8_t b[256];
+	size_t len;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(hzg_dev_parse(&d,
+		"device vendor=1 product=2\n"
+		"interface number=0 alt=0 class=0x0e subclass=2\n"
+		"interface number=0 alt=1 class=0x0e subclass=2\n"
+		"endpoint address=0x84 type=isochronous\n"
+		"endpoint address=0x05 type=isochronous maxpacket=192\n",
+		err, sizeof(err)), 0);
+	assert_int_equal(d.ep[0].attributes, USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC);
+	assert_int_equal(d.ep[0].hs_maxp, 1024);
+	assert_int_equal(d.ep[0].fs_maxp, 1023);
+	assert_int_equal(d.ep[0].hs_interval, 1);
+	assert_int_equal(d.ep[0].fs_interval, 1);
+	assert_int_equal(d.ep[1].fs_maxp, 192);
+	assert_int_equal(d.ep[1].hs_maxp, 192);
+	len = hzg_dev_config_desc(&d, b, sizeof(b), false);
+	assert_int_equal(len, 9 + 9 + 9 + 2 * 7);
+	assert_int_equal(b[27 + 2], 0x84);
+	assert_int_equal(b[27 + 3], 0x05);		/* bmAttributes */
+	assert_int_equal(b[27 + 4] | b[27 + 5] << 8, 1023);
+	assert_int_equal(b[27 + 6], 1);			/* bInterval */
+}
+
 static void refused(const char *text, const char *want)
 {
 	struct hzg_device_file d;
@@ -213,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_ipheth),
 		cmocka_unit_test(test_orinoco),
 		cmocka_unit_test(test_answer_data),
+		cmocka_unit_test(test_isochronous),
 		cmocka_unit_test(test_raw_descriptors),
 		cmocka_unit_test(test_refused),
 	};

@@ -39,6 +39,12 @@ static const char *const RANGE =
 /* USB_DEVICE_INTERFACE_NUMBER(0x12d1, 0x1506, 2): in02, add_wildcard's '*' */
 static const char *const INTNUM =
 	"alias usb:v12D1p1506d*dc*dsc*dp*ic*isc*ip*in02* option";
+/* USB_DEVICE_AND_INTERFACE_INFO(0x046d, 0x08c1, USB_CLASS_VIDEO, 1, 0) */
+static const char *const VIDEO =
+	"alias usb:v046Dp08C1d*dc*dsc*dp*ic0Eisc01ip00in* uvcvideo";
+/* USB_INTERFACE_INFO(USB_CLASS_AUDIO, 1, 0): an audio control interface */
+static const char *const AUDIO =
+	"alias usb:v*p*d*dc*dsc*dp*ic01isc01ip00in* snd_usb_audio";
 /* USB_INTERFACE_INFO(USB_CLASS_COMM, 2, 1): cdc-acm's class entry */
 static const char *const CLASS =
 	"alias usb:v*p*d*dc*dsc*dp*ic02isc02ip01in* cdc_acm";
@@ -218,6 +224,40 @@ static void test_device_fields(void **state)
 	assert_int_equal(d.intf[0].cls, 2);
 	assert_int_equal(d.intf[0].subclass, 2);
 	assert_int_equal(d.intf[0].protocol, 1);
+}
+
+/*
+ * Audio and video: the matched interface also has alternate setting 1
+ * with isochronous endpoints (video IN, audio IN and OUT); alternate
+ * setting 0 keeps the default endpoints.
+ */
+static void test_device_isochronous(void **state)
+{
+	struct hzrig_usb_id id;
+	struct hzg_device_file d;
+
+	(void)state;
+	built(VIDEO, &id, &d);
+	assert_int_equal(d.n_intf, 2);
+	assert_true(matches(&id, &d, &d.intf[0]));
+	assert_int_equal(d.intf[0].alt, 0);
+	assert_int_equal(d.intf[0].n_ep, 3);
+	assert_int_equal(d.intf[1].number, d.intf[0].number);
+	assert_int_equal(d.intf[1].alt, 1);
+	assert_int_equal(d.intf[1].cls, USB_CLASS_VIDEO);
+	assert_int_equal(d.intf[1].n_ep, 1);
+	assert_int_equal(d.ep[d.intf[1].first_ep].address, 0x84);
+	assert_int_equal(d.ep[d.intf[1].first_ep].attributes & USB_ENDPOINT_XFERTYPE_MASK,
+			 USB_ENDPOINT_XFER_ISOC);
+
+	built(AUDIO, &id, &d);
+	assert_int_equal(d.n_intf, 2);
+	assert_int_equal(d.intf[1].n_ep, 2);
+	assert_int_equal(d.ep[d.intf[1].first_ep + 1].address, 0x05);
+
+	/* no other class gets one */
+	built(CLASS, &id, &d);
+	assert_int_equal(d.n_intf, 1);
 }
 
 static void test_device_too_small(void **state)
@@ -721,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_prefer_vid_pid),
 		cmocka_unit_test(test_device_matches_its_entry),
 		cmocka_unit_test(test_device_fields),
+		cmocka_unit_test(test_device_isochronous),
 		cmocka_unit_test(test_device_too_small),
 		cmocka_unit_test(test_rule_flags_hz_based),
 		cmocka_unit_test(test_rule_spares_ms),
