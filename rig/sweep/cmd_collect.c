@@ -425,10 +425,35 @@ static void lost_batch(const struct collect *c, int i, json_object *batches)
 }
 
 /*
+ * The kernel reports of batch @i's boots that hung or crashed and were
+ * booted again (sweep.sh keeps their consoles as console-I-first.log and
+ * console-I-retryK.log), into @found.
+ */
+static void earlier_boots(const struct collect *c, int i,
+			  struct hzrig_findings *found)
+{
+	char path[4096], why[HZRIG_WHY];
+
+	for (int k = 0; k < 8; k++) {
+		if (k)
+			snprintf(path, sizeof(path), "%s/console-%d-retry%d.log", c->dir, i, k);
+		else
+			snprintf(path, sizeof(path), "%s/console-%d-first.log", c->dir, i);
+		if (access(path, F_OK))
+			continue;
+		if (hzrig_scan_file(path, found, why, sizeof(why)))
+			fprintf(stderr, "hzrig sweep collect: %s: %s (its reports not put down to drivers)\n",
+				path, why);
+	}
+}
+
+/*
  * The drivers whose modprobe never returned in a batch's first boot, which
  * hung or crashed (sweep.sh: DIR/suspects-N.txt, a module a line; the
- * batch then booted again without them): each is a driver with a finding.
- * No file: none. 0, or -1 when the file is not a list of module names.
+ * batch then booted again without them): each is a driver with a finding,
+ * with the reports of those boots whose stack names its module (a crash's
+ * title) before the line that says it never returned. No file: none. 0,
+ * or -1 when the file is not a list of module names.
  */
 static int suspects(const struct collect *c, int i, json_object *drivers)
 {
@@ -436,6 +461,7 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 	size_t len;
 	char *text, *s;
 	int rc = 0;
+	struct hzrig_findings found = { 0 };
 
 	snprintf(path, sizeof(path), "%s/suspects-%d.txt", c->dir, i);
 	if (access(path, F_OK))
@@ -445,6 +471,7 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 		fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
 		return -1;
 	}
+	earlier_boots(c, i, &found);
 	for (s = text; *s && !rc;) {
 		size_t l = strcspn(s, "\n");
 		char mod[HZRIG_NAME_MAX], line[256];
@@ -460,6 +487,10 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 			} else {
 				o = json_object_new_object();
 				rep = json_object_new_array();
+				for (size_t f = 0; f < found.n; f++)
+					if (json_object_array_length(rep) + 1 < HZRIG_SWEEP_REPORTS_MAX &&
+					    hzrig_sweep_report_names(found.v[f].excerpt, mod))
+						json_object_array_add(rep, hzrig_json_str(found.v[f].title));
 				snprintf(line, sizeof(line),
 					 "its modprobe never returned: the guest hung or crashed (batch %d's first boot, console-%d-first.log)",
 					 i, i);
@@ -486,6 +517,7 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 	if (rc)
 		fprintf(stderr, "hzrig sweep collect: %s: not a list of module names, one a line\n",
 			path);
+	hzrig_findings_free(&found);
 	free(text);
 	return rc;
 }

@@ -85,11 +85,20 @@ cp "$SW/batch-0.txt" "$T/c4/batch-0.txt"
 printf 'nothing from the guest\n' > "$T/c4/batch-1.txt"
 printf '{"status":"hung"}\n' > "$T/c4/status-1.json"
 printf 'pctv452e\n' > "$T/c4/suspects-1.txt"
+# the first boot crashed in pctv452e (sweep.sh kept its console)
+printf '%s\n' '[   12.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008' \
+	'[   12.000001] #PF: supervisor read access in kernel mode' \
+	'[   12.000002] RIP: 0010:__netif_schedule+0x8/0x60' \
+	'[   12.000003] Call Trace:' '[   12.000004]  <TASK>' \
+	'[   12.000005]  pctv452e_power_ctrl+0x40/0x2a0 [pctv452e]' \
+	'[   12.000006]  process_one_work+0x1c4/0x380' '[   12.000007]  </TASK>' > "$T/c4/console-1-first.log"
 run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batches 2
 check "collect: a batch whose guest hung is recorded as lost, the rest collected" \
 	"[ $rc -eq 0 ] && said 'its guest ended .hung.: the batch is recorded as lost' && jq -e '.batches[1].complete == false and (.drivers | length) > 1' '$T/c4/sweep.json' > /dev/null && quiet"
 check "collect: the driver whose modprobe never returned is a finding, and the report loads it" \
-	"jq -e '.drivers[] | select(.module == \"pctv452e\") | .outcome == \"kernel report\" and (.reports[0] | test(\"never returned\"))' '$T/c4/sweep.json' > /dev/null && $HZRIG sweep report '$T/c4/sweep.json' > /dev/null 2>&1; [ \$? -le 1 ]"
+	"jq -e '.drivers[] | select(.module == \"pctv452e\") | .outcome == \"kernel report\" and (.reports[-1] | test(\"never returned\"))' '$T/c4/sweep.json' > /dev/null && $HZRIG sweep report '$T/c4/sweep.json' > /dev/null 2>&1; [ \$? -le 1 ]"
+check "collect: the crash on the first boot's console whose stack names the suspect is in its reports" \
+	"jq -e '.drivers[] | select(.module == \"pctv452e\") | (.reports | length) == 2 and (.reports[0] | test(\"NULL pointer dereference\"))' '$T/c4/sweep.json' > /dev/null"
 rm -f "$T/c4/sweep.json"
 printf '../etc\n' > "$T/c4/suspects-1.txt"
 run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batches 2
