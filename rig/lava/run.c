@@ -8,6 +8,7 @@
  */
 #define _XOPEN_SOURCE 700	/* nftw() */
 #include <errno.h>
+#include <stdbool.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -60,6 +61,8 @@ int hzrig_lava_run(const char *results, char *const *logs, int n,
 	char part[PATH_MAX], cap[PATH_MAX + 32], vdir[PATH_MAX + 100];
 	char variant[64], started[32], first[32] = "";
 	char seen[32][64];
+	char runs[PATH_MAX + 8];
+	bool made_results, made_runs;
 	int i, j, rc;
 
 	if (n > 32) {
@@ -68,11 +71,18 @@ int hzrig_lava_run(const char *results, char *const *logs, int n,
 	}
 	snprintf(part, sizeof(part), "%s/runs/lava-%ld.part", results, (long)getpid());
 	hzrig_lava_run_remove(part);
-	snprintf(cap, sizeof(cap), "%s/runs", results);
-	if ((mkdir(results, 0755) && errno != EEXIST) ||
-	    (mkdir(cap, 0755) && errno != EEXIST) || mkdir(part, 0755)) {
-		fprintf(err, "%s: %s\n", part, strerror(errno));
+	snprintf(runs, sizeof(runs), "%s/runs", results);
+	/* what this call made, it takes away again if it refuses the logs */
+	made_runs = false;
+	made_results = !mkdir(results, 0755);
+	if (!made_results && errno != EEXIST) {
+		fprintf(err, "%s: %s\n", results, strerror(errno));
 		return -1;
+	}
+	made_runs = !mkdir(runs, 0755);
+	if ((!made_runs && errno != EEXIST) || mkdir(part, 0755)) {
+		fprintf(err, "%s: %s\n", part, strerror(errno));
+		goto fail;
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(cap, sizeof(cap), "%s/capture-%d", part, i);
@@ -124,5 +134,9 @@ int hzrig_lava_run(const char *results, char *const *logs, int n,
 	return 0;
 fail:
 	hzrig_lava_run_remove(part);
+	if (made_runs)
+		rmdir(runs);	/* only if nothing else is in it */
+	if (made_results)
+		rmdir(results);
 	return -1;
 }
