@@ -425,6 +425,38 @@ static void lost_batch(const struct collect *c, int i, json_object *batches)
 }
 
 /*
+ * One driver's record in sweep.json, its fields in the order load.c reads
+ * them: what the batch saw of it (@d; NULL for a driver known only as a
+ * suspect: no bus, no requests, no modprobe's return), its @outcome, @err
+ * (0: none), @fw ("": none), and @reports and @calls, which it takes.
+ */
+static json_object *driver_json(const char *module, int batch,
+				const struct hzrig_sweep_driver *d,
+				const char *outcome, int err, const char *fw,
+				json_object *reports, json_object *calls)
+{
+	json_object *o = json_object_new_object();
+
+	hzrig_json_put(o, "module", hzrig_json_str(module));
+	hzrig_json_put(o, "batch", json_object_new_int(batch));
+	hzrig_json_put(o, "bus", json_object_new_int(d ? d->bus : 0));
+	hzrig_json_put(o, "outcome", hzrig_json_str(outcome));
+	hzrig_json_put(o, "errno", err ? json_object_new_int(err) : NULL);
+	hzrig_json_put(o, "firmware", fw[0] ? hzrig_json_str(fw) : NULL);
+	hzrig_json_put(o, "modprobe_rc", d && d->modprobe_done ?
+		       json_object_new_int(d->modprobe_rc) : NULL);
+	hzrig_json_put(o, "probe_ns", d && d->probe_us >= 0 ?
+		       hzrig_json_int(d->probe_us * 1000) : NULL);
+	hzrig_json_put(o, "nak", json_object_new_int(d ? (int)d->nak : 0));
+	hzrig_json_put(o, "stall", json_object_new_int(d ? (int)d->stall : 0));
+	hzrig_json_put(o, "answer", json_object_new_int(d ? (int)d->answer : 0));
+	hzrig_json_put(o, "unplugged", json_object_new_boolean(d && d->unplugged));
+	hzrig_json_put(o, "reports", reports);
+	hzrig_json_put(o, "calls", calls);
+	return o;
+}
+
+/*
  * The kernel reports of batch @i's boots that hung or crashed and were
  * booted again (sweep.sh keeps their consoles as console-I-first.log and
  * console-I-retryK.log), into @found.
@@ -475,7 +507,7 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 	for (s = text; *s && !rc;) {
 		size_t l = strcspn(s, "\n");
 		char mod[HZRIG_NAME_MAX], line[256];
-		json_object *o, *rep;
+		json_object *rep;
 
 		if (!l || l >= sizeof(mod)) {
 			rc = l ? -1 : 0;
@@ -485,7 +517,6 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 			if (!hzrig_plain_name(mod, why, sizeof(why))) {
 				rc = -1;
 			} else {
-				o = json_object_new_object();
 				rep = json_object_new_array();
 				for (size_t f = 0; f < found.n; f++)
 					if (json_object_array_length(rep) + 1 < HZRIG_SWEEP_REPORTS_MAX &&
@@ -495,21 +526,9 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 					 "its modprobe never returned: the guest hung or crashed (batch %d's first boot, console-%d-first.log)",
 					 i, i);
 				json_object_array_add(rep, hzrig_json_str(line));
-				hzrig_json_put(o, "module", hzrig_json_str(mod));
-				hzrig_json_put(o, "batch", json_object_new_int(i));
-				hzrig_json_put(o, "bus", json_object_new_int(0));
-				hzrig_json_put(o, "outcome", hzrig_json_str("kernel report"));
-				hzrig_json_put(o, "errno", NULL);
-				hzrig_json_put(o, "firmware", NULL);
-				hzrig_json_put(o, "modprobe_rc", NULL);
-				hzrig_json_put(o, "probe_ns", NULL);
-				hzrig_json_put(o, "nak", json_object_new_int(0));
-				hzrig_json_put(o, "stall", json_object_new_int(0));
-				hzrig_json_put(o, "answer", json_object_new_int(0));
-				hzrig_json_put(o, "unplugged", json_object_new_boolean(false));
-				hzrig_json_put(o, "reports", rep);
-				hzrig_json_put(o, "calls", json_object_new_array());
-				json_object_array_add(drivers, o);
+				json_object_array_add(drivers,
+						      driver_json(mod, i, NULL, "kernel report", 0, "",
+								  rep, json_object_new_array()));
 			}
 		}
 		s += l + (s[l] == '\n');
@@ -599,7 +618,7 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	json_object_array_add(batches, bo);
 	for (size_t d = 0; d < b.ndrv; d++) {
 		const struct hzrig_sweep_driver *dr = &b.drv[d];
-		json_object *o = json_object_new_object(), *calls = json_object_new_array();
+		json_object *calls = json_object_new_array();
 		json_object *rep = json_object_new_array();
 		const char *what;
 		char fw[256];
@@ -611,21 +630,6 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 				json_object_array_add(rep, hzrig_json_str(found.v[f].title));
 		outcome(c, console, dr, json_object_array_length(rep) > 0, &what,
 			&err, fw, sizeof(fw));
-		hzrig_json_put(o, "module", hzrig_json_str(dr->module));
-		hzrig_json_put(o, "batch", json_object_new_int(i));
-		hzrig_json_put(o, "bus", json_object_new_int(dr->bus));
-		hzrig_json_put(o, "outcome", hzrig_json_str(what));
-		hzrig_json_put(o, "errno", err ? json_object_new_int(err) : NULL);
-		hzrig_json_put(o, "firmware", fw[0] ? hzrig_json_str(fw) : NULL);
-		hzrig_json_put(o, "modprobe_rc", dr->modprobe_done ?
-			       json_object_new_int(dr->modprobe_rc) : NULL);
-		hzrig_json_put(o, "probe_ns", dr->probe_us >= 0 ?
-			       hzrig_json_int(dr->probe_us * 1000) : NULL);
-		hzrig_json_put(o, "nak", json_object_new_int((int)dr->nak));
-		hzrig_json_put(o, "stall", json_object_new_int((int)dr->stall));
-		hzrig_json_put(o, "answer", json_object_new_int((int)dr->answer));
-		hzrig_json_put(o, "unplugged", json_object_new_boolean(dr->unplugged));
-		hzrig_json_put(o, "reports", rep);
 		/*
 		 * The driver's calls: on its device's bus, and made from a
 		 * module (the USB core's own, enumerating the device or
@@ -634,8 +638,8 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 		for (size_t k = 0; k < b.ncall; k++)
 			if (!strcmp(b.call[k].module, dr->module) && b.call[k].nchain)
 				json_object_array_add(calls, call_json(c, &b.call[k], allow));
-		hzrig_json_put(o, "calls", calls);
-		json_object_array_add(drivers, o);
+		json_object_array_add(drivers, driver_json(dr->module, i, dr, what, err,
+							   fw, rep, calls));
 	}
 	free(console);
 	hzrig_findings_free(&found);
