@@ -209,6 +209,16 @@ for j in "${JSONS[@]}"; do
 		"$(jq '[.drivers[] | select(.outcome == "probe failed")] | length' "$j")" \
 		"$(jq '[.drivers[] | select(.outcome == "firmware missing")] | length' "$j")" \
 		"$(jq '[.drivers[].calls[] | select(.verdict != null)] | length' "$j")"
+	# the goals (docs/sweep.md): drivers that made a request and were
+	# measured (a NAKed call judged), and every NAKed wait inside its
+	# window or listed with its reason (the report's "outside" list)
+	printf '  %-24s made a request %s, measured %s (goal: 150); NAKed calls inside their window %s of %s, %s armed on stale jiffies; outside: %s (the report lists each with its reason)\n' \
+		"" "$(jq '[.drivers[] | select(.nak + .stall + .answer > 0 or (.calls | length) > 0)] | length' "$j")" \
+		"$(jq '[.drivers[] | select([.calls[] | select(.verdict != null)] | length > 0)] | length' "$j")" \
+		"$(jq '[.drivers[].calls[] | select(.verdict == "inside")] | length' "$j")" \
+		"$(jq '[.drivers[].calls[] | select(.verdict != null)] | length' "$j")" \
+		"$(jq '[.drivers[].calls[] | select(.verdict != null and (.jiffies_lag // 0) > 0)] | length' "$j")" \
+		"$(jq '[.drivers[].calls[] | select(.verdict == "outside")] | length' "$j")"
 done
 echo "Time: build ${T[build]} s (kernels: $(for v in "$@"; do printf '%s %s s ' "$v" "$(cat "$B/$v/kernel-build-s" 2>/dev/null || echo cached)"; done)), guests ${T[boot]} s, check-tree ${T[check_tree]} s"
 echo "sweep: report in $OUT/report.txt and $OUT/report.json"
