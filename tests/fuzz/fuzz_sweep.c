@@ -36,7 +36,12 @@ static void batch(const char *text)
 			abort();
 		if (c->module[0] && (c->bus < 1 || (size_t)c->bus > b.ndrv))
 			abort();
+		/* a call's timer is one its own task armed, and a sighting */
+		if (c->has_timer && (c->timer.pid != c->pid || !b.ntimers))
+			abort();
 	}
+	if (b.ntimers > b.timercap)
+		abort();
 	hzrig_sweep_batch_free(&b);
 }
 
