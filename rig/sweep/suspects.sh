@@ -7,7 +7,13 @@
 #   2. if every modprobe returned, the driver whose kernel-log flood the
 #      guest quoted ("hzrig-sweep: flood: [t] mceusb 16-1:1.0: ..."), when
 #      it is one of MODULES (a file of module names, one a line: the
-#      tree's modules, so that a subsystem's prefix is not taken for one).
+#      tree's modules, so that a subsystem's prefix is not taken for one);
+#   3. else, when a flood held the CPU so that the guest never quoted it,
+#      the batch's module (one whose modprobe began) that the console's
+#      last 200 kernel lines name most, if they name it in 60 or more: a
+#      line "[t] W..." names module M when W (up to ':' or ' ', '-' as
+#      '_') is M or M ends in _W ("pctv452e: CI error" names
+#      dvb_usb_pctv452e).
 # A serial console's lines end in CR LF. Nothing printed: no suspect.
 # Exit 0, or 2 when a file cannot be read.
 set -u
@@ -24,5 +30,16 @@ sus=$(sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' <<< "$con
 if [ -z "$sus" ]; then
 	sus=$(sed -n 's/^hzrig-sweep: flood: \[[^]]*\] \([A-Za-z0-9_-]*\) .*/\1/p' <<< "$con" |
 		tr - _ | sort -u | grep -xF -f <(tr - _ < "$2" | sed '/^$/d') || true)
+fi
+if [ -z "$sus" ]; then
+	began=$(sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' <<< "$con" | sort -u)
+	sus=$(grep '^\[ *[0-9.]*\] ' <<< "$con" | tail -n 200 |
+		sed 's/^\[ *[0-9.]*\] \([A-Za-z0-9_-]*\).*/\1/' | tr - _ | sort | uniq -c |
+		sort -rn | awk -v began="$began" '
+			BEGIN { n = split(began, m, "\n") }
+			$1 >= 60 { for (i = 1; i <= n; i++)
+					if (m[i] != "" && (m[i] == $2 || substr(m[i], length(m[i]) - length($2)) == "_" $2)) {
+						print m[i]; exit
+					} }')
 fi
 [ -z "$sus" ] || printf '%s\n' "$sus"

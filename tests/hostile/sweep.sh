@@ -124,6 +124,17 @@ check "suspects: a flood quoting what is not a module of the tree: no suspect" \
 printf 'hzrig-sweep: modprobe-begin module=a\nhzrig-sweep: modprobe-begin module=b\n' > "$T/con4"
 check "suspects: two that never returned, one a line" \
 	"[ \"\$('$S' '$T/con4' '$T/mods' | tr '\n' ,)\" = a,b, ]"
+{
+	printf 'hzrig-sweep: modprobe-begin module=%s\r\nhzrig-sweep: modprobe-end module=%s rc=0\r\n' \
+		dvb_usb_pctv452e dvb_usb_pctv452e em28xx em28xx
+	for i in $(seq 100); do
+		printf '[  239.6%05d] dvb-usb: bulk message failed: -22 (4/0)\r\n[  239.6%05d] pctv452e: CI error -22; AA EF 40 -> aa ef 40.\r\n' "$i" "$i"
+	done
+} > "$T/con5"
+check "suspects: a flood the guest never quoted (it held the CPU): the batch's module its lines name" \
+	"[ \"\$('$S' '$T/con5' '$T/mods')\" = dvb_usb_pctv452e ]"
+{ head -n 4 "$T/con5"; sed -n '5,40p' "$T/con5"; } > "$T/con6"
+check "suspects: a hang with no flood (a few lines): no suspect" "[ -z \"\$('$S' '$T/con6' '$T/mods')\" ]"
 run "$S" "$T/none" "$T/mods"
 check "suspects: a console that is not there is named, exit 2" "[ $rc -eq 2 ] && said 'none'"
 
