@@ -737,6 +737,14 @@ bool hzrig_sweep_report_names(const char *excerpt, const char *module)
 		if (l > tl && !memcmp(s + l - tl, tag, tl) &&
 		    memmem(s, l, "+0x", 3))
 			return true;
+		/*
+		 * or the work item that was running: "Workqueue: events
+		 * hfa384x_usb_defer [prism2_usb]" (a work function's frame
+		 * may be missing from a stack the unwinder guessed)
+		 */
+		if (l > tl && !memcmp(s + l - tl, tag, tl) &&
+		    memmem(s, l, "Workqueue: ", 11))
+			return true;
 		s += strcspn(s, "\n");
 		s += *s == '\n';
 	}

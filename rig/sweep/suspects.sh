@@ -4,6 +4,9 @@
 # crashes the guest"), one module name a line, from its console:
 #   1. the modprobes the guest said it began ("hzrig-sweep: modprobe-begin
 #      module=M") and never said it ended ("... modprobe-end module=M");
+#      when a kernel report on the console names some of them (a frame
+#      "func+0x../0x.. [M]" or the work item "Workqueue: events func [M]":
+#      the crash that stopped the others), only those;
 #   2. if every modprobe returned, the driver whose kernel-log flood the
 #      guest quoted ("hzrig-sweep: flood: [t] mceusb 16-1:1.0: ..."), when
 #      it is one of MODULES (a file of module names, one a line: the
@@ -27,6 +30,12 @@ done
 con=$(tr -d '\r' < "$1")
 sus=$(sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' <<< "$con" | sort -u |
 	comm -23 - <(sed -n 's/.*hzrig-sweep: modprobe-end module=\([^ ]*\).*/\1/p' <<< "$con" | sort -u))
+if [ -n "$sus" ]; then
+	named=$(while read -r m; do
+		grep -qE "(\+0x[0-9a-f]+/0x[0-9a-f]+|^\[ *[0-9.]*\] Workqueue: .*) \[$m\]\$" <<< "$con" && echo "$m"
+	done <<< "$sus")
+	[ -z "$named" ] || sus=$named
+fi
 if [ -z "$sus" ]; then
 	sus=$(sed -n 's/^hzrig-sweep: flood: \[[^]]*\] \([A-Za-z0-9_-]*\) .*/\1/p' <<< "$con" |
 		tr - _ | sort -u | grep -xF -f <(tr - _ < "$2" | sed '/^$/d') || true)

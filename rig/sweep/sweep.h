@@ -150,8 +150,9 @@ void hzrig_sweep_batch_free(struct hzrig_sweep_batch *b);
 
 /*
  * Does a kernel report (@excerpt: its console lines) name @module in its
- * stack: a frame "func+0x../0x.. [module]"? That puts the report down to
- * the driver whose code was running (collect's outcome "kernel report").
+ * stack: a frame "func+0x../0x.. [module]", or the work item it ran,
+ * "Workqueue: events func [module]"? That puts the report down to the
+ * driver whose code was running (collect's outcome "kernel report").
  */
 bool hzrig_sweep_report_names(const char *excerpt, const char *module);
 

@@ -125,6 +125,19 @@ printf 'hzrig-sweep: modprobe-begin module=a\nhzrig-sweep: modprobe-begin module
 check "suspects: two that never returned, one a line" \
 	"[ \"\$('$S' '$T/con4' '$T/mods' | tr '\n' ,)\" = a,b, ]"
 {
+	printf 'hzrig-sweep: modprobe-begin module=%s\r\n' r8152 prism2_usb quatech2
+	printf '%s\r\n' '[    5.760472] BUG: kernel NULL pointer dereference, address: 00000000000000c8' \
+		'[    5.762357] Workqueue: events hfa384x_usb_defer [prism2_usb]' \
+		'[    5.765735]  ? netif_tx_wake_queue+0x14/0x15' \
+		'[    5.766121] Modules linked in: r8152(+) quatech2(+) prism2_usb' \
+		'[    5.767463] Kernel panic - not syncing: Fatal exception'
+} > "$T/con7"
+check "suspects: a crash whose work item is one of the modprobes left waiting: only that one" \
+	"[ \"\$('$S' '$T/con7' '$T/mods')\" = prism2_usb ]"
+grep -v Workqueue "$T/con7" > "$T/con8"
+check "suspects: a crash that names none of them: every modprobe left waiting" \
+	"[ \"\$('$S' '$T/con8' '$T/mods' | tr '\n' ,)\" = prism2_usb,quatech2,r8152, ]"
+{
 	printf 'hzrig-sweep: modprobe-begin module=%s\r\nhzrig-sweep: modprobe-end module=%s rc=0\r\n' \
 		dvb_usb_pctv452e dvb_usb_pctv452e em28xx em28xx
 	for i in $(seq 100); do

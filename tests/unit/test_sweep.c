@@ -650,7 +650,17 @@ static void test_report_names(void **state)
 		"[   13.000002]  __flush_work+0x1/0x2\n"
 		"[   13.000003]  my_ipheth+0x1/0x2 [my_ipheth]\n";
 
+	/* the sweep's prism2_usb crash: no frame of its own, its work item */
+	static const char work[] =
+		"[    5.760472] BUG: kernel NULL pointer dereference, address: 00000000000000c8\r\n"
+		"[    5.762357] Workqueue: events hfa384x_usb_defer [prism2_usb]\r\n"
+		"[    5.762903] RIP: 0010:__netif_schedule+0x0/0x44\r\n"
+		"[    5.765735]  ? netif_tx_wake_queue+0x14/0x15\r\n"
+		"[    5.766121] Modules linked in: r8152(+) quatech2(+) prism2_usb\r\n";
+
 	(void)state;
+	assert_true(hzrig_sweep_report_names(work, "prism2_usb"));
+	assert_false(hzrig_sweep_report_names(work, "r8152"));
 	assert_true(hzrig_sweep_report_names(kasan, "ipheth"));
 	assert_false(hzrig_sweep_report_names(kasan, "usbnet"));
 	assert_false(hzrig_sweep_report_names(linked, "ipheth"));
