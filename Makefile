@@ -334,6 +334,9 @@ SWEEP_MAX_S ?= 240
 # sweep-debug-hz-250, sweep-check-debug-hz-250), each device unplugged
 # SWEEP_UNPLUG_MS into its first NAKed request; results/sweep-unplug/.
 SWEEP_PASS ?= nak
+# SWEEP_COLLECT_ONLY=1: no build, no boot; collect and report again the
+# batches the last sweep left in results/ (after hzrig changed).
+SWEEP_COLLECT_ONLY ?= 0
 SWEEP_UNPLUG_MS ?= 100
 SWEEP_SET_PART = $(if $(filter-out all,$(SWEEP_SET)),$(SWEEP_SET)-)
 SWEEP_TREE_PART = $(if $(filter 6.12,$(SWEEP_TREE)),-6.12)
@@ -343,6 +346,7 @@ sweep:
 	$(if $(filter-out nak unplug,$(SWEEP_PASS)),$(error SWEEP_PASS: '$(SWEEP_PASS)' is not nak or unplug))
 	@$(MAKE) --no-print-directory tools ksrc
 	@$(TOP)/rig/sweep/sweep.sh --nak $(SWEEP_NAK) --max-s $(SWEEP_MAX_S) --accel $(ACCEL) \
+		$(if $(filter 1,$(SWEEP_COLLECT_ONLY)),--collect-only) \
 		$(if $(filter unplug,$(SWEEP_PASS)),--unplug-ms $(SWEEP_UNPLUG_MS) --out $(TOP)/results/sweep-unplug,--out $(TOP)/results/sweep) \
 		$(SWEEP_VARIANTS)
 

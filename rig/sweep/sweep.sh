@@ -3,7 +3,7 @@
 #
 # usage: rig/sweep/sweep.sh [--nak K] [--unplug-ms MS] [--batch-size N]
 #                           [--max-s S] [--out DIR] [--db FILE]
-#                           [--accel auto|kvm|tcg] VARIANT...
+#                           [--accel auto|kvm|tcg] [--collect-only] VARIANT...
 #
 # Each VARIANT is a kernel/variants/*.variant with a "sweep =" line
 # (sweep-hz-100, sweep-small-hz-1000, ...). For each:
@@ -17,6 +17,8 @@
 #      pass, for the debug variants sweep-debug-*: KASAN, lockdep), each
 #      device is unplugged MS ms into its first NAKed request instead;
 #   3. collect: `hzrig sweep collect` into OUT/VARIANT/sweep.json.
+# --collect-only: no build and no boot; stage 3 and what follows again on
+# the batches an earlier run left in OUT (after hzrig itself changed).
 # Then `hzrig sweep report` over all of them, beside `hzrig check-tree` on
 # the swept drivers' files of the first variant's tree, as a table
 # (OUT/report.txt) and JSON (OUT/report.json), with the coverage and the
@@ -34,6 +36,7 @@ SIZE=32
 MAX_S=240
 RETRIES=3	# boots of a batch that hung, each without the last's suspects
 ACCEL=auto
+COLLECT_ONLY=0
 OUT=$TOP/results/sweep
 DB=${HZRIG_DB:-$TOP/results/hzrig.db}
 
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2; shift 2 ;;
 	--db) OUT_DB=$2; shift 2 ;;
 	--accel) ACCEL=$2; shift 2 ;;
+	--collect-only) COLLECT_ONLY=1; shift ;;
 	-*) echo "sweep: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -87,7 +91,7 @@ declare -A T
 rc=0
 
 t0=$SECONDS
-"$TOP/rig/boot/matrix.sh" --build-only "$@" || rc=1
+[ "$COLLECT_ONLY" = 1 ] || "$TOP/rig/boot/matrix.sh" --build-only "$@" || rc=1
 T[build]=$((SECONDS - t0))
 
 mkdir -p "$OUT"
@@ -96,14 +100,21 @@ JSONS=()
 SWEEP_ID=$(date -u +%Y%m%dT%H%M%SZ)
 t0=$SECONDS
 for v in "$@"; do
+	d=$OUT/$v
+	if [ "$COLLECT_ONLY" = 1 ] && [ ! -f "$d/batch-0.txt" ] && [ ! -f "$d/status-0.json" ]; then
+		log "$v" "no batches in $d to collect: skipped"
+		rc=1
+		continue
+	fi
 	[ -f "$B/$v/initramfs.cpio" ] && [ -d "$B/$v/sweep-devices" ] || {
 		log "$v" "not built: skipped"
 		rc=1
 		continue
 	}
-	d=$OUT/$v
-	rm -rf "$d"
-	mkdir -p "$d"
+	if [ "$COLLECT_ONLY" = 0 ]; then
+		rm -rf "$d"
+		mkdir -p "$d"
+	fi
 	n=$(find "$B/$v/sweep-devices" -name '*.device' | wc -l)
 	nb=$(((n + SIZE - 1) / SIZE))
 	hz=$(sed -n 's/^CONFIG_HZ=//p' "$B/$v/kernel/.config")
@@ -115,7 +126,7 @@ for v in "$@"; do
 	fi
 	# the tree's module names, for a flood's suspect (suspects.sh)
 	find "$B/$v/kmods" -name '*.ko' | sed 's|.*/||; s/\.ko$//' > "$d/module-names.txt"
-	for ((i = 0; i < nb; i++)); do
+	for ((i = 0; i < nb && COLLECT_ONLY == 0; i++)); do
 		num=$SIZE
 		[ $(((i + 1) * SIZE)) -le "$n" ] || num=$((n - i * SIZE))
 		boot_batch "$v" "$d" "$i" "$num" ""

@@ -250,6 +250,11 @@ check "lava jobs: 40 devices in batches of 32 make two jobs, the second of 8 dev
 run $HZRIG lava jobs --build "$T/b" --out "$T/jobs" --batch-size 33 sweep-check-hz-100
 check "lava jobs: --batch-size over dummy_hcd's 32 is refused" "[ $rc -eq 2 ] && quiet"
 
+# --- sweep.sh --collect-only: no batches, nothing made ------------------------
+run env B="$T/nob" "$TOP/rig/sweep/sweep.sh" --collect-only --out "$T/nosweep" sweep-check-hz-100
+check "sweep.sh --collect-only: no batches of an earlier run: named, exit 1, nothing written" \
+	"[ $rc -eq 1 ] && grep -q 'no batches in $T/nosweep/sweep-check-hz-100 to collect' '$T/out' && [ ! -e '$T/nosweep/sweep-check-hz-100' ] && [ ! -e '$T/nob' ]"
+
 # --- the unplug pass's options ----------------------------------------------
 run "$TOP/rig/sweep/sweep.sh" --unplug-ms 100 --nak 0 sweep-check-debug-hz-250
 check "sweep.sh: --unplug-ms with --nak 0 (nothing NAKed to unplug under) is refused" \
