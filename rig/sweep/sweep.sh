@@ -231,6 +231,10 @@ for j in "${JSONS[@]}"; do
 		"$(jq '[.drivers[].calls[] | select(.verdict != null and (.jiffies_lag // 0) > 0)] | length' "$j")" \
 		"$(jq '[.drivers[].calls[] | select(.verdict == "outside")] | length' "$j")"
 done
-echo "Time: build ${T[build]} s (kernels: $(for v in "$@"; do printf '%s %s s ' "$v" "$(cat "$B/$v/kernel-build-s" 2>/dev/null || echo cached)"; done)), guests ${T[boot]} s, check-tree ${T[check_tree]} s"
+if [ "$COLLECT_ONLY" = 1 ]; then
+	echo "Time: collected again (no build, no boot) in ${T[boot]} s, check-tree ${T[check_tree]} s"
+else
+	echo "Time: build ${T[build]} s (kernels: $(for v in "$@"; do printf '%s %s s ' "$v" "$(cat "$B/$v/kernel-build-s" 2>/dev/null || echo cached)"; done)), guests ${T[boot]} s, check-tree ${T[check_tree]} s"
+fi
 echo "sweep: report in $OUT/report.txt and $OUT/report.json"
 exit $rc
