@@ -334,15 +334,38 @@ static json_object *kernel_reports(struct report *r, bool print)
 }
 
 /* The module whose files hold @file, by select.py's list, or "". */
+/* Does file name @base (a directory's entry) start with @module's name? */
+static bool named_after(const char *base, const char *module)
+{
+	size_t i;
+
+	for (i = 0; module[i] && base[i]; i++)
+		if (module[i] != base[i] &&
+		    !((module[i] == '_' || module[i] == '-') && (base[i] == '_' || base[i] == '-')))
+			return false;
+	return !module[i];
+}
+
+/*
+ * The kept module @site's file belongs to: the one whose id table is in
+ * it, else, for another file of a module (cx231xx-core.c beside the id
+ * table's cx231xx-cards.c), the one module kept in that directory, or of
+ * several there the one the file is named after. "" for none.
+ */
 static const char *module_of_file(json_object *select, const char *site)
 {
 	json_object *kept;
-	size_t fl = strcspn(site, ":");
+	size_t fl = strcspn(site, ":"), dl;
+	const char *slash, *dir_mod = "", *named = "";
+	int in_dir = 0;
 
 	if (!select || !json_object_object_get_ex(select, "kept", &kept))
 		return "";
+	slash = memrchr(site, '/', fl);
+	dl = slash ? (size_t)(slash - site) + 1 : 0;
 	for (size_t i = 0; i < json_object_array_length(kept); i++) {
 		json_object *k = json_object_array_get_idx(kept, i), *files;
+		bool here = false;
 
 		if (!json_object_object_get_ex(k, "files", &files))
 			continue;
@@ -351,9 +374,17 @@ static const char *module_of_file(json_object *select, const char *site)
 
 			if (strlen(f) == fl && !strncmp(f, site, fl))
 				return str(k, "module");
+			here |= dl && strlen(f) > dl && !strncmp(f, site, dl) &&
+				!strchr(f + dl, '/');
+		}
+		if (here) {
+			in_dir++;
+			dir_mod = str(k, "module");
+			if (named_after(site + dl, dir_mod))
+				named = dir_mod;
 		}
 	}
-	return "";
+	return in_dir == 1 ? dir_mod : named;
 }
 
 /* The driver @module in the first variant that has it, or NULL. */

@@ -250,6 +250,18 @@ check "lava jobs: 40 devices in batches of 32 make two jobs, the second of 8 dev
 run $HZRIG lava jobs --build "$T/b" --out "$T/jobs" --batch-size 33 sweep-check-hz-100
 check "lava jobs: --batch-size over dummy_hcd's 32 is refused" "[ $rc -eq 2 ] && quiet"
 
+# --- the cross-check: a checker site in another file of a swept module ------
+printf '%s' '{"kept":[{"module":"cx231xx","symbol":"VIDEO_CX231XX","files":["drivers/media/usb/cx231xx/cx231xx-cards.c"]},' \
+	'{"module":"ipheth","symbol":"USB_IPHETH","files":["drivers/net/usb/ipheth.c"]},' \
+	'{"module":"usbnet","symbol":"USB_USBNET","files":["drivers/net/usb/usbnet.c"]}]}' > "$T/sel-x.json"
+printf '%s' '{"sites":[{"site":"drivers/media/usb/cx231xx/cx231xx-core.c:1404"},' \
+	'{"site":"drivers/net/usb/other.c:10"},{"site":"drivers/net/usb/ipheth.c:248"}]}' > "$T/ct-x.json"
+run $HZRIG sweep report --format json --check-tree "$T/ct-x.json" --select "$T/sel-x.json" "$SW/sweep.json"
+check "report: a checker site in a module's other file is put down to the module kept in that directory" \
+	"jq -e '.cross_check.checker_only[] | select(.site | test(\"cx231xx-core\")) | .why | test(\"^cx231xx was not built\")' '$T/out' > /dev/null"
+check "report: a file in a directory of several kept modules, named after none: not in the sweep" \
+	"jq -e '.cross_check.checker_only[] | select(.site | test(\"other.c\")) | .why == \"its driver is not in this sweep\"' '$T/out' > /dev/null"
+
 # --- sweep.sh --collect-only: no batches, nothing made ------------------------
 run env B="$T/nob" "$TOP/rig/sweep/sweep.sh" --collect-only --out "$T/nosweep" sweep-check-hz-100
 check "sweep.sh --collect-only: no batches of an earlier run: named, exit 1, nothing written" \
