@@ -134,23 +134,10 @@ int drivers_ticks_init(int64_t ref_ns, uint64_t ref_jiffies, uint64_t tick_ns,
 	return 0;
 }
 
-/* CLOCK_REALTIME (usbmon's stamps) minus CLOCK_MONOTONIC (the trace's). */
-static int64_t real_minus_mono_ns(void)
-{
-	struct timespec a, r, b;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	clock_gettime(CLOCK_REALTIME, &r);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (r.tv_sec * 1000000000LL + r.tv_nsec) -
-	       ((a.tv_sec + b.tv_sec) * 1000000000LL + a.tv_nsec + b.tv_nsec) / 2;
-}
-
 /*
  * The timer @u's call armed: a schedule_timeout() timer_start of @n
- * jiffies (n - 1 when the tick came between the read and the enqueue)
- * between the URB's submission and its completion. Its jiffies, and the
- * lag of those at that moment, go to @s.
+ * jiffies (hzrig_timer_lag()) between the URB's submission and its
+ * completion. Its jiffies, and the lag of those at that moment, go to @s.
  */
 static void ticks_find(const struct usbmon_urb *u, uint64_t n, int64_t off_ns,
 		       struct hzrig_sample *s)
@@ -168,14 +155,16 @@ static void ticks_find(const struct usbmon_urb *u, uint64_t n, int64_t off_ns,
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
+		uint64_t armed;
+		int64_t lag;
+
 		if (hzrig_timer_start_parse(line, &ev) || ev.t_ns < from ||
 		    ev.t_ns > to ||
-		    (ev.timeout != (int64_t)n && ev.timeout != (int64_t)n - 1))
+		    hzrig_timer_lag(&ev, n, ticks.ref_ns, ticks.ref_jiffies,
+				    ticks.tick_ns, &armed, &lag))
 			continue;
-		s->start_jiffies = ev.expires - n;
-		s->jiffies_lag = (int32_t)hzrig_jiffies_lag_at(ticks.ref_ns,
-				ticks.ref_jiffies, ticks.tick_ns, ev.t_ns,
-				s->start_jiffies);
+		s->start_jiffies = armed;
+		s->jiffies_lag = (int32_t)lag;
 		break;
 	}
 	fclose(f);
@@ -356,7 +345,7 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 		s[k].status = u->status == -ENOENT ? -ETIMEDOUT : u->status;
 		s[k].timeout_arg = (int32_t)arg;
 		s[k].seq = k;
-		ticks_find(u, w.jiffies, real_minus_mono_ns(), &s[k]);
+		ticks_find(u, w.jiffies, usbmon_real_minus_mono_ns(), &s[k]);
 		(*filled)++;
 	}
 	usbmon_close(&mon);

@@ -771,7 +771,6 @@ static void usage(FILE *f)
 	      "HZ comes from hzrig_host's jiffy_rate_mhz (loaded, unbound).\n", f);
 }
 
-
 /*
  * Drivers mode: say the HZ, and give path usbmon the tick grid hzrig_host
  * learnt, for the stale-jiffies record of the drivers' calls.
@@ -787,6 +786,7 @@ static void drivers_mode_init(const struct runner *r)
 			       hzrig_tick_ns((int)r->info.hz), err, sizeof(err)))
 		printf("# drivers mode: no stale-jiffies record: %s\n", err);
 }
+
 /* --parallel serial|lanes (rig/lib/opts.h). */
 static int parallel_opt(const char *cmd, const char *arg, void *dst)
 {

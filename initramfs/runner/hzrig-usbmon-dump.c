@@ -24,14 +24,6 @@
 static volatile sig_atomic_t stop;
 static int64_t real_minus_mono;
 
-static int64_t clock_us(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static void on_term(int sig)
 {
 	(void)sig;
@@ -68,7 +60,7 @@ int main(void)
 	}
 	if (usbmon_ring_size(&m, 1 << 20))
 		fprintf(stderr, "hzrig-usbmon-dump: ring size: %s\n", strerror(errno));
-	real_minus_mono = clock_us(CLOCK_REALTIME) - clock_us(CLOCK_MONOTONIC);
+	real_minus_mono = usbmon_real_minus_mono_ns() / 1000;
 	while (!stop) {
 		usbmon_drain_to(&m, put, stdout);
 		fflush(stdout);

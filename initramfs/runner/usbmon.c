@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "usbmon.h"
@@ -185,4 +186,16 @@ const struct usbmon_urb *usbmon_find(const struct usbmon *m, uint8_t epnum,
 			return u;
 	}
 	return NULL;
+}
+
+int64_t usbmon_real_minus_mono_ns(void)
+{
+	struct timespec a, r, b;
+
+	/* the realtime read bracketed by two monotonic ones */
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (r.tv_sec * 1000000000LL + r.tv_nsec) -
+	       ((a.tv_sec + b.tv_sec) * 1000000000LL + a.tv_nsec + b.tv_nsec) / 2;
 }

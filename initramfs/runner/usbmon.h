@@ -77,6 +77,13 @@ bool usbmon_drain(struct usbmon *m);
 const struct usbmon_urb *usbmon_find(const struct usbmon *m, uint8_t epnum,
 				     int request, int value, size_t nth);
 
+/*
+ * CLOCK_REALTIME (usbmon's stamps) less CLOCK_MONOTONIC (the trace's, the
+ * guest's marks'), read now, in ns: what turns a usbmon stamp into
+ * monotonic time.
+ */
+int64_t usbmon_real_minus_mono_ns(void);
+
 /* Lifetime of a URB in ns, from its 'S' to its 'C'. */
 static inline int64_t usbmon_urb_ns(const struct usbmon_urb *u)
 {

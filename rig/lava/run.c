@@ -73,7 +73,6 @@ int hzrig_lava_run(const char *results, char *const *logs, int n,
 	hzrig_lava_run_remove(part);
 	snprintf(runs, sizeof(runs), "%s/runs", results);
 	/* what this call made, it takes away again if it refuses the logs */
-	made_runs = false;
 	made_results = !mkdir(results, 0755);
 	if (!made_results && errno != EEXIST) {
 		fprintf(err, "%s: %s\n", results, strerror(errno));

@@ -624,6 +624,18 @@ int64_t hzrig_jiffies_lag_at(int64_t ref_ns, uint64_t ref_jiffies,
 	return (int64_t)(ref_jiffies - j) + ticks;
 }
 
+int hzrig_timer_lag(const struct hzrig_timer_start *ev, uint64_t n,
+		    int64_t ref_ns, uint64_t ref_jiffies, uint64_t tick_ns,
+		    uint64_t *armed, int64_t *lag)
+{
+	if (ev->timeout != (int64_t)n && ev->timeout != (int64_t)n - 1)
+		return -ENOENT;
+	*armed = ev->expires - n;
+	*lag = hzrig_jiffies_lag_at(ref_ns, ref_jiffies, tick_ns, ev->t_ns,
+				    *armed);
+	return 0;
+}
+
 int hzrig_jiffy_grid_fit(const struct hzrig_timer_start *ev, size_t n,
 			 uint64_t tick_ns, int64_t *ref_ns,
 			 uint64_t *ref_jiffies)

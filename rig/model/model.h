@@ -290,6 +290,17 @@ int64_t hzrig_jiffies_lag_at(int64_t ref_ns, uint64_t ref_jiffies,
 			     uint64_t tick_ns, int64_t t_ns, uint64_t j);
 
 /*
+ * Is @ev the timer a call of @n jiffies armed? Its timeout is n, or n - 1
+ * when the tick came between schedule_timeout()'s read of jiffies and the
+ * enqueue. Then 0, with the jiffies it was armed against (expires - n) in
+ * @armed and their lag on the grid (hzrig_jiffies_lag_at()) in @lag;
+ * -ENOENT for a timer of another length.
+ */
+int hzrig_timer_lag(const struct hzrig_timer_start *ev, uint64_t n,
+		    int64_t ref_ns, uint64_t ref_jiffies, uint64_t tick_ns,
+		    uint64_t *armed, int64_t *lag);
+
+/*
  * The grid from the events themselves, where no module measured it: each
  * event gives the jiffies value at enqueue (expires - timeout) at its time;
  * the one that lies earliest after its edge is taken as on time (lag 0).

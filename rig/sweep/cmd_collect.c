@@ -281,14 +281,13 @@ static void outcome(struct collect *c, const char *console,
 static int64_t call_lag(const struct collect *c, const struct hzrig_sweep_call *k,
 			uint64_t n)
 {
+	uint64_t armed;
 	int64_t lag;
 
 	if (!c->grid || !k->has_timer ||
-	    (k->timer.timeout != (int64_t)n && k->timer.timeout != (int64_t)n - 1))
+	    hzrig_timer_lag(&k->timer, n, c->grid_ns, c->grid_jiffies,
+			    hzrig_tick_ns((int)c->hz), &armed, &lag))
 		return -1;
-	lag = hzrig_jiffies_lag_at(c->grid_ns, c->grid_jiffies,
-				   hzrig_tick_ns((int)c->hz), k->timer.t_ns,
-				   k->timer.expires - n);
 	return lag > 0 ? lag : 0;
 }
 

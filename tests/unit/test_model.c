@@ -634,6 +634,21 @@ static void test_jiffies_lag(void **state)
 		assert_int_equal(hzrig_jiffies_lag_at(ref_ns, ref_j, tau, ev[i].t_ns,
 						      ev[i].expires - (uint64_t)ev[i].timeout),
 				 lag[i]);
+	/* a call of 313 jiffies: its timer, or one a tick short; not others */
+	{
+		struct hzrig_timer_start t = ev[2];
+		uint64_t armed;
+		int64_t l;
+
+		assert_int_equal(hzrig_timer_lag(&t, 313, ref_ns, ref_j, tau, &armed, &l), 0);
+		assert_int_equal(armed, 1004);
+		assert_int_equal(l, 1);
+		t.timeout = 312;
+		assert_int_equal(hzrig_timer_lag(&t, 313, ref_ns, ref_j, tau, &armed, &l), 0);
+		assert_int_equal(armed, 1004);
+		t.timeout = 311;
+		assert_int_equal(hzrig_timer_lag(&t, 313, ref_ns, ref_j, tau, &armed, &l), -ENOENT);
+	}
 	assert_int_equal(hzrig_jiffy_grid_fit(ev, 0, tau, &ref_ns, &ref_j), -EINVAL);
 	assert_int_equal(hzrig_jiffy_grid_fit(ev, 4, 0, &ref_ns, &ref_j), -EINVAL);
 }
