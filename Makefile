@@ -174,7 +174,8 @@ lava-check:
 # lava-server (PostgreSQL 15, gunicorn on 127.0.0.1:LAB_PORT, the
 # scheduler) and one lava-worker with two qemu devices, started by hand
 # (rig/lava/lab.sh; state in build/lava-lab). lava-submit runs VARIANTS'
-# PLAN there through lavacli and records the runs in results/hzrig.db.
+# PLAN there through lavacli and records the runs in results/hzrig.db; a
+# sweep variant's batches run there as jobs (rig/lava/lab-run.sh).
 LAB_PORT ?= 8093
 LAB_ENV = LAB_PORT=$(LAB_PORT) B=$(B)
 lava-lab: tools
@@ -192,10 +193,8 @@ lava-lab-status:
 lava-submit:
 	$(SETUP)
 	@$(MAKE) --no-print-directory tools ksrc
-	$(TOP)/rig/boot/matrix.sh --build-only $(VARIANTS)
-	@rm -rf $(B)/lava-submit/jobs && mkdir -p $(B)/lava-submit/jobs
-	$(HZRIG) lava jobs --plan $(PLAN) --out $(B)/lava-submit/jobs $(LAVA_ARGS) $$(TOP=$(TOP) B=$(B) bash -c '. $(TOP)/rig/boot/variant.sh && variant_expand $(VARIANTS)')
-	@$(LAB_ENV) $(TOP)/rig/lava/submit.sh --out $(B)/lava-submit $(B)/lava-submit/jobs/*.yaml
+	@$(LAB_ENV) LAVA_ARGS="$(LAVA_ARGS)" SWEEP_NAK=$(SWEEP_NAK) SWEEP_MAX_S=$(SWEEP_MAX_S) \
+		$(TOP)/rig/lava/lab-run.sh $(PLAN) $(VARIANTS)
 
 # The lab under faults (tests/lava/lab-faults.sh: a worker killed mid-job,
 # the server restarted with a job queued, a job whose image is missing):

@@ -115,6 +115,8 @@ struct job_opts {
 	struct hzrig_qemu_conf conf;
 	/* the driver sweep (docs/sweep.md): a job per batch of devices */
 	long long nak, batch_size, max_s, unplug_ms;
+	long long only_batch;		/* -1: every batch */
+	const char *skip;		/* modules the batch leaves out, or NULL */
 };
 
 /* One job: the matrix's (batch < 0), or batch @batch of a sweep of @n. */
@@ -244,7 +246,7 @@ static void write_head(const struct job_opts *o, const struct job *jb, FILE *f)
 static int write_job(const struct job_opts *o, const struct job *jb, FILE *err)
 {
 	char kernel[PATH_MAX + 256], initrd[PATH_MAX + 256], extra[1300];
-	char path[PATH_MAX], why[HZRIG_WHY], cmdline[900], batch[256] = "";
+	char path[PATH_MAX], why[HZRIG_WHY], cmdline[900], batch[1000] = "";
 	const char *v = jb->v;
 	struct hzrig_lava_qemu q;
 	struct hzrig_out out;
@@ -258,8 +260,9 @@ static int write_job(const struct job_opts *o, const struct job *jb, FILE *err)
 		return -1;
 	if (jb->batch >= 0)
 		snprintf(batch, sizeof(batch),
-			 " hzrig.nak=%lld hzrig.batch=%d hzrig.batch_size=%lld hzrig.sweep_max_s=%lld hzrig.unplug_ms=%lld dummy_hcd.num=%d",
-			 o->nak, jb->batch, o->batch_size, o->max_s, o->unplug_ms, jb->ndev);
+			 " hzrig.nak=%lld hzrig.batch=%d hzrig.batch_size=%lld hzrig.sweep_max_s=%lld hzrig.unplug_ms=%lld dummy_hcd.num=%d%s%s",
+			 o->nak, jb->batch, o->batch_size, o->max_s, o->unplug_ms, jb->ndev,
+			 o->skip ? " hzrig.sweep_skip=" : "", o->skip ? o->skip : "");
 	if (snprintf(extra, sizeof(extra),
 		     "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s hzrig.samples=console%s%s%s",
 		     v, o->accel, o->plan_name, *cmdline ? " " : "", cmdline, batch) >=
@@ -343,6 +346,7 @@ static int write_jobs(const struct job_opts *o, const char *v, FILE *err)
 	size_t len;
 	char *index;
 	int n = 0, rc = 0;
+	long long nb;
 
 	if (!hzrig_plain_name(v, why, sizeof(why))) {
 		fprintf(err, "hzrig lava jobs: variant '%s' %s: name a variant of kernel/variants\n",
@@ -350,8 +354,14 @@ static int write_jobs(const struct job_opts *o, const char *v, FILE *err)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/%s/sweep-devices/index", o->build_dir, v);
-	if (access(path, F_OK))
+	if (access(path, F_OK)) {
+		if (o->only_batch >= 0 || o->skip) {
+			fprintf(err, "hzrig lava jobs: %s is not a built sweep variant (no %s): --only-batch and --skip are for a sweep's batches\n",
+				v, path);
+			return -1;
+		}
 		return write_job(o, &jb, err);
+	}
 	index = hzrig_in_slurp(path, HZRIG_MAX_TEXT, &len, why, sizeof(why));
 	if (!index) {
 		fprintf(err, "hzrig lava jobs: %s: %s\n", path, why);
@@ -364,7 +374,15 @@ static int write_jobs(const struct job_opts *o, const char *v, FILE *err)
 		fprintf(err, "hzrig lava jobs: %s: no devices\n", path);
 		return -1;
 	}
-	for (jb.batch = 0; jb.batch * o->batch_size < n && !rc; jb.batch++) {
+	nb = (n + o->batch_size - 1) / o->batch_size;
+	if (o->only_batch >= nb) {
+		fprintf(err, "hzrig lava jobs: %s: --only-batch %lld: it has batches 0..%lld of %lld devices\n",
+			v, o->only_batch, nb - 1, o->batch_size);
+		return -1;
+	}
+	for (jb.batch = 0; jb.batch < nb && !rc; jb.batch++) {
+		if (o->only_batch >= 0 && jb.batch != o->only_batch)
+			continue;
 		jb.ndev = (int)(n - jb.batch * o->batch_size < o->batch_size ?
 				n - jb.batch * o->batch_size : o->batch_size);
 		rc = write_job(o, &jb, err);
@@ -481,10 +499,11 @@ static void lava_usage(FILE *f)
 	      "                       [--artifacts URL] [--accel tcg|kvm]\n"
 	      "                       [--tsc-khz N] [--qemu-config FILE]\n"
 	      "                       [--nak K] [--unplug-ms MS] [--batch-size N]\n"
-	      "                       [--max-s S] VARIANT...\n"
+	      "                       [--max-s S] [--only-batch N] [--skip MODS]\n"
+	      "                       VARIANT...\n"
 	      "       hzrig lava device [--accel tcg|kvm] [--qemu-config FILE]\n"
 	      "                         [--dictionary N] [--out FILE]\n"
-	      "       hzrig lava console --out FILE JOB_LOG\n"
+	      "       hzrig lava console --out FILE [--status FILE --variant V] JOB_LOG\n"
 	      "       hzrig lava result JOB_LOG\n"
 	      "jobs: one LAVA job (DIR/VARIANT.yaml, default build/lava) per built\n"
 	      "variant (build/VARIANT: rig/boot/matrix.sh --build-only), for LAVA's\n"
@@ -499,13 +518,18 @@ static void lava_usage(FILE *f)
 	      "one job per batch of --batch-size devices (default 32), the\n"
 	      "drivers NAKed --nak times (default 2), a batch at most --max-s\n"
 	      "seconds (default 240): DIR/VARIANT-batch-N.yaml; --unplug-ms: each\n"
-	      "device unplugged MS ms into its first NAKed request (needs --nak 1+).\n"
+	      "device unplugged MS ms into its first NAKed request (needs --nak 1+);\n"
+	      "--only-batch N: that batch's job alone; --skip MODS: the batch\n"
+	      "boots without the modules MODS (comma-separated: a hung batch again\n"
+	      "without its suspects, as rig/sweep/sweep.sh does).\n"
 	      "device: the device dictionary of this machine's QEMU for lava-run;\n"
 	      "with --dictionary N (1..255), device N of a LAVA server's qemu\n"
 	      "type as a dictionary (make lava-lab: lavacli devices dict set).\n"
 	      "console: a job's console, its lines as they came (a sweep batch's\n"
 	      "job: save it as DIR/batch-N.txt and console-N.log, then hzrig sweep\n"
-	      "collect --dir DIR).\n"
+	      "collect --dir DIR); --status FILE: how its guest ended, as hzrig\n"
+	      "boot --status writes it for --variant V (ok, crashed, failed, hung,\n"
+	      "or error when the job has no console; written for any LAVA log).\n"
 	      "result: LAVA's verdict on the job, one line: pass, fail: ERROR_TYPE:\n"
 	      "ERROR_MSG, or none (no job result: its dispatcher was killed).\n"
 	      "Exit: 0 written (result: found), 1 result: none, 2 bad usage or\n"
@@ -531,9 +555,52 @@ static int khz_opt(const char *cmd, const char *arg, void *dst)
 	return -1;
 }
 
-/* `hzrig lava console|result`: what a job's log holds. */
-static int log_cmd(const char *sub, const char *out, int nargs, char **args)
+/* --skip: module names ([A-Za-z0-9_-]+) separated by single commas. */
+static bool skip_ok(const char *s)
 {
+	const char *ok = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+	size_t n = strlen(s);
+
+	if (!n || n > 600)
+		return false;
+	while (*s) {
+		size_t k = strspn(s, ok);
+
+		if (!k || (s[k] && (s[k] != ',' || !s[k + 1])))
+			return false;
+		s += k + (s[k] == ',');
+	}
+	return true;
+}
+
+/* The jobs' own options that do not fit together or are not valid. */
+static bool jobs_opts_bad(const struct job_opts *o)
+{
+	char why[HZRIG_WHY];
+
+	if (o->skip && !skip_ok(o->skip)) {
+		fprintf(stderr, "hzrig lava jobs: --skip: '%.80s' is not module names separated by commas (at most 600 characters)\n",
+			o->skip);
+		return true;
+	}
+	if (o->unplug_ms && !o->nak) {
+		fprintf(stderr, "hzrig lava jobs: --unplug-ms unplugs a device during a NAKed request: it needs --nak 1 or more\n");
+		return true;
+	}
+	if (o->artifacts &&
+	    !hzrig_url_ok(o->artifacts, "http https file", why, sizeof(why))) {
+		fprintf(stderr, "hzrig lava jobs: --artifacts: '%s' %s\n",
+			o->artifacts, why);
+		return true;
+	}
+	return false;
+}
+
+/* `hzrig lava console|result`: what a job's log holds. */
+static int log_cmd(const char *sub, const char *out, const char *status,
+		   const char *variant, int nargs, char **args)
+{
+	char why[HZRIG_WHY];
 	int rc;
 
 	if (!strcmp(sub, "console")) {
@@ -541,7 +608,19 @@ static int log_cmd(const char *sub, const char *out, int nargs, char **args)
 			fprintf(stderr, "hzrig lava console: --out FILE and one JOB_LOG are needed\n");
 			return 2;
 		}
-		return hzrig_lava_console(args[0], out, stderr) ? 1 : 0;
+		if (!status != !variant) {
+			fprintf(stderr, "hzrig lava console: --status FILE and --variant V go together\n");
+			return 2;
+		}
+		if (variant && !hzrig_plain_name(variant, why, sizeof(why))) {
+			fprintf(stderr, "hzrig lava console: --variant '%s' %s\n", variant, why);
+			return 2;
+		}
+		return hzrig_lava_console(args[0], out, status, variant, stderr) ? 1 : 0;
+	}
+	if (status || variant) {
+		fprintf(stderr, "hzrig lava result: --status and --variant are options of hzrig lava console\n");
+		return 2;
 	}
 	if (nargs != 1) {
 		fprintf(stderr, "hzrig lava result: one JOB_LOG is needed\n");
@@ -554,9 +633,11 @@ static int log_cmd(const char *sub, const char *out, int nargs, char **args)
 int cmd_lava(int argc, char **argv)
 {
 	const char *qconf = HZRIG_TOP "/rig/boot/qemu/x86_64.conf";
-	struct job_opts o = { .accel = "tcg", .nak = 2, .batch_size = 32, .max_s = 240 };
-	char plan[PATH_MAX], out_dir[PATH_MAX], why[HZRIG_WHY];
-	const char *sub, *plan_arg = "quick", *out = NULL;
+	struct job_opts o = { .accel = "tcg", .nak = 2, .batch_size = 32, .max_s = 240,
+			      .only_batch = -1 };
+	char plan[PATH_MAX], out_dir[PATH_MAX];
+	const char *sub, *plan_arg = "quick", *out = NULL, *status = NULL;
+	const char *variant = NULL;
 	long long khz = -1, dict = 0;
 	const struct hzrig_opt opts[] = {
 		HZRIG_OPT_S("plan", &plan_arg),
@@ -571,6 +652,10 @@ int cmd_lava(int argc, char **argv)
 		HZRIG_OPT_N("max-s", &o.max_s, 10, 86400),
 		HZRIG_OPT_N("unplug-ms", &o.unplug_ms, 0, 60000),
 		HZRIG_OPT_N("dictionary", &dict, 1, 255),
+		HZRIG_OPT_N("only-batch", &o.only_batch, 0, 1000000),
+		HZRIG_OPT_S("skip", &o.skip),
+		HZRIG_OPT_S("status", &status),
+		HZRIG_OPT_S("variant", &variant),
 		HZRIG_OPT_END
 	};
 	int first, i, rc = 0;
@@ -592,17 +677,13 @@ int cmd_lava(int argc, char **argv)
 		return HZRIG_OPTS_EXIT(first);
 	first++;
 	if (!strcmp(sub, "console") || !strcmp(sub, "result"))
-		return log_cmd(sub, out, argc - first, argv + first);
-	if (o.unplug_ms && !o.nak) {
-		fprintf(stderr, "hzrig lava jobs: --unplug-ms unplugs a device during a NAKed request: it needs --nak 1 or more\n");
+		return log_cmd(sub, out, status, variant, argc - first, argv + first);
+	if (status || variant) {
+		fprintf(stderr, "hzrig lava %s: --status and --variant are options of hzrig lava console\n", sub);
 		return 2;
 	}
-	if (o.artifacts &&
-	    !hzrig_url_ok(o.artifacts, "http https file", why, sizeof(why))) {
-		fprintf(stderr, "hzrig lava jobs: --artifacts: '%s' %s\n",
-			o.artifacts, why);
+	if (jobs_opts_bad(&o))
 		return 2;
-	}
 	if (strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm")) {
 		fprintf(stderr, "hzrig lava: --accel: '%s' is not tcg or kvm\n", o.accel);
 		return 2;

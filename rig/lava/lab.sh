@@ -86,6 +86,26 @@ with urllib.request.urlopen(sys.argv[1] + "/api/v0.2/system/version/", timeout=5
 EOF
 }
 
+# Remove LAB_USER's tokens that no lab uses: this lab's earlier one (its
+# identity no longer logs in), those of labs whose directory has no
+# identity any more (a clone deleted), and the ones named only "hzrig lab"
+# (made before tokens named their lab). By description, in the server's
+# own Django shell: no secret on a command line. Prints how many.
+drop_stale_tokens() {
+	LAB="$LAB" LAB_USER="$LAB_USER" manage shell -c '
+import os
+from linaro_django_xmlrpc.models import AuthToken
+lab, n = os.environ["LAB"], 0
+for t in AuthToken.objects.filter(user__username=os.environ["LAB_USER"],
+                                  description__startswith="hzrig lab"):
+    d = t.description[len("hzrig lab"):].strip()
+    if not d or d == lab or not os.path.exists(os.path.join(d, "config", "lavacli.yaml")):
+        t.delete()
+        n += 1
+print(n)
+' 2> "$LAB/log/tokens.log" | tail -1 | grep -x '[0-9]*'
+}
+
 start() {
 	local t0=$SECONDS v n dev
 	command -v lava-server > /dev/null && command -v lava-worker > /dev/null &&
@@ -132,11 +152,15 @@ start() {
 		--log-level info --log-file "$LAB/log/gunicorn.log" --timeout 120
 	wait_for server_up 60 || fail "gunicorn does not answer on $URL (log: $LAB/log/gunicorn.log, $LAB/log/gunicorn.out)"
 
-	# 5. lavacli's identity: the user's token, kept in a 0600 file
+	# 5. lavacli's identity: the user's token, kept in a 0600 file; the
+	# tokens this lab made before and those of labs whose directory is
+	# gone are removed first, so they do not pile up in the database
 	if ! lavacli_lab system whoami > /dev/null 2>&1; then
+		n=$(drop_stale_tokens) || fail "removing the stale tokens of $LAB_USER"
+		[ "$n" = 0 ] || say "removed $n stale token(s) of $LAB_USER (labs gone, or this lab's old one)"
 		(
 			umask 077
-			tok=$(manage tokens add --user "$LAB_USER" --description "hzrig lab" 2> /dev/null) ||
+			tok=$(manage tokens add --user "$LAB_USER" --description "hzrig lab $LAB" 2> /dev/null) ||
 				exit 1
 			[ -n "$tok" ] || exit 1
 			printf 'hzrig:\n  uri: %s/RPC2\n  username: %s\n  token: %s\n' \

@@ -61,13 +61,21 @@ void hzrig_lava_case_id(const char *ktap_name, char *out, size_t len);
 int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 		      size_t vlen, char *started, size_t slen, FILE *err);
 
+/* A sweep batch's last line on the console, framed (initramfs/sweep.sh). */
+#define HZRIG_LAVA_SWEEP_END "hzrig-sweep sweep end"
+
 /*
  * One job's console (its log's target lines, as they came) into @out,
  * written whole or not at all: a sweep batch's job, for `hzrig sweep
- * collect` (docs/sweep.md). 0, or -1 with the problems said on @err (not
- * a LAVA log, no console line at all).
+ * collect` (docs/sweep.md). With @status (else NULL), how the guest ended
+ * as `hzrig boot --status` writes it for @variant: ok (the batch's end
+ * line), crashed (a kernel report), failed, hung (the console stopped) or
+ * error (no console: LAVA's error said); written for every LAVA log, also
+ * one with no console. 0, or -1 with the problems said on @err (not a
+ * LAVA log, no console line at all).
  */
-int hzrig_lava_console(const char *log, const char *out, FILE *err);
+int hzrig_lava_console(const char *log, const char *out, const char *status,
+		       const char *variant, FILE *err);
 
 /*
  * LAVA's verdict on a job, from its log's "job" result: one line on @out,

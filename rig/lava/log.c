@@ -219,6 +219,7 @@ struct unpack {
 	unsigned long lineno;
 	/* hzrig_lava_console(): the console's lines as they came, no tags */
 	bool console_only;
+	bool sweep_end;			/* a sweep batch's "sweep end" seen */
 	unsigned long ntarget;
 };
 
@@ -460,8 +461,18 @@ static void log_line(struct unpack *u, char *line, size_t len)
 		unescape_quotes(m);
 		u->ntarget++;
 		if (u->console_only) {
+			double t = dt_s(r.dt);
+
 			if (u->console)		/* none: hzrig_lava_result() */
 				fprintf(u->console, "%s\n", m);
+			hzrig_console_note(&u->con, m);
+			if (!strcmp(m, HZRIG_LAVA_SWEEP_END))
+				u->sweep_end = true;
+			if (t >= 0) {
+				if (u->t_first < 0)
+					u->t_first = t;
+				u->t_last = t;
+			}
 		}
 		else
 			target_line(u, m, dt_s(r.dt));
@@ -702,11 +713,6 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
 	return 0;
 }
 
-/*
- * One job's console, every target line as it came (a sweep batch's job:
- * its framed "hzrig-sweep" lines and the kernel's around them, for
- * `hzrig sweep collect`), into @out through @out.part.
- */
 int hzrig_lava_result(const char *log, FILE *out, FILE *err)
 {
 	struct unpack u = { .err = err, .console_only = true };
@@ -733,9 +739,56 @@ int hzrig_lava_result(const char *log, FILE *out, FILE *err)
 	return ret < 0 ? -1 : 0;
 }
 
-int hzrig_lava_console(const char *log, const char *out, FILE *err)
+/*
+ * How a sweep batch's guest ended under LAVA, as `hzrig boot --status`
+ * says it for a local boot: "crashed" on a kernel report; "ok" once the
+ * batch said its end (LAVA ends the job there, maybe before the guest's
+ * own "done" line); "failed" on the guest's rc; else "hung": the console
+ * stopped (LAVA's timeout, or its error, ended the job).
+ */
+static int console_status(struct unpack *u, const char *path,
+			  const char *variant)
 {
-	struct unpack u = { .err = err, .console_only = true };
+	struct hzrig_boot_status st = {
+		.variant = variant, .accel = "", .guest_rc = u->con.guest_rc,
+		.crash = u->con.crash, .first_result_s = -1, .first_case_s = -1,
+		.wall_s = u->t_first >= 0 ? u->t_last - u->t_first : 0,
+	};
+	char why[400];
+
+	if (u->con.crash[0]) {
+		st.status = "crashed";
+	} else if (u->sweep_end) {
+		st.status = "ok";
+	} else if (u->con.guest_rc >= 0) {
+		st.status = u->con.guest_rc ? "failed" : "ok";
+	} else {
+		/* no console at all: the job never booted its guest */
+		st.status = u->ntarget ? "hung" : "error";
+		if (u->job_error[0])
+			snprintf(why, sizeof(why), "%s (LAVA: %.120s), last line: %.100s",
+				 u->ntarget ? "the console stopped before the batch's end" :
+				 "no console", u->job_error, u->con.last);
+		else
+			snprintf(why, sizeof(why), "%s, last line: %.100s",
+				 u->ntarget ? "the console stopped before the batch's end" :
+				 "no console", u->con.last);
+		st.crash = why;
+	}
+	return hzrig_boot_status_write(path, &st, u->err);
+}
+
+/*
+ * One job's console, every target line as it came (a sweep batch's job:
+ * its framed "hzrig-sweep" lines and the kernel's around them, for
+ * `hzrig sweep collect`), into @out through @out.part; with @status, how
+ * its guest ended, as status.json.
+ */
+int hzrig_lava_console(const char *log, const char *out, const char *status,
+		       const char *variant, FILE *err)
+{
+	struct unpack u = { .err = err, .console_only = true, .t_first = -1,
+			    .t_last = -1, .con = { .guest_rc = -1 } };
 	char path[PATH_MAX + 16], why[HZRIG_WHY];
 	struct hzrig_out o;
 	FILE *f = open_log(log, path, sizeof(path), err);
@@ -751,17 +804,22 @@ int hzrig_lava_console(const char *log, const char *out, FILE *err)
 	u.console = o.f;
 	read_log(&u, f);
 	u.lineno = 0;
+	free(u.ktap);
+	free(u.lava);
+	/* a LAVA log with no console still says how the job ended */
+	if (!u.errors && status && console_status(&u, status, variant))
+		u.errors++;
 	if (!u.errors && !u.ntarget)
 		say(&u, "no console lines (level target)%s%s",
 		    u.job_error[0] ? ": LAVA said: " : "", u.job_error);
-	free(u.ktap);
-	free(u.lava);
 	if (u.errors) {
 		hzrig_out_abort(&o);
 		return -1;
 	}
 	if (hzrig_out_commit(&o, why, sizeof(why))) {
 		fprintf(err, "%s: %s\n", out, why);
+		if (status)
+			unlink(status);
 		return -1;
 	}
 	return 0;

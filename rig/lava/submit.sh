@@ -1,5 +1,5 @@
 #!/bin/bash
-# submit.sh [--plan NAME] [--out DIR] [--results DIR] [--db FILE] JOB.yaml...
+# submit.sh [--out DIR] [--results DIR] [--db FILE] [--no-ingest] JOB.yaml...
 # Runs `hzrig lava jobs`' jobs on the local lab (rig/lava/lab.sh; make
 # lava-submit, docs/lava.md "A lab on this machine"):
 #   1. each job submitted with lavacli jobs submit (its images are file://
@@ -14,7 +14,10 @@
 #      listed with LAVA's reason (failure_comment) and its log kept there,
 #      but not ingested;
 #   4. the complete jobs' logs ingested as one run (hzrig ingest --lava:
-#      RESULTS/runs/<id>/, the history DB), and the dashboard redrawn.
+#      RESULTS/runs/<id>/, the history DB), and the dashboard redrawn;
+#      with --no-ingest (a sweep's batch jobs: rig/sweep/sweep.sh --lab
+#      makes batches of their logs) not: every job's log is left in
+#      OUT/<job>/output.yaml, Complete or not.
 # Exit 0: every job complete, recorded and its verdicts pass; 1: a job
 # failed or was cancelled (the others recorded), or the lab does not
 # answer; 2: bad usage; 3: every job recorded, but hzrig report fails a
@@ -29,10 +32,11 @@ LAB_DEAD_S=${LAB_DEAD_S:-120}
 OUT=$B/lava-submit
 RESULTS=$TOP/results
 DB=
+INGEST=1
 
 say() { printf '[lava-submit] %s\n' "$*"; }
 usage() {
-	echo "usage: rig/lava/submit.sh [--out DIR] [--results DIR] [--db FILE] JOB.yaml..." >&2
+	echo "usage: rig/lava/submit.sh [--out DIR] [--results DIR] [--db FILE] [--no-ingest] JOB.yaml..." >&2
 	exit 2
 }
 
@@ -41,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--out) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
 	--results) [ $# -ge 2 ] || usage; RESULTS=$2; shift 2 ;;
 	--db) [ $# -ge 2 ] || usage; DB=$2; shift 2 ;;
+	--no-ingest) INGEST=0; shift ;;
 	--) shift; break ;;
 	-*) echo "submit.sh: unknown option '$1'" >&2; usage ;;
 	*) break ;;
@@ -148,6 +153,7 @@ for j in "${jobs[@]}"; do
 	echo "lava-submit: ${NAME[$j]}: job $j ended ${HEALTH[$j]}: ${why:-LAVA gave no reason} (log: ${d#$TOP/}/output.yaml; not ingested)" >&2
 	rc=1
 done
+[ $INGEST = 1 ] || exit $rc
 [ ${#ok[@]} -gt 0 ] || { echo "lava-submit: no job completed: nothing recorded" >&2; exit 1; }
 
 say "ingesting ${#ok[@]} job log(s) into ${DB#$TOP/}"

@@ -3,7 +3,8 @@
 #
 # usage: rig/sweep/sweep.sh [--nak K] [--unplug-ms MS] [--batch-size N]
 #                           [--max-s S] [--out DIR] [--db FILE]
-#                           [--accel auto|kvm|tcg] [--collect-only] VARIANT...
+#                           [--accel auto|kvm|tcg] [--collect-only]
+#                           [--boot-with SCRIPT] VARIANT...
 #
 # Each VARIANT is a kernel/variants/*.variant with a "sweep =" line
 # (sweep-hz-100, sweep-small-hz-1000, ...). For each:
@@ -16,6 +17,9 @@
 #      K times (default 2) then stalled; with --unplug-ms (the unplug
 #      pass, for the debug variants sweep-debug-*: KASAN, lockdep), each
 #      device is unplugged MS ms into its first NAKed request instead;
+#      with --boot-with SCRIPT the batches boot there instead
+#      (rig/lava/lab-batches.sh: jobs on the local LAVA lab, make
+#      lava-submit with a sweep variant), the same files coming back;
 #   3. collect: `hzrig sweep collect` into OUT/VARIANT/sweep.json.
 # --collect-only: no build and no boot; stage 3 and what follows again on
 # the batches an earlier run left in OUT (after hzrig itself changed).
@@ -37,6 +41,7 @@ MAX_S=240
 RETRIES=3	# boots of a batch that hung, each without the last's suspects
 ACCEL=auto
 COLLECT_ONLY=0
+BOOT_WITH=
 OUT=$TOP/results/sweep
 DB=${HZRIG_DB:-$TOP/results/hzrig.db}
 
@@ -50,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--db) OUT_DB=$2; shift 2 ;;
 	--accel) ACCEL=$2; shift 2 ;;
 	--collect-only) COLLECT_ONLY=1; shift ;;
+	--boot-with) BOOT_WITH=$2; shift 2 ;;
 	-*) echo "sweep: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -66,6 +72,14 @@ done
 }
 [ "$SIZE" -ge 1 ] && [ "$SIZE" -le 32 ] || { echo "sweep: --batch-size must be 1..32 (dummy_hcd.num)" >&2; exit 2; }
 case "$ACCEL" in auto|kvm|tcg) ;; *) echo "sweep: --accel must be auto, kvm or tcg" >&2; exit 2 ;; esac
+[ -z "$BOOT_WITH" ] || [ "$COLLECT_ONLY" = 0 ] || {
+	echo "sweep: --boot-with boots the batches, --collect-only boots nothing: one or the other" >&2
+	exit 2
+}
+[ -z "$BOOT_WITH" ] || [ -x "$BOOT_WITH" ] || {
+	echo "sweep: --boot-with: $BOOT_WITH is not an executable script" >&2
+	exit 2
+}
 # shellcheck source=rig/boot/variant.sh
 . "$TOP/rig/boot/variant.sh"
 for v in "$@"; do
@@ -87,6 +101,15 @@ boot_batch() {
 		--status "$2/status-$3.json" --quiet \
 		--append "hzrig.mode=sweep hzrig.nak=$K hzrig.batch=$3 hzrig.batch_size=$SIZE hzrig.sweep_max_s=$MAX_S hzrig.unplug_ms=$UNPLUG_MS dummy_hcd.num=$4${5:+ hzrig.sweep_skip=$5}"
 }
+# --boot-with SCRIPT: the batches boot elsewhere (rig/lava/lab-batches.sh:
+# as jobs on the local LAVA lab). SCRIPT start VARIANT DIR NB runs before
+# the variant's batches; SCRIPT batch VARIANT DIR I NUM SKIP TRY then
+# leaves batch I's batch-I.txt, console-I.log and status-I.json as
+# boot_batch does (TRY 0 the first boot, then again without the modules
+# SKIP). The sweep's settings reach it as SWEEP_NAK, SWEEP_BATCH_SIZE,
+# SWEEP_MAX_S, SWEEP_UNPLUG_MS and SWEEP_ACCEL.
+export SWEEP_NAK=$K SWEEP_BATCH_SIZE=$SIZE SWEEP_MAX_S=$MAX_S SWEEP_UNPLUG_MS=$UNPLUG_MS SWEEP_ACCEL=$ACCEL
+
 declare -A T
 rc=0
 
@@ -126,10 +149,17 @@ for v in "$@"; do
 	fi
 	# the tree's module names, for a flood's suspect (suspects.sh)
 	find "$B/$v/kmods" -name '*.ko' | sed 's|.*/||; s/\.ko$//' > "$d/module-names.txt"
+	if [ -n "$BOOT_WITH" ] && [ "$COLLECT_ONLY" = 0 ]; then
+		"$BOOT_WITH" start "$v" "$d" "$nb" || log "$v" "$BOOT_WITH start failed"
+	fi
 	for ((i = 0; i < nb && COLLECT_ONLY == 0; i++)); do
 		num=$SIZE
 		[ $(((i + 1) * SIZE)) -le "$n" ] || num=$((n - i * SIZE))
-		boot_batch "$v" "$d" "$i" "$num" ""
+		if [ -n "$BOOT_WITH" ]; then
+			"$BOOT_WITH" batch "$v" "$d" "$i" "$num" "" 0
+		else
+			boot_batch "$v" "$d" "$i" "$num" ""
+		fi
 		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
 		log "$v" "batch $((i + 1))/$nb: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
 		# A driver that hangs or crashes the guest is a finding, and the
@@ -159,7 +189,11 @@ for v in "$@"; do
 			fi
 			try=$((try + 1))
 			log "$v" "batch $((i + 1))/$nb ended $st; modprobes that never returned: $(echo $sus); booting it again without them ($try of $RETRIES)"
-			boot_batch "$v" "$d" "$i" "$num" "$(echo $all | tr ' ' ,)"
+			if [ -n "$BOOT_WITH" ]; then
+				"$BOOT_WITH" batch "$v" "$d" "$i" "$num" "$(echo $all | tr ' ' ,)" "$try"
+			else
+				boot_batch "$v" "$d" "$i" "$num" "$(echo $all | tr ' ' ,)"
+			fi
 			st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
 			log "$v" "batch $((i + 1))/$nb again: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
 		done

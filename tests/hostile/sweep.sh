@@ -249,6 +249,22 @@ check "lava jobs: 40 devices in batches of 32 make two jobs, the second of 8 dev
 	"[ $rc -eq 0 ] && [ -f '$T/jobs/sweep-check-hz-100-batch-0.yaml' ] && grep -q 'dummy_hcd.num=8' '$T/jobs/sweep-check-hz-100-batch-1.yaml' && [ ! -e '$T/jobs/sweep-check-hz-100-batch-2.yaml' ] && quiet"
 run $HZRIG lava jobs --build "$T/b" --out "$T/jobs" --batch-size 33 sweep-check-hz-100
 check "lava jobs: --batch-size over dummy_hcd's 32 is refused" "[ $rc -eq 2 ] && quiet"
+# a hung batch again without its suspects (sweep.sh --lab): one batch's job
+run $HZRIG lava jobs --build "$T/b" --out "$T/jobs-r" --only-batch 1 --skip m33,m40 sweep-check-hz-100
+check "lava jobs: --only-batch 1 --skip: that batch's job alone, its suspects on its command line" \
+	"[ $rc -eq 0 ] && [ \$(ls '$T/jobs-r' | wc -l) = 1 ] && grep -q 'dummy_hcd.num=8 hzrig.sweep_skip=m33,m40' '$T/jobs-r/sweep-check-hz-100-batch-1.yaml' && quiet"
+run $HZRIG lava jobs --build "$T/b" --out "$T/jobs-r2" --only-batch 2 sweep-check-hz-100
+check "lava jobs: --only-batch past the last batch is refused, named, nothing written" \
+	"[ $rc -eq 2 ] && said 'it has batches 0..1' && [ -z \"\$(ls '$T/jobs-r2' 2>/dev/null)\" ]"
+long=$(printf 'm%.0s' $(seq 1 601))
+for bad in 'm1,' ',m1' 'm1,,m2' 'm1 m2' 'm1;reboot' "$long"; do
+	run $HZRIG lava jobs --build "$T/b" --out "$T/jobs-r3" --skip "$bad" sweep-check-hz-100
+	check "lava jobs: --skip '${bad:0:12}' (${#bad} characters; not module names and commas, or too long) is refused, nothing written" \
+		"[ $rc -eq 2 ] && said 'is not module names separated by commas' && [ ! -e '$T/jobs-r3' ]"
+done
+run $HZRIG lava jobs --build "$T/b" --out "$T/jobs-r4" --skip m1 hz-250
+check "lava jobs: --skip on a variant that is not a built sweep is refused" \
+	"[ $rc -eq 2 ] && said 'for a sweep.s batches'"
 
 # --- the cross-check: a checker site in another file of a swept module ------
 printf '%s' '{"kept":[{"module":"cx231xx","symbol":"VIDEO_CX231XX","files":["drivers/media/usb/cx231xx/cx231xx-cards.c"]},' \

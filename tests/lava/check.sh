@@ -209,10 +209,31 @@ done
 naks=$(jq '(length | tostring) + " " + ([.[].nak] | add | tostring)' -r "$T/sw-lava.drivers" 2> /dev/null)
 check "lava console: the job's batch collects to the same drivers as the batch file (11, their NAKs counted)" \
 	bash -c "[ -s '$T/sw-lava.drivers' ] && cmp -s '$T/sw-lava.drivers' '$T/sw-local.drivers' && [ '${naks%% *}' = 11 ] && [ '${naks##* }' -gt 0 ]"
+# --status: how the batch's guest ended, as hzrig boot says it (sweep.sh --lab)
+"$HZRIG" lava console --out "$T/st-ok.txt" --status "$T/st-ok.json" --variant sweep-small-hz-100 "$T/sweep-job.yaml" 2> "$T/err"
+check "lava console --status: a batch that said its end: ok, the log's span as wall_s" \
+	bash -c "[ $? -eq 0 ] && jq -e '.status == \"ok\" and .variant == \"sweep-small-hz-100\" and .wall_s == 0' '$T/st-ok.json' > /dev/null"
+grep -v 'sweep end' "$T/sweep-job.yaml" | grep -v '"lvl": "results"' > "$T/hung-job.yaml"
+printf '%s\n' '{"dt": "2026-12-06T10:09:00.0", "lvl": "error", "msg": "lava-test-monitor timed out after 600 seconds"}' >> "$T/hung-job.yaml"
+"$HZRIG" lava console --out "$T/st-hung.txt" --status "$T/st-hung.json" --variant sweep-small-hz-100 "$T/hung-job.yaml" 2> "$T/err"
+check "lava console --status: a batch cut before its end: hung, LAVA's error and the last line said" \
+	bash -c "[ $? -eq 0 ] && jq -e '.status == \"hung\" and (.crash | test(\"before the batch.s end .LAVA: lava-test-monitor timed out after 600 seconds., last line: hzrig-sweep \"))' '$T/st-hung.json' > /dev/null"
+{ head -5 "$T/sweep-job.yaml"
+  printf '%s\n' '{"dt": "2026-12-06T10:00:02.0", "lvl": "target", "msg": "[   13.1] BUG: kernel NULL pointer dereference, address: 0000000000000000"}'
+  tail -n +6 "$T/sweep-job.yaml"; } > "$T/crash-job.yaml"
+"$HZRIG" lava console --out "$T/st-crash.txt" --status "$T/st-crash.json" --variant sweep-small-hz-100 "$T/crash-job.yaml" 2> "$T/err"
+check "lava console --status: a kernel report on the console: crashed, its line said (even with the end after it)" \
+	bash -c "[ $? -eq 0 ] && jq -e '.status == \"crashed\" and (.crash | test(\"NULL pointer dereference\"))' '$T/st-crash.json' > /dev/null"
 printf '%s\n' '{"dt": "2026-12-06T10:00:00.0", "lvl": "error", "msg": "Job error: the kernel image is missing"}' > "$T/nocon.yaml"
-"$HZRIG" lava console --out "$T/nocon.txt" "$T/nocon.yaml" > /dev/null 2> "$T/err"
-check "lava console: a job with no console line: exit 1, LAVA's error said, nothing written" \
-	bash -c "[ $? -eq 1 ] && grep -q 'no console lines (level target): LAVA said: Job error: the kernel image is missing' '$T/err' && [ ! -e '$T/nocon.txt' ] && [ ! -e '$T/nocon.txt.part' ]"
+"$HZRIG" lava console --out "$T/nocon.txt" --status "$T/nocon.json" --variant sweep-small-hz-100 "$T/nocon.yaml" > /dev/null 2> "$T/err"
+check "lava console: a job with no console line: exit 1, LAVA's error said, no console written, its status 'error' with LAVA's error" \
+	bash -c "[ $? -eq 1 ] && grep -q 'no console lines (level target): LAVA said: Job error: the kernel image is missing' '$T/err' && [ ! -e '$T/nocon.txt' ] && [ ! -e '$T/nocon.txt.part' ] && jq -e '.status == \"error\" and (.crash | test(\"kernel image is missing\"))' '$T/nocon.json' > /dev/null"
+"$HZRIG" lava console --out "$T/st-x.txt" --status "$T/st-x.json" "$T/sweep-job.yaml" > /dev/null 2> "$T/err"
+check "lava console: --status without --variant: bad usage, nothing written" \
+	bash -c "[ $? -eq 2 ] && grep -q 'go together' '$T/err' && [ ! -e '$T/st-x.txt' ] && [ ! -e '$T/st-x.json' ]"
+"$HZRIG" lava console --out "$T/st-x.txt" --status "$T/st-x.json" --variant '../x' "$T/sweep-job.yaml" > /dev/null 2> "$T/err"
+check "lava console: --variant not a plain name: bad usage, nothing written" \
+	bash -c "[ $? -eq 2 ] && grep -q -- \"--variant '../x'\" '$T/err' && [ ! -e '$T/st-x.txt' ] && [ ! -e '$T/st-x.json' ]"
 printf 'not a record\n' > "$T/junk.yaml"
 "$HZRIG" lava console --out "$T/junk.txt" "$T/junk.yaml" > /dev/null 2> "$T/err"
 check "lava console: junk: exit 1, the line named, nothing written" \

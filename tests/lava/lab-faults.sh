@@ -67,10 +67,8 @@ mkdir -p "$D"
 "$TOP/rig/boot/matrix.sh" --build-only "$V" > "$D/build.log" 2>&1 || die "building $V (log: $D/build.log)"
 "$HZRIG" lava jobs --plan quick --out "$D/jobs" "$V" > /dev/null || die "hzrig lava jobs"
 JOB=$D/jobs/$V.yaml
-if ! "$LAB_SH" status > /dev/null 2>&1; then
-	trap '"$LAB_SH" stop > "$D/lab-stop.log" 2>&1' EXIT
-	"$LAB_SH" start > "$D/lab-start.log" 2>&1 || die "starting the lab (log: $D/lab-start.log)"
-fi
+lab_for_script "$D"
+[ $? != 2 ] || die "starting the lab (log: $D/lab-start.log)"
 
 # 1. the worker killed mid-job, under submit.sh as a user would run it
 rc=1

@@ -25,6 +25,7 @@ B=${B:-$TOP/build}
 V=${1:-hz-250}
 D=$B/lava-check
 HZRIG=$B/rig/hzrig
+. "$TOP/rig/lava/lab-lib.sh"
 
 step() { printf '[lava-check] %s\n' "$*"; }
 fail() { echo "lava-check: FAILED: $*" >&2; exit 1; }
@@ -45,13 +46,13 @@ JOB=$D/jobs/$V.yaml
 step "3/7 validating them against LAVA's schemas"
 "$TOP/tests/lava/validate.py" --device "$D/device.yaml" "$JOB" || fail "schema validation"
 
-if "$TOP/rig/lava/lab.sh" status > /dev/null 2>&1; then
-	step "4/7 the lab runs already (make lava-lab-status)"
-else
-	step "4/7 starting the lab (make lava-lab)"
-	trap '"$TOP/rig/lava/lab.sh" stop > "$D/lab-stop.log" 2>&1' EXIT
-	"$TOP/rig/lava/lab.sh" start || fail "starting the lab"
-fi
+step "4/7 the lab (make lava-lab), started unless it runs already"
+lab_for_script "$D"
+case $? in
+0) step "the lab runs already (make lava-lab-status); it is left running" ;;
+1) grep '^\[lava-lab\] ready' "$D/lab-start.log"; step "started here; stopped at the end" ;;
+*) tail -5 "$D/lab-start.log"; fail "starting the lab (log: $D/lab-start.log)" ;;
+esac
 
 step "5/7 the job through the lab: lavacli jobs submit, the worker runs it, its log ingested"
 # (exit 3, a verdict the report fails, is for match.py to judge below)
