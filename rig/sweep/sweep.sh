@@ -150,7 +150,7 @@ for v in "$@"; do
 	# the tree's module names, for a flood's suspect (suspects.sh)
 	find "$B/$v/kmods" -name '*.ko' | sed 's|.*/||; s/\.ko$//' > "$d/module-names.txt"
 	if [ -n "$BOOT_WITH" ] && [ "$COLLECT_ONLY" = 0 ]; then
-		"$BOOT_WITH" start "$v" "$d" "$nb" || log "$v" "$BOOT_WITH start failed"
+		"$BOOT_WITH" start "$v" "$d" "$nb" || { log "$v" "$BOOT_WITH start failed"; rc=1; }
 	fi
 	for ((i = 0; i < nb && COLLECT_ONLY == 0; i++)); do
 		num=$SIZE
@@ -162,6 +162,12 @@ for v in "$@"; do
 		fi
 		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
 		log "$v" "batch $((i + 1))/$nb: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+		# "error": the rig could not boot it (hzrig boot's, or the lab's
+		# job never showed a console): a failed stage, not a finding
+		if [ "$st" = error ]; then
+			log "$v" "batch $((i + 1))/$nb could not be booted: $(jq -r .crash "$d/status-$i.json" 2>/dev/null)"
+			rc=1
+		fi
 		# A driver that hangs or crashes the guest is a finding, and the
 		# batch's other drivers are not lost: the guest said each
 		# modprobe as it began and returned; those that never returned
