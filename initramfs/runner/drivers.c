@@ -122,6 +122,9 @@ int drivers_ticks_init(int64_t ref_ns, uint64_t ref_jiffies, uint64_t tick_ns,
 	ret = write_file(TRACEFS "/trace_clock", "mono");
 	if (!ret)
 		ret = write_file(TRACEFS "/events/timer/timer_start/enable", "1");
+	/* when each timer ran: the diagnostic line of ticks_find() */
+	if (!ret)
+		ret = write_file(TRACEFS "/events/timer/timer_expire_entry/enable", "1");
 	if (!ret)
 		ret = write_file(TRACEFS "/tracing_on", "1");
 	if (ret)
@@ -139,6 +142,48 @@ int drivers_ticks_init(int64_t ref_ns, uint64_t ref_jiffies, uint64_t tick_ns,
  * jiffies (hzrig_timer_lag()) between the URB's submission and its
  * completion. Its jiffies, and the lag of those at that moment, go to @s.
  */
+/* A trace line's timestamp ("... 12.345678: event: ..."), ns; -1 if none. */
+static int64_t trace_t_ns(const char *line, const char *event)
+{
+	const char *tag = strstr(line, event);
+	const char *p;
+
+	if (!tag)
+		return -1;
+	p = tag;
+	while (p > line && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.'))
+		p--;
+	return (int64_t)(strtod(p, NULL) * 1e9);
+}
+
+/*
+ * Where a call's time went, for the console (not the sample): from the
+ * URB's submission to its timer's arming, to the timer's run
+ * (timer:timer_expire_entry of the same timer), to the URB's completion.
+ */
+static void ticks_say(FILE *f, const char *start, int64_t sub_ns,
+		      int64_t done_ns, unsigned int rep)
+{
+	const char *t = strstr(start, " timer=");
+	char id[40], line[512];
+	int64_t armed = trace_t_ns(start, ": timer_start: "), ran = -1;
+
+	if (!t || sscanf(t, " timer=%39s", id) != 1)
+		return;
+	while (ran < 0 && fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, ": timer_expire_entry: ");
+
+		if (p && (p = strstr(p, " timer=")) && !strncmp(p + 7, id, strlen(id)) &&
+		    p[7 + strlen(id)] == ' ')
+			ran = trace_t_ns(line, ": timer_expire_entry: ");
+	}
+	if (ran < 0)
+		return;
+	printf("# drivers: rep %u: submitted, armed +%.3f ms, ran +%.3f ms, completed +%.3f ms\n",
+	       rep, (double)(armed - sub_ns) / 1e6, (double)(ran - armed) / 1e6,
+	       (double)(done_ns - ran) / 1e6);
+}
+
 static void ticks_find(const struct usbmon_urb *u, uint64_t n, int64_t off_ns,
 		       struct hzrig_sample *s)
 {
@@ -165,6 +210,8 @@ static void ticks_find(const struct usbmon_urb *u, uint64_t n, int64_t off_ns,
 			continue;
 		s->start_jiffies = armed;
 		s->jiffies_lag = (int32_t)lag;
+		ticks_say(f, line, u->submit_us * 1000 - off_ns,
+			  u->complete_us * 1000 - off_ns, s->seq);
 		break;
 	}
 	fclose(f);

@@ -161,7 +161,7 @@ for v in "$@"; do
 			boot_batch "$v" "$d" "$i" "$num" ""
 		fi
 		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
-		log "$v" "batch $((i + 1))/$nb: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+		log "$v" "batch $((i + 1))/$nb: $st, $(grep -c '^\(hzrig-sweep \)\?trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
 		# "error": the rig could not boot it (hzrig boot's, or the lab's
 		# job never showed a console): a failed stage, not a finding
 		if [ "$st" = error ]; then
@@ -201,7 +201,7 @@ for v in "$@"; do
 				boot_batch "$v" "$d" "$i" "$num" "$(echo $all | tr ' ' ,)"
 			fi
 			st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
-			log "$v" "batch $((i + 1))/$nb again: $st, $(grep -c '^trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+			log "$v" "batch $((i + 1))/$nb again: $st, $(grep -c '^\(hzrig-sweep \)\?trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
 		done
 	done
 	find "$B/$v/kmods" -name '*.ko' > "$d/modules.list"
