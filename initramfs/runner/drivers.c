@@ -161,8 +161,8 @@ static int64_t trace_t_ns(const char *line, const char *event)
  * URB's submission to its timer's arming, to the timer's run
  * (timer:timer_expire_entry of the same timer), to the URB's completion.
  */
-static void ticks_say(FILE *f, const char *start, int64_t sub_ns,
-		      int64_t done_ns, unsigned int rep)
+static void ticks_say(FILE *f, const char *start, uint64_t expires,
+		      int64_t sub_ns, int64_t done_ns, unsigned int rep)
 {
 	const char *t = strstr(start, " timer=");
 	char id[40], line[512];
@@ -172,9 +172,12 @@ static void ticks_say(FILE *f, const char *start, int64_t sub_ns,
 		return;
 	while (ran < 0 && fgets(line, sizeof(line), f)) {
 		const char *p = strstr(line, ": timer_expire_entry: ");
+		const char *now = p ? strstr(p, " now=") : NULL;
 
-		if (p && (p = strstr(p, " timer=")) && !strncmp(p + 7, id, strlen(id)) &&
-		    p[7 + strlen(id)] == ' ')
+		/* on the stack: a later timer may have the same address */
+		if (p && now && (p = strstr(p, " timer=")) &&
+		    !strncmp(p + 7, id, strlen(id)) && p[7 + strlen(id)] == ' ' &&
+		    strtoull(now + 5, NULL, 10) >= expires)
 			ran = trace_t_ns(line, ": timer_expire_entry: ");
 	}
 	if (ran < 0)
@@ -210,7 +213,7 @@ static void ticks_find(const struct usbmon_urb *u, uint64_t n, int64_t off_ns,
 			continue;
 		s->start_jiffies = armed;
 		s->jiffies_lag = (int32_t)lag;
-		ticks_say(f, line, u->submit_us * 1000 - off_ns,
+		ticks_say(f, line, ev.expires, u->submit_us * 1000 - off_ns,
 			  u->complete_us * 1000 - off_ns, s->seq);
 		break;
 	}
