@@ -378,6 +378,9 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 	 * are binds, as a driver rebinding is.
 	 */
 	ret = probe_once(&d, true, err, errlen);
+	/* its URBs are read off usbmon and dropped, not taken for rep 0's */
+	if (!ret && !usbmon_drain(&mon))
+		ret = fail(err, errlen, -ENOBUFS, "usbmon dropped events");
 	if (!ret)
 		printf("# drivers: %s: loaded and probed once (not sampled), then %u binds\n",
 		       d.dev.driver, pc->reps);
