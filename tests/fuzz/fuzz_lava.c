@@ -64,6 +64,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		free(line);
 	}
+	{
+		/*
+		 * A sweep batch's console and status: the console whole or
+		 * not at all; the status, when written, a status word of
+		 * hzrig boot's
+		 */
+		char con[160], stp[160], text[1024];
+		int r;
+
+		snprintf(con, sizeof(con), "%s.console", dir);
+		snprintf(stp, sizeof(stp), "%s.status", dir);
+		r = hzrig_lava_console(log, con, stp, "sweep-fuzz", err);
+		snprintf(p, sizeof(p), "%s.part", con);
+		if (!stat(p, &st) || (r && !stat(con, &st)) || (!r && stat(con, &st)))
+			abort();
+		f = fopen(stp, "r");
+		if (!r && !f)
+			abort();
+		if (f) {
+			size_t n = fread(text, 1, sizeof(text) - 1, f);
+
+			text[n] = 0;
+			fclose(f);
+			if (!strstr(text, "\"status\":\"ok\"") && !strstr(text, "\"status\":\"crashed\"") &&
+			    !strstr(text, "\"status\":\"failed\"") && !strstr(text, "\"status\":\"hung\"") &&
+			    !strstr(text, "\"status\":\"error\""))
+				abort();
+		}
+		unlink(con);
+		unlink(stp);
+	}
 	fclose(err);
 	if (!stat(part, &st))
 		abort();	/* never left half-written */
