@@ -51,6 +51,7 @@ no_log() {
 
 [ $# -ge 3 ] || usage
 CMD=$1 V=$2 D=$3
+case $CMD in start | batch) ;; *) usage ;; esac
 case $V in '' | .* | *[!A-Za-z0-9._+-]*) usage ;; esac
 [ -d "$D" ] || { echo "lab-batches.sh: $D: no such directory" >&2; exit 2; }
 "$TOP/rig/lava/lab.sh" status > /dev/null 2>&1 || {

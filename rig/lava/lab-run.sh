@@ -22,6 +22,11 @@ HZRIG=$B/rig/hzrig
 PLAN=$1
 shift
 vs=$(variant_expand "$@") || exit 2
+# the lab before the builds: minutes of building for a lab not there
+"$TOP/rig/lava/lab.sh" status > /dev/null 2>&1 || {
+	echo "lava-submit: the lab does not run (make lava-lab starts it; make lava-lab-status)" >&2
+	exit 1
+}
 matrix=()
 sweeps=()
 for v in $vs; do
