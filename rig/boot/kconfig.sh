@@ -18,7 +18,7 @@ mkdir -p "$obj"
 # the first one compiles them.
 hostcc=gcc
 command -v ccache > /dev/null && hostcc="ccache gcc"
-export CCACHE_DEPEND="${CCACHE_DEPEND:-true}"
+export CCACHE_DEPEND="${CCACHE_DEPEND:-true}" CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 kmake() { make -s -C "$ksrc" O="$obj" ARCH=x86_64 HOSTCC="$hostcc" "$@"; }
 
 # Kconfig's chatter (choice overrides and the like) goes to a log; it is

@@ -194,7 +194,10 @@ stage_kernel() {
 	# debug information.
 	local mcf
 	mcf=$(variant_field "$v" module_cflags)
-	CCACHE_DEPEND=${CCACHE_DEPEND:-true} \
+	# base_dir: the clone's absolute path out of ccache's keys (kbuild
+	# passes the tree and its includes as absolute paths), so that a
+	# clone in another place finds the objects another one compiled.
+	CCACHE_DEPEND=${CCACHE_DEPEND:-true} CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP} \
 	make -C "$TREE" O="$B/$v/kernel" ARCH=x86_64 CC="$cc" HOSTCC="$cc" -j"$JOBS" \
 		${mcf:+CFLAGS_MODULE="$mcf"} bzImage modules > "$B/$v/kernel.log" 2>&1 &
 	pid=$!
