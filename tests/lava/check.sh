@@ -274,19 +274,6 @@ mkdir -p "$T/nolab"
 LAB=$T/nolab "$SUB" --out "$T/sub" "$J" > "$T/out" 2> "$T/err"
 check "submit.sh: no lab: exit 1, says how to start one, nothing written" \
 	bash -c "[ $? -eq 1 ] && grep -q 'the lab does not answer (make lava-lab starts it' '$T/err' && [ ! -e '$T/sub' ]"
-LAB=$T/nolab "$TOP/rig/lava/lab-run.sh" quick hz-250 > "$T/out" 2> "$T/err"
-check "lab-run.sh (make lava-submit): no lab: exit 1 before any build, says how to start one" \
-	bash -c "[ $? -eq 1 ] && grep -q 'the lab does not run (make lava-lab starts it' '$T/err' && ! grep -q 'building' '$T/out'"
-refuse "lab-run.sh: no variant" "usage: rig/lava/lab-run.sh PLAN VARIANT" "$TOP/rig/lava/lab-run.sh" quick
-refuse "lab-run.sh: a variant that is not one" "is not a variant or set name" "$TOP/rig/lava/lab-run.sh" quick '../x'
-LB=$TOP/rig/lava/lab-batches.sh
-refuse "lab-batches.sh: no command" "usage: rig/lava/lab-batches.sh" "$LB"
-refuse "lab-batches.sh: an unknown command" "usage: rig/lava/lab-batches.sh" "$LB" boot sweep-small-hz-100 "$T"
-refuse "lab-batches.sh: a variant that is not a plain name" "usage: rig/lava/lab-batches.sh" "$LB" start ../x "$T" 1
-refuse "lab-batches.sh: a directory that is not there" "$T/nope: no such directory" "$LB" start sweep-small-hz-100 "$T/nope" 1
-LAB=$T/nolab "$LB" batch sweep-small-hz-100 "$T" 0 11 "" 0 > "$T/out" 2> "$T/err"
-check "lab-batches.sh: no lab: exit 1, says how to start one, no batch written" \
-	bash -c "[ $? -eq 1 ] && grep -q 'the lab does not run (make lava-lab starts it' '$T/err' && [ ! -e '$T/status-0.json' ]"
 refuse "lab.sh: no command" "usage: rig/lava/lab.sh start|stop|status" "$TOP/rig/lava/lab.sh"
 refuse "lab.sh: an unknown command" "usage: rig/lava/lab.sh start|stop|status" "$TOP/rig/lava/lab.sh" restart
 

@@ -10,7 +10,9 @@
 #   2. the server restarted (gunicorn and lava-scheduler killed) with a job
 #      queued: it runs afterwards and completes;
 #   3. a job whose kernel image is missing: submit.sh ends with LAVA's
-#      reason, exit 1, within its bound, and records nothing.
+#      reason, exit 1, within its bound, and records nothing;
+#   4. make lava-submit's scripts (lab-run.sh, lab-batches.sh): bad usage
+#      refused, and a lab that does not run, before any build.
 # Everything goes to build/lava-faults/ (results/ is untouched). A lab this
 # script started is stopped at its end.
 set -u
@@ -61,7 +63,7 @@ wait_state() {
 }
 
 echo "KTAP version 1"
-echo "1..3"
+echo "1..4"
 rm -rf "$D"
 mkdir -p "$D"
 "$TOP/rig/boot/matrix.sh" --build-only "$V" > "$D/build.log" 2>&1 || die "building $V (log: $D/build.log)"
@@ -150,6 +152,33 @@ else
 	echo "the job has no file:// kernel to take away" | diag
 fi
 result $rc "a job whose artifacts are missing: LAVA's reason, exit 1, nothing recorded"
+
+# 4. make lava-submit's scripts refuse what they cannot run, before any
+# build, and a lab that does not run (another LAB, with this one up)
+rc=0
+LR=$TOP/rig/lava/lab-run.sh
+LB=$TOP/rig/lava/lab-batches.sh
+mkdir -p "$D/nolab" "$D/refuse"
+refuses() { # WANT_RC WANT_TEXT CMD...: exit WANT_RC, WANT_TEXT said, no status written
+	local want=$1 text=$2 r
+	shift 2
+	"$@" > "$D/refuse/out" 2> "$D/refuse/err"
+	r=$?
+	if [ $r != "$want" ] || ! grep -q -- "$text" "$D/refuse/err" || grep -q building "$D/refuse/out" ||
+		[ -e "$D/refuse/status-0.json" ]; then
+		echo "$* exited $r, said: $(head -c 200 "$D/refuse/err")" | diag
+		rc=1
+	fi
+}
+refuses 1 'the lab does not run (make lava-lab starts it' env LAB="$D/nolab" "$LR" quick "$V"
+refuses 2 'usage: rig/lava/lab-run.sh PLAN VARIANT' "$LR" quick
+refuses 2 'is not a variant or set name' "$LR" quick ../x
+refuses 2 'usage: rig/lava/lab-batches.sh' "$LB"
+refuses 2 'usage: rig/lava/lab-batches.sh' "$LB" boot sweep-small-hz-100 "$D/refuse"
+refuses 2 'usage: rig/lava/lab-batches.sh' "$LB" start ../x "$D/refuse" 1
+refuses 2 "$D/nope: no such directory" "$LB" start sweep-small-hz-100 "$D/nope" 1
+refuses 1 'the lab does not run (make lava-lab starts it' env LAB="$D/nolab" "$LB" batch sweep-small-hz-100 "$D/refuse" 0 11 "" 0
+result $rc "make lava-submit's scripts: bad usage and a lab that does not run refused, nothing built or written"
 
 echo "# lava-faults: $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]
