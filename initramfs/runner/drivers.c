@@ -106,6 +106,31 @@ static int write_file(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -EIO;
 }
 
+/*
+ * Both timer events filtered to schedule_timeout()'s timers (function
+ * process_timeout, its address from /proc/kallsyms), as the sweep's guest
+ * does: the measured wait then traces those alone. Unfiltered when the
+ * symbol is not found (the parsers skip the other timers either way).
+ */
+static void ticks_filter(void)
+{
+	char line[256], filter[64] = "";
+	unsigned long long addr;
+	char type, name[128];
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !filter[0] && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, name) == 3 &&
+		    (type == 't' || type == 'T') && !strcmp(name, "process_timeout") && addr)
+			snprintf(filter, sizeof(filter), "function == 0x%llx", addr);
+	if (f)
+		fclose(f);
+	if (!filter[0] ||
+	    write_file(TRACEFS "/events/timer/timer_start/filter", filter) ||
+	    write_file(TRACEFS "/events/timer/timer_expire_entry/filter", filter))
+		printf("# drivers mode: timer events not filtered to process_timeout\n");
+}
+
 int drivers_ticks_init(int64_t ref_ns, uint64_t ref_jiffies, uint64_t tick_ns,
 		       char *err, size_t errlen)
 {
@@ -121,8 +146,10 @@ int drivers_ticks_init(int64_t ref_ns, uint64_t ref_jiffies, uint64_t tick_ns,
 			    TRACEFS, strerror(errno));
 	ret = write_file(TRACEFS "/trace_clock", "mono");
 	if (!ret)
+		ticks_filter();
+	if (!ret)
 		ret = write_file(TRACEFS "/events/timer/timer_start/enable", "1");
-	/* when each timer ran: the diagnostic line of ticks_find() */
+	/* when each timer ran: the diagnostic line of ticks_say() */
 	if (!ret)
 		ret = write_file(TRACEFS "/events/timer/timer_expire_entry/enable", "1");
 	if (!ret)
@@ -138,55 +165,33 @@ int drivers_ticks_init(int64_t ref_ns, uint64_t ref_jiffies, uint64_t tick_ns,
 }
 
 /*
+ * Where a call's time went, for the console (not the sample): from the
+ * URB's submission to its timer's arming (@start), to the timer's run
+ * (its timer_expire_entry, read on from @f), to the URB's completion.
+ */
+static void ticks_say(FILE *f, const struct hzrig_timer_start *start,
+		      int64_t sub_ns, int64_t done_ns, unsigned int rep)
+{
+	struct hzrig_timer_expire ex;
+	char line[512];
+
+	while (fgets(line, sizeof(line), f)) {
+		if (hzrig_timer_expire_parse(line, &ex) ||
+		    strcmp(ex.timer, start->timer) || ex.now < start->expires)
+			continue;
+		printf("# drivers: rep %u: submitted, armed +%.3f ms, ran +%.3f ms, completed +%.3f ms\n",
+		       rep, (double)(start->t_ns - sub_ns) / 1e6,
+		       (double)(ex.t_ns - start->t_ns) / 1e6,
+		       (double)(done_ns - ex.t_ns) / 1e6);
+		return;
+	}
+}
+
+/*
  * The timer @u's call armed: a schedule_timeout() timer_start of @n
  * jiffies (hzrig_timer_lag()) between the URB's submission and its
  * completion. Its jiffies, and the lag of those at that moment, go to @s.
  */
-/* A trace line's timestamp ("... 12.345678: event: ..."), ns; -1 if none. */
-static int64_t trace_t_ns(const char *line, const char *event)
-{
-	const char *tag = strstr(line, event);
-	const char *p;
-
-	if (!tag)
-		return -1;
-	p = tag;
-	while (p > line && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.'))
-		p--;
-	return (int64_t)(strtod(p, NULL) * 1e9);
-}
-
-/*
- * Where a call's time went, for the console (not the sample): from the
- * URB's submission to its timer's arming, to the timer's run
- * (timer:timer_expire_entry of the same timer), to the URB's completion.
- */
-static void ticks_say(FILE *f, const char *start, uint64_t expires,
-		      int64_t sub_ns, int64_t done_ns, unsigned int rep)
-{
-	const char *t = strstr(start, " timer=");
-	char id[40], line[512];
-	int64_t armed = trace_t_ns(start, ": timer_start: "), ran = -1;
-
-	if (!t || sscanf(t, " timer=%39s", id) != 1)
-		return;
-	while (ran < 0 && fgets(line, sizeof(line), f)) {
-		const char *p = strstr(line, ": timer_expire_entry: ");
-		const char *now = p ? strstr(p, " now=") : NULL;
-
-		/* on the stack: a later timer may have the same address */
-		if (p && now && (p = strstr(p, " timer=")) &&
-		    !strncmp(p + 7, id, strlen(id)) && p[7 + strlen(id)] == ' ' &&
-		    strtoull(now + 5, NULL, 10) >= expires)
-			ran = trace_t_ns(line, ": timer_expire_entry: ");
-	}
-	if (ran < 0)
-		return;
-	printf("# drivers: rep %u: submitted, armed +%.3f ms, ran +%.3f ms, completed +%.3f ms\n",
-	       rep, (double)(armed - sub_ns) / 1e6, (double)(ran - armed) / 1e6,
-	       (double)(done_ns - ran) / 1e6);
-}
-
 static void ticks_find(const struct usbmon_urb *u, uint64_t n, int64_t off_ns,
 		       struct hzrig_sample *s)
 {
@@ -213,7 +218,7 @@ static void ticks_find(const struct usbmon_urb *u, uint64_t n, int64_t off_ns,
 			continue;
 		s->start_jiffies = armed;
 		s->jiffies_lag = (int32_t)lag;
-		ticks_say(f, line, ev.expires, u->submit_us * 1000 - off_ns,
+		ticks_say(f, &ev, u->submit_us * 1000 - off_ns,
 			  u->complete_us * 1000 - off_ns, s->seq);
 		break;
 	}

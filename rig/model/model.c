@@ -549,15 +549,45 @@ int64_t hzrig_mode_timeout_arg(int hz, unsigned int mode,
 	}
 }
 
-/* "comm-PID [CPU] FLAGS SEC.USEC: timer_start: timer=... function=F ..." */
-int hzrig_timer_start_parse(const char *line, struct hzrig_timer_start *ev)
+/*
+ * A trace line's timestamp, "SEC.USEC" ending at @tag (the ": event: "
+ * after it), into *@t_ns; *@start where it begins. -EINVAL if it is not.
+ */
+static int trace_stamp(const char *line, const char *tag, int64_t *t_ns,
+		       const char **start)
 {
-	const char *tag = strstr(line, ": timer_start: ");
-	const char *p, *q, *f;
-	unsigned long long sec, usec, expires;
-	long long timeout;
-	char *end;
-	int digits;
+	const char *p = tag, *q;
+	unsigned long long sec, usec;
+
+	/* digits '.' six digits */
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (tag - p != 6 || p == line || p[-1] != '.')
+		return -EINVAL;
+	usec = strtoull(p, NULL, 10);
+	q = --p;
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p == q || q - p > 12 || p == line || p[-1] != ' ')
+		return -EINVAL;
+	sec = strtoull(p, NULL, 10);
+	*t_ns = (int64_t)(sec * 1000000000ULL + usec * 1000ULL);
+	*start = p;
+	return 0;
+}
+
+/*
+ * A timer event of schedule_timeout()'s timer: its tag in @line, its
+ * " timer=ID" into @timer, and the text after " function=process_timeout"
+ * in *@rest. -ENOENT for another event or function, -EINVAL for a line of
+ * the event that does not read as one.
+ */
+static int timeout_timer(const char *line, const char *event, int64_t *t_ns,
+			 const char **stamp, char *timer, size_t tlen,
+			 const char **rest)
+{
+	const char *tag = strstr(line, event), *p, *f;
+	size_t n;
 
 	if (!tag)
 		return -ENOENT;
@@ -567,21 +597,34 @@ int hzrig_timer_start_parse(const char *line, struct hzrig_timer_start *ev)
 	f += strlen(" function=");
 	if (strncmp(f, "process_timeout ", strlen("process_timeout ")))
 		return -ENOENT;
-	/* the timestamp ends at the tag: digits '.' six digits */
-	p = tag;
-	while (p > line && p[-1] >= '0' && p[-1] <= '9')
-		p--;
-	digits = (int)(tag - p);
-	if (digits != 6 || p == line || p[-1] != '.')
+	if (trace_stamp(line, tag, t_ns, stamp))
 		return -EINVAL;
-	usec = strtoull(p, NULL, 10);
-	q = --p;
-	while (p > line && p[-1] >= '0' && p[-1] <= '9')
-		p--;
-	if (p == q || q - p > 12 || p == line || p[-1] != ' ')
+	p = strstr(tag, " timer=");
+	if (!p || p > f)
 		return -EINVAL;
-	sec = strtoull(p, NULL, 10);
-	ev->t_ns = (int64_t)(sec * 1000000000ULL + usec * 1000ULL);
+	p += strlen(" timer=");
+	n = strcspn(p, " ");
+	if (!n || n >= tlen)
+		return -EINVAL;
+	memcpy(timer, p, n);
+	timer[n] = '\0';
+	*rest = f + strlen("process_timeout");
+	return 0;
+}
+
+/* "comm-PID [CPU] FLAGS SEC.USEC: timer_start: timer=... function=F ..." */
+int hzrig_timer_start_parse(const char *line, struct hzrig_timer_start *ev)
+{
+	const char *p, *q, *f;
+	unsigned long long expires;
+	long long timeout;
+	char *end;
+	int ret;
+
+	ret = timeout_timer(line, ": timer_start: ", &ev->t_ns, &p, ev->timer,
+			    sizeof(ev->timer), &f);
+	if (ret)
+		return ret;
 	/* the pid: "-DIGITS" before the first " [" (a comm may hold '-') */
 	q = strstr(line, " [");
 	if (!q || q > p)
@@ -608,6 +651,28 @@ int hzrig_timer_start_parse(const char *line, struct hzrig_timer_start *ev)
 		return -EINVAL;
 	ev->expires = expires;
 	ev->timeout = timeout;
+	return 0;
+}
+
+/* "... SEC.USEC: timer_expire_entry: timer=... function=F now=J baseclk=B" */
+int hzrig_timer_expire_parse(const char *line, struct hzrig_timer_expire *ev)
+{
+	const char *stamp, *rest, *p;
+	char *end;
+	int ret;
+
+	ret = timeout_timer(line, ": timer_expire_entry: ", &ev->t_ns, &stamp,
+			    ev->timer, sizeof(ev->timer), &rest);
+	if (ret)
+		return ret;
+	p = strstr(rest, " now=");
+	if (!p)
+		return -EINVAL;
+	p += strlen(" now=");
+	errno = 0;
+	ev->now = strtoull(p, &end, 10);
+	if (errno || end == p)
+		return -EINVAL;
 	return 0;
 }
 

@@ -271,6 +271,14 @@ struct hzrig_timer_start {
 	int pid;		/* the task that armed it */
 	uint64_t expires;	/* jiffies + n */
 	int64_t timeout;	/* expires - jiffies at enqueue: n, or n - 1 */
+	char timer[24];		/* the timer's (hashed) address, as traced */
+};
+
+/* timer:timer_expire_entry of a schedule_timeout() timer: when it ran. */
+struct hzrig_timer_expire {
+	int64_t t_ns;		/* the event's timestamp (microseconds) */
+	uint64_t now;		/* jiffies when it ran */
+	char timer[24];		/* as in its timer_start */
 };
 
 /*
@@ -279,6 +287,14 @@ struct hzrig_timer_start {
  * timer_start line that does not read as one.
  */
 int hzrig_timer_start_parse(const char *line, struct hzrig_timer_start *ev);
+
+/*
+ * The same for a timer_expire_entry line: 0 and @ev filled for
+ * schedule_timeout()'s timer; -ENOENT for any other line; -EINVAL for one
+ * that does not read as one. (The timer lives on its task's stack: a later
+ * timer may have the same address, so match it also by now >= expires.)
+ */
+int hzrig_timer_expire_parse(const char *line, struct hzrig_timer_expire *ev);
 
 /*
  * How many ticks @j, read at @t_ns, is behind the jiffies value of the grid

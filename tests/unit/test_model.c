@@ -553,6 +553,35 @@ static void test_stale_jiffies(void **state)
 	assert_int_equal(w.lo_ns, UINT64_MAX);
 }
 
+/* timer_expire_entry: when schedule_timeout()'s timer ran, by its address. */
+static void test_timer_expire_parse(void **state)
+{
+	struct hzrig_timer_expire ev;
+
+	(void)state;
+	assert_int_equal(hzrig_timer_expire_parse(
+		"          <idle>-0       [000] ..s1.    13.597678: timer_expire_entry: timer=000000008f0c0b1e function=process_timeout now=4294668613 baseclk=4294668613\n",
+		&ev), 0);
+	assert_int_equal(ev.t_ns, 13597678000LL);
+	assert_int_equal(ev.now, 4294668613ULL);
+	assert_string_equal(ev.timer, "000000008f0c0b1e");
+	assert_int_equal(hzrig_timer_expire_parse(
+		"  <idle>-0 [000] ..s1. 1.000001: timer_expire_entry: timer=0 function=delayed_work_timer_fn now=5 baseclk=5\n",
+		&ev), -ENOENT);
+	assert_int_equal(hzrig_timer_expire_parse(
+		"  a-1 [000] ..... 1.000001: timer_start: timer=0 function=process_timeout expires=5 [timeout=1]\n",
+		&ev), -ENOENT);
+	assert_int_equal(hzrig_timer_expire_parse(
+		"  <idle>-0 [000] ..s1. 1.000001: timer_expire_entry: timer=0 function=process_timeout now=x\n",
+		&ev), -EINVAL);
+	assert_int_equal(hzrig_timer_expire_parse(
+		"  <idle>-0 [000] ..s1. 1.0001: timer_expire_entry: timer=0 function=process_timeout now=5\n",
+		&ev), -EINVAL);
+	assert_int_equal(hzrig_timer_expire_parse(
+		"  <idle>-0 [000] ..s1. 1.000001: timer_expire_entry: function=process_timeout now=5\n",
+		&ev), -EINVAL);
+}
+
 /* tracefs' timer_start lines: only schedule_timeout()'s timers count. */
 static void test_timer_start_parse(void **state)
 {
@@ -566,6 +595,7 @@ static void test_timer_start_parse(void **state)
 	assert_int_equal(ev.pid, 95);
 	assert_int_equal(ev.expires, 4294668613ULL);
 	assert_int_equal(ev.timeout, 313);
+	assert_string_equal(ev.timer, "000000008f0c0b1e");
 	assert_int_equal(hzrig_timer_start_parse(
 		"        modprobe-7       [000] .....  1234.000001: timer_start: timer=0000000 function=process_timeout expires=18446744073709521616 [timeout=312] cpu=0 idx=3 flags=D\n",
 		&ev), 0);
@@ -1059,6 +1089,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_sample),
 		cmocka_unit_test(test_path_windows),
 		cmocka_unit_test(test_timer_start_parse),
+		cmocka_unit_test(test_timer_expire_parse),
 		cmocka_unit_test(test_jiffies_lag),
 		cmocka_unit_test(test_tree_lookup),
 		cmocka_unit_test(test_trees_agree),
