@@ -31,3 +31,10 @@ lab_for_script() {
 	"$TOP/rig/lava/lab.sh" start > "$1/lab-start.log" 2>&1 && return 1
 	return 2
 }
+
+# lab_require WHO: exit 1, saying how to start it, unless the lab runs.
+lab_require() {
+	"$TOP/rig/lava/lab.sh" status > /dev/null 2>&1 && return 0
+	echo "$1: the lab does not run (make lava-lab starts it; make lava-lab-status)" >&2
+	exit 1
+}

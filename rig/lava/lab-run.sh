@@ -15,6 +15,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
 HZRIG=$B/rig/hzrig
+. "$TOP/rig/lava/lab-lib.sh"
 # shellcheck source=rig/boot/variant.sh
 . "$TOP/rig/boot/variant.sh"
 
@@ -23,10 +24,7 @@ PLAN=$1
 shift
 vs=$(variant_expand "$@") || exit 2
 # the lab before the builds: minutes of building for a lab not there
-"$TOP/rig/lava/lab.sh" status > /dev/null 2>&1 || {
-	echo "lava-submit: the lab does not run (make lava-lab starts it; make lava-lab-status)" >&2
-	exit 1
-}
+lab_require lava-submit
 matrix=()
 sweeps=()
 for v in $vs; do

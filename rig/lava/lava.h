@@ -70,8 +70,8 @@ int hzrig_lava_unpack(const char *log, const char *dir, char *variant,
  * collect` (docs/sweep.md). With @status (else NULL), how the guest ended
  * as `hzrig boot --status` writes it for @variant: ok (the batch's end
  * line), crashed (a kernel report), failed, hung (the console stopped) or
- * error (no console: LAVA's error said); written for every LAVA log, also
- * one with no console. 0, or -1 with the problems said on @err (not a
+ * error (no console: LAVA's error said, or no log at all); written for
+ * every LAVA log, also one with no console, and for a missing log. 0, or -1 with the problems said on @err (not a
  * LAVA log, no console line at all).
  */
 int hzrig_lava_console(const char *log, const char *out, const char *status,

@@ -765,24 +765,34 @@ static int console_status(struct unpack *u, const char *path,
 	} else {
 		/* no console at all: the job never booted its guest */
 		st.status = u->ntarget ? "hung" : "error";
-		if (u->job_error[0])
-			snprintf(why, sizeof(why), "%s (LAVA: %.120s), last line: %.100s",
-				 u->ntarget ? "the console stopped before the batch's end" :
-				 "no console", u->job_error, u->con.last);
-		else
-			snprintf(why, sizeof(why), "%s, last line: %.100s",
-				 u->ntarget ? "the console stopped before the batch's end" :
-				 "no console", u->con.last);
+		snprintf(why, sizeof(why), "%s%s%.120s%s, last line: %.100s",
+			 u->ntarget ? "the console stopped before the batch's end" :
+			 "no console", u->job_error[0] ? " (LAVA: " : "",
+			 u->job_error, u->job_error[0] ? ")" : "", u->con.last);
 		st.crash = why;
 	}
 	return hzrig_boot_status_write(path, &st, u->err);
+}
+
+/* With @status: "error", for a job whose log is missing or not a log. */
+static void error_status(const char *status, const char *variant,
+			 const char *why, FILE *err)
+{
+	struct hzrig_boot_status st = {
+		.variant = variant, .status = "error", .accel = "",
+		.guest_rc = -1, .first_result_s = -1, .first_case_s = -1,
+		.crash = why,
+	};
+
+	if (status)
+		hzrig_boot_status_write(status, &st, err);
 }
 
 /*
  * One job's console, every target line as it came (a sweep batch's job:
  * its framed "hzrig-sweep" lines and the kernel's around them, for
  * `hzrig sweep collect`), into @out through @out.part; with @status, how
- * its guest ended, as status.json.
+ * its guest ended, as status.json ("error" when there is no log).
  */
 int hzrig_lava_console(const char *log, const char *out, const char *status,
 		       const char *variant, FILE *err)
@@ -794,8 +804,10 @@ int hzrig_lava_console(const char *log, const char *out, const char *status,
 	FILE *f = open_log(log, path, sizeof(path), err);
 
 	u.log = path;
-	if (!f)
+	if (!f) {
+		error_status(status, variant, "no job log from the lab", err);
 		return -1;
+	}
 	if (hzrig_out_open(&o, out, why, sizeof(why))) {
 		fprintf(err, "%s: %s\n", out, why);
 		fclose(f);
@@ -809,6 +821,8 @@ int hzrig_lava_console(const char *log, const char *out, const char *status,
 	/* a LAVA log with no console still says how the job ended */
 	if (!u.errors && status && console_status(&u, status, variant))
 		u.errors++;
+	else if (u.errors)
+		error_status(status, variant, "its job log is not a LAVA log", err);
 	if (!u.errors && !u.ntarget)
 		say(&u, "no console lines (level target)%s%s",
 		    u.job_error[0] ? ": LAVA said: " : "", u.job_error);

@@ -70,7 +70,7 @@ for f in "$@"; do
 done
 
 mkdir -p "$OUT"
-declare -A ID NAME
+declare -A NAME
 jobs=()
 for f in "$@"; do
 	n=$(basename "$f" .yaml)
@@ -81,7 +81,6 @@ for f in "$@"; do
 		exit 1
 		;;
 	esac
-	ID[$n]=$r
 	NAME[$r]=$n
 	jobs+=("$r")
 	say "$n: job $r submitted"
