@@ -4,7 +4,7 @@
  * raw-gadget, one per dummy_hcd instance, for the driver sweep
  * (docs/sweep.md).
  *
- *   hzrig-rawdev [-k K] [-d MS] [-u UDC_BASE] [-l LOG] DEVICE_FILE...
+ *   hzrig-rawdev [-k K] [-d MS] [-u UDC_BASE] [-l LOG] [-c FILE] DEVICE_FILE...
  *
  * Device file i goes to UDC "dummy_udc.<UDC_BASE + i>" (dummy_hcd loaded
  * with num= at least that many). Unlike gadgetfs, raw-gadget hands every
@@ -40,6 +40,15 @@
  *   rawdev=I t_us=T ep=0xEE xfer=bulk|int action=nak|stall|unplug
  * A NAKed request ends when the host gives up and sends the next SETUP;
  * raw-gadget needs kernel/patches/0005-* to take that SETUP (docs/sweep.md).
+ *
+ * A looping driver is contained (loop.h): the watcher counts each
+ * device's refusals (transfers ended in an error, clear-halts); past
+ * HZG_LOOP_RATE a second for HZG_LOOP_SECS seconds the device is
+ * unplugged, and its line says so:
+ *   rawdev=I t_us=T contain=loop count=N since_us=T0 ep=0xEE clear_halts=C
+ * With -c FILE the guest asks for the same of a device whose driver floods
+ * the kernel log: a line "unplug I COUNT SINCE_US" appended to FILE gives
+ *   rawdev=I t_us=T contain=flood count=COUNT since_us=SINCE_US
  * SIGTERM or SIGINT ends it.
  */
 #define _GNU_SOURCE
@@ -62,6 +71,7 @@
 #include <linux/usb/raw_gadget.h>
 
 #include "device_file.h"
+#include "loop.h"
 #include "usbmon.h"
 
 #define RAWDEV_MAX	32	/* dummy_hcd's num= limit */
@@ -89,6 +99,18 @@ struct rawdev {
 	unsigned int busnum;		/* the host side's bus */
 	int ep_handle[EP_SLOTS];	/* USB_RAW_IOCTL_EP_ENABLE's; -1 none */
 	unsigned int ep_lines[EP_SLOTS];
+	/* the watcher's alone: the driver's refusals, for a loop */
+	struct hzg_loop loop;
+	uint8_t refused_ep;		/* the last endpoint refused on */
+	unsigned int clear_halts;
+	/*
+	 * A contained device: why ("loop", "flood"), how many, since when;
+	 * set before unplug_now, read by serve() when it unplugs.
+	 */
+	const char *contain;
+	unsigned int contain_count;
+	uint64_t contain_since_us;
+	volatile sig_atomic_t contained;	/* once: loop or flood */
 };
 
 struct ep0_io {
@@ -133,6 +155,20 @@ static void note_ep(const struct rawdev *r, uint8_t ep, uint8_t xfer,
 	fprintf(logf, "rawdev=%u t_us=%llu ep=0x%02x xfer=%s action=%s\n",
 		r->index, (unsigned long long)mono_us(), ep,
 		xfer == 1 ? "int" : "bulk", action);
+	fflush(logf);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static void note_contain(const struct rawdev *r)
+{
+	pthread_mutex_lock(&log_lock);
+	fprintf(logf, "rawdev=%u t_us=%llu contain=%s count=%u since_us=%llu",
+		r->index, (unsigned long long)mono_us(), r->contain,
+		r->contain_count, (unsigned long long)r->contain_since_us);
+	if (!strcmp(r->contain, "loop"))
+		fprintf(logf, " ep=0x%02x clear_halts=%u", r->refused_ep,
+			r->clear_halts);
+	fputc('\n', logf);
 	fflush(logf);
 	pthread_mutex_unlock(&log_lock);
 }
@@ -353,6 +389,20 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 		say(r, "request 0x%02x: %s", c->bRequest, strerror(-ret));
 }
 
+/* unplug_later()'s, contain()'s: only serve() closes the file it waits in */
+static void unplug_now(struct rawdev *r)
+{
+	if (r->contain)
+		note_contain(r);
+	else
+		note_ep(r, r->unplug_ep, r->unplug_xfer, "unplug");
+	pthread_mutex_lock(&r->lock);
+	close(r->fd);
+	r->fd = -1;
+	r->unplugged = true;
+	pthread_mutex_unlock(&r->lock);
+}
+
 static void *serve(void *arg)
 {
 	struct rawdev *r = arg;
@@ -385,15 +435,14 @@ static void *serve(void *arg)
 
 		memset(&e, 0, sizeof(e));
 		e.ev.length = sizeof(e.data);
+		/* a wake-up that came while a request was being served */
+		if (r->unplug_now) {
+			unplug_now(r);
+			return NULL;
+		}
 		if (ioctl(r->fd, USB_RAW_IOCTL_EVENT_FETCH, &e) < 0) {
 			if (errno == EINTR && r->unplug_now) {
-				/* unplug_later(): serve() owns the file */
-				note_ep(r, r->unplug_ep, r->unplug_xfer, "unplug");
-				pthread_mutex_lock(&r->lock);
-				close(r->fd);
-				r->fd = -1;
-				r->unplugged = true;
-				pthread_mutex_unlock(&r->lock);
+				unplug_now(r);
 				return NULL;
 			}
 			if (errno == EINTR)
@@ -478,10 +527,39 @@ static void unplug_later(struct rawdev *r)
 	pthread_attr_destroy(&a);
 }
 
+/*
+ * Unplug @r now, its driver looping (@why "loop") or flooding the log
+ * ("flood"): @count of it since @since_us. Once a device.
+ */
+static void contain(struct rawdev *r, const char *why, unsigned int count,
+		    uint64_t since_us)
+{
+	pthread_mutex_lock(&r->lock);
+	if (r->contained || r->unplugged || r->fd < 0) {
+		pthread_mutex_unlock(&r->lock);
+		return;
+	}
+	r->contained = 1;
+	r->contain_count = count;
+	r->contain_since_us = since_us;
+	r->contain = why;
+	r->unplug_now = 1;
+	pthread_mutex_unlock(&r->lock);
+	pthread_kill(r->thread, SIGUSR1);
+}
+
 struct watch {
 	struct rawdev *devs;
 	unsigned int n;
 };
+
+/* A refusal the host saw from @r (loop.h): a loop is contained. */
+static void refused(struct rawdev *r, uint8_t ep)
+{
+	r->refused_ep = ep;
+	if (hzg_loop_note(&r->loop, mono_us(), HZG_LOOP_RATE, HZG_LOOP_SECS))
+		contain(r, "loop", r->loop.total, r->loop.hot_us);
+}
 
 /*
  * A host's bulk or interrupt submission to one of our devices: within the
@@ -498,13 +576,24 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 	int err = 0;
 
 	/* the root hub is device 1 of each bus */
-	if (e->type != 'S' || (e->xfer_type != 1 && e->xfer_type != 3) ||
-	    e->devnum <= 1)
+	if (e->devnum <= 1)
 		return;
 	for (i = 0; i < w->n && !r; i++)
 		if (w->devs[i].busnum == e->busnum)
 			r = &w->devs[i];
 	if (!r)
+		return;
+	/* a transfer ended in an error, or a clear-halt: a refusal */
+	if (e->type != 'S' && e->status < 0) {
+		refused(r, e->epnum);
+	} else if (e->type == 'S' && e->xfer_type == 2 && e->setup_seen &&
+		   e->setup[0] == USB_RECIP_ENDPOINT &&
+		   e->setup[1] == USB_REQ_CLEAR_FEATURE &&
+		   !e->setup[2] && !e->setup[3]) {
+		r->clear_halts++;
+		refused(r, e->setup[4]);
+	}
+	if (e->type != 'S' || (e->xfer_type != 1 && e->xfer_type != 3))
 		return;
 	slot = ep_slot(e->epnum);
 	pthread_mutex_lock(&r->lock);
@@ -558,6 +647,48 @@ static void *watch_usbmon(void *arg)
 	return NULL;
 }
 
+struct control {
+	struct rawdev *devs;
+	unsigned int n, base;
+	const char *path;
+};
+
+/*
+ * -c FILE: "unplug I COUNT SINCE_US" lines the guest's log watcher appends
+ * (a plain file, read every 200 ms from where the last read ended: a
+ * writer never blocks on it, whether this program runs or not).
+ */
+static void *read_control(void *arg)
+{
+	struct control *c = arg;
+	char line[128];
+	long off = 0;
+
+	for (;;) {
+		FILE *f = fopen(c->path, "r");
+
+		if (f && !fseek(f, off, SEEK_SET)) {
+			while (fgets(line, sizeof(line), f) && strchr(line, '\n')) {
+				unsigned int i, count;
+				unsigned long long since;
+
+				off = ftell(f);
+				if (sscanf(line, "unplug %u %u %llu", &i, &count, &since) != 3 ||
+				    i < c->base || i - c->base >= c->n) {
+					fprintf(stderr, "hzrig-rawdev: %s: not 'unplug I COUNT SINCE_US' with I one of ours: %.60s",
+						c->path, line);
+					continue;
+				}
+				contain(&c->devs[i - c->base], "flood", count, since);
+			}
+		}
+		if (f)
+			fclose(f);
+		usleep(200000);
+	}
+	return NULL;
+}
+
 static int load(struct rawdev *r)
 {
 	char text[16384], err[160];
@@ -585,11 +716,13 @@ static void on_wake(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: hzrig-rawdev [-k K] [-d MS] [-u UDC_BASE] [-l LOG] DEVICE_FILE...\n"
+	fprintf(stderr, "usage: hzrig-rawdev [-k K] [-d MS] [-u UDC_BASE] [-l LOG] [-c FILE] DEVICE_FILE...\n"
 		"Presents each device file on its own dummy_hcd UDC through\n"
 		"raw-gadget; NAKs the first K (default 2) unanswered class or\n"
 		"vendor requests of each device, STALLs the rest. -d MS unplugs\n"
-		"a device MS ms into its first NAKed request.\n");
+		"a device MS ms into its first NAKed request. A device whose\n"
+		"driver loops on its refusals is unplugged; -c FILE takes\n"
+		"'unplug I COUNT SINCE_US' lines for a driver that floods the log.\n");
 }
 
 static unsigned int number(const char *s, const char *what, unsigned int max)
@@ -611,14 +744,15 @@ int main(int argc, char **argv)
 {
 	static struct rawdev devs[RAWDEV_MAX];
 	static struct watch watch;
+	static struct control ctl;
 	struct sigaction wake;
-	pthread_t watcher;
+	pthread_t watcher, reader;
 	unsigned int base = 0, n, i;
 	sigset_t set;
 	int opt, sig;
 
 	logf = stdout;
-	while ((opt = getopt(argc, argv, "k:d:u:l:h")) != -1) {
+	while ((opt = getopt(argc, argv, "k:d:u:l:c:h")) != -1) {
 		switch (opt) {
 		case 'k':
 			nak_first = number(optarg, "-k", 1000);
@@ -628,6 +762,9 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			base = number(optarg, "-u", RAWDEV_MAX - 1);
+			break;
+		case 'c':
+			ctl.path = optarg;
 			break;
 		case 'l':
 			logf = fopen(optarg, "a");
@@ -683,6 +820,13 @@ int main(int argc, char **argv)
 	watch.devs = devs;
 	watch.n = n;
 	if (pthread_create(&watcher, NULL, watch_usbmon, &watch)) {
+		fprintf(stderr, "hzrig-rawdev: thread: %s\n", strerror(errno));
+		return 1;
+	}
+	ctl.devs = devs;
+	ctl.n = n;
+	ctl.base = base;
+	if (ctl.path && pthread_create(&reader, NULL, read_control, &ctl)) {
 		fprintf(stderr, "hzrig-rawdev: thread: %s\n", strerror(errno));
 		return 1;
 	}

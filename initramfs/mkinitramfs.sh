@@ -71,6 +71,7 @@ if [ -n "${HZRIG_SWEEP_DEVICES:-}" ]; then
 	cp "$HZRIG_SWEEP_DEVICES/"*.device "$root/etc/hzrig/sweep/"
 	cp "$(dirname "$gadget")/hzrig-rawdev" "$root/bin/hzrig-rawdev"
 	cp "$(dirname "$runner")/hzrig-usbmon-dump" "$root/bin/hzrig-usbmon-dump"
+	cp "$(dirname "$runner")/hzrig-stream" "$root/bin/hzrig-stream"
 	cp "$here/sweep.sh" "$root/bin/hzrig-sweep"
 	# the host keeps the debug information (file:line); the guest needs none
 	find "$root/lib/modules" -name '*.ko' -exec strip --strip-debug {} +

@@ -16,10 +16,18 @@
 #      once (modprobe in parallel: each probe runs in its modprobe);
 #   4. the batch ends when every modprobe has returned and nothing moved on
 #      any bus for QUIET_S seconds, or after MAX_S seconds;
-#   5. the devices are unplugged (hzrig-rawdev stops), and everything goes
-#      to OUT as lines: "sweep ..." framing, the device list (taken once
-#      enumerated, and again at the end), the bindings, rawdev's and usbmon's lines and the trace (each call
-#      with its stack). The host reads them (hzrig sweep collect).
+#   5. the devices are unplugged (hzrig-rawdev stops), and "sweep end".
+# Everything goes to OUT as it is made (hzrig-stream, every 100 ms, with a
+# heartbeat "sweep alive" every second): "sweep ..." framing, the device
+# list (taken once enumerated, and again at the end), the bindings (each
+# driver's as its modprobe returns, and all at the end), rawdev's and
+# usbmon's lines and the trace (each call with its stack). A guest that
+# hangs or dies loses its last round at most; the host reads what came
+# (hzrig sweep collect) and knows a hang by the heartbeat's silence
+# (hzrig boot --quiet-s).
+# A looping driver is contained: hzrig-rawdev unplugs a device whose
+# driver keeps making it refuse (gadget/loop.h), and the log watcher below
+# one whose driver floods the kernel log, and the batch goes on.
 set -u
 K=$1 BATCH=$2 SIZE=$3 MAX_S=$4 OUT=$5 UNPLUG_MS=${6:-0} SKIP=${7:-}
 QUIET_S=3
@@ -99,8 +107,31 @@ N=$(wc -l < /tmp/batch)
 [ "$N" -gt 0 ] || { log "batch $BATCH of $SIZE: no device files"; exit 21; }
 log "batch $BATCH: $N devices, NAK $K then STALL"
 [ "$UNPLUG_MS" -gt 0 ] && log "each device unplugged $UNPLUG_MS ms into its first NAKed request"
+
+# The stream: the guest's own lines (L), rawdev's, usbmon's, the trace.
+# On a console (a LAVA lab, hzrig.samples=console) every line is framed
+# "hzrig-sweep ...", apart from the kernel's messages around it.
+L=/tmp/lines.txt
+{
+	echo "sweep begin batch=$BATCH size=$SIZE k=$K devices=$N max_s=$MAX_S unplug_ms=$UNPLUG_MS stream=1"
+	i=0
+	while read -r f; do
+		echo "file index=$i name=$(basename "$f")"
+		i=$((i + 1))
+	done < /tmp/batch
+} > $L
+: > /tmp/rawdev.txt
+PREFIX=
+[ "$OUT" = /dev/console ] && PREFIX="hzrig-sweep "
+hzrig-stream -o "$OUT" -p "$PREFIX" $L /tmp/rawdev.txt /tmp/usbmon.txt \
+	"trace =$T/trace_pipe" "rawdev-err =/tmp/rawdev.err" \
+	"usbmon-err =/tmp/usbmon.err" 2>/tmp/stream.err &
+ST=$!
+
+: > /tmp/rawdev.ctl
 # shellcheck disable=SC2046
-hzrig-rawdev -k "$K" -d "$UNPLUG_MS" -l /tmp/rawdev.txt $(cat /tmp/batch) 2>/tmp/rawdev.err &
+hzrig-rawdev -k "$K" -d "$UNPLUG_MS" -l /tmp/rawdev.txt -c /tmp/rawdev.ctl \
+	$(cat /tmp/batch) 2>/tmp/rawdev.err &
 RD=$!
 
 # Enumerated: every dummy bus has its device (the root hub is N-0).
@@ -117,23 +148,39 @@ log "$up of $N devices enumerated"
 for d in /sys/bus/usb/devices/[0-9]*-[0-9]*; do
 	case "$(basename "$d")" in *:*) continue ;; esac
 	echo "device name=$(basename "$d") vendor=$(cat "$d/idVendor") product=$(cat "$d/idProduct")"
-done > /tmp/devices.txt
+done >> $L
+
+# bindings BUS: the interfaces of BUS's device that a driver holds
+bindings() {
+	for d in /sys/bus/usb/devices/"$1"-[0-9]*:*; do
+		[ -e "$d/driver" ] && echo "bind intf=$(basename "$d") driver=$(basename "$(readlink "$d/driver")")"
+	done
+}
 
 T0=$(cut -d' ' -f1 /proc/uptime)
+echo "sweep t0 t=$T0" >> $L
 : > /tmp/modprobe.txt
+: > /tmp/bus-module
+i=0
 while read -r f; do
 	m=$(sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' "$f")
+	i=$((i + 1))
 	[ -n "$m" ] || continue
 	# marks in the trace time the probe to the microsecond (uptime: 10 ms)
 	# ... and on the console as they happen: if a driver hangs the
-	# guest, the modprobes that never returned name the suspects
+	# guest, the modprobes that never returned name the suspects. Its
+	# record and what it bound go out at once, in one write.
 	( echo "hzrig modprobe-begin module=$m" > $T/trace_marker
 	  log "modprobe-begin module=$m"
 	  modprobe "$m" > /tmp/modprobe-"$m".log 2>&1
 	  rc=$?
 	  echo "hzrig modprobe-end module=$m rc=$rc" > $T/trace_marker
 	  log "modprobe-end module=$m rc=$rc"
-	  echo "modprobe module=$m rc=$rc t=$(cut -d' ' -f1 /proc/uptime)" >> /tmp/modprobe.txt ) &
+	  echo "modprobe module=$m rc=$rc t=$(cut -d' ' -f1 /proc/uptime)" >> /tmp/modprobe.txt
+	  rec="modprobe module=$m rc=$rc t=$(cut -d' ' -f1 /proc/uptime)
+$(bindings $i)"
+	  echo "$rec" >> $L ) &
+	echo "$i $m" >> /tmp/bus-module
 done < /tmp/batch
 
 # A driver that floods the kernel log (pctv452e polls a missing endpoint
@@ -141,18 +188,52 @@ done < /tmp/batch
 # waits for the emulated serial console. Once the log grows by more than
 # FLOOD lines in a second, the console takes only KERN_ALERT and worse
 # from then on; the batch still ends, and the flood is said.
+# Before that, the one driver whose lines make the flood is contained: a
+# batch device whose name ("3-1", "3-1:1.0") or whose module ("M", or "W"
+# for a module M_W: "pctv452e: CI error" names dvb_usb_pctv452e) begins
+# more than FLOOD lines in each of FLOOD_S seconds running is unplugged
+# (hzrig-rawdev -c), and rawdev's line says so.
 FLOOD=200
+FLOOD_S=2
 flood() {
-	[ -e /tmp/flooded ] && return
-	n=$(dmesg | awk -v now="$(cut -d' ' -f1 /proc/uptime)" '
+	now=$(cut -d' ' -f1 /proc/uptime)
+	dmesg | awk -v now="$now" -v flood=$FLOOD -v need=$FLOOD_S '
+		FILENAME == "/tmp/bus-module" { mod[$2] = $1; next }
+		FILENAME == "/tmp/flood-hot" { hot[$1] = $2; since[$1] = $3; next }
+		FILENAME == "/tmp/flood-done" { done[$1] = 1; next }
 		{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
-		t + 0 > now - 1 { n++ } END { print n + 0 }')
+		t + 0 <= now - 1 { next }
+		{ all++; w = $0; sub(/^\[[^]]*\] */, "", w)
+		  split(w, f, " "); d = f[2]; sub(/:.*/, "", d); sub(/:$/, "", f[1])
+		  bus = ""
+		  if (d ~ /^[0-9]+-1$/) { split(d, b, "-"); bus = b[1] }
+		  else for (m in mod) if (m == f[1] || substr(m, length(m) - length(f[1])) == "_" f[1]) bus = mod[m]
+		  if (bus != "") n[bus]++ }
+		END {
+			for (b in n) if (n[b] > flood && !(b in done)) {
+				h = hot[b] + 1; s = since[b] ? since[b] : now - 1
+				print b, h, s > "/tmp/flood-hot.new"
+				if (h >= need) printf "unplug %d %d %d\n", b - 1, n[b] * h, s * 1000000 > "/tmp/flood-unplug"
+			}
+			print all + 0
+		}' /tmp/bus-module /tmp/flood-hot /tmp/flood-done - > /tmp/flood-all
+	mv /tmp/flood-hot.new /tmp/flood-hot 2>/dev/null || : > /tmp/flood-hot
+	if [ -s /tmp/flood-unplug ]; then
+		cat /tmp/flood-unplug >> /tmp/rawdev.ctl
+		awk '{ print $2 + 1 }' /tmp/flood-unplug >> /tmp/flood-done
+		sed 's/^/hzrig-sweep: flood: contained: /' /tmp/flood-unplug
+		rm -f /tmp/flood-unplug
+	fi
+	[ -e /tmp/flooded ] && return
+	n=$(cat /tmp/flood-all)
 	[ "$n" -gt $FLOOD ] || return
 	echo 1 > /proc/sys/kernel/printk
 	touch /tmp/flooded
 	log "kernel log flood: $n lines in the last second; the console now takes alerts only"
 	dmesg | tail -n 3 | sed 's/^/hzrig-sweep: flood: /'
 }
+: > /tmp/flood-hot
+: > /tmp/flood-done
 
 # Quiet: every modprobe returned, and neither usbmon nor the gadget moved
 # for QUIET_S seconds.
@@ -167,40 +248,29 @@ while [ $s -lt $((MAX_S * 10)) ]; do
 	[ "$done_n" -ge "$N" ] && [ $still -ge $((QUIET_S * 10)) ] && break
 done
 log "settled after $((s / 10)) s ($(wc -l < /tmp/modprobe.txt) of $N modprobes returned)"
-echo 0 > $T/tracing_on
+echo "sweep settled s=$((s / 10))" >> $L
 
 # What bound: interface, driver, and each bus' device.
-{
-	for d in /sys/bus/usb/devices/*; do
-		b=$(basename "$d")
-		case "$b" in
-		usb*) ;;
-		*:*) [ -e "$d/driver" ] && echo "bind intf=$b driver=$(basename "$(readlink "$d/driver")")" ;;
-		*) echo "device name=$b vendor=$(cat "$d/idVendor") product=$(cat "$d/idProduct")" ;;
-		esac
-	done
-} > /tmp/bind.txt
+for d in /sys/bus/usb/devices/*; do
+	b=$(basename "$d")
+	case "$b" in
+	usb*) ;;
+	*:*) [ -e "$d/driver" ] && echo "bind intf=$b driver=$(basename "$(readlink "$d/driver")")" ;;
+	*) echo "device name=$b vendor=$(cat "$d/idVendor") product=$(cat "$d/idProduct")" ;;
+	esac
+done >> $L
 
 # Unplug: the drivers' disconnect runs now, while the log is still read.
 kill "$RD"
 wait "$RD" 2>/dev/null
 usleep 500000
+echo 0 > $T/tracing_on
 kill "$UM"
 wait "$UM" 2>/dev/null
-
-# On the console (a LAVA lab, hzrig.samples=console) every line is framed
-# "hzrig-sweep ...", apart from the kernel's messages around it.
-frame() { if [ "$OUT" = /dev/console ]; then sed 's/^/hzrig-sweep /'; else cat; fi; }
-{
-	echo "sweep begin batch=$BATCH size=$SIZE k=$K devices=$N t0=$T0 settled_s=$((s / 10)) max_s=$MAX_S unplug_ms=$UNPLUG_MS"
-	i=0
-	while read -r f; do
-		echo "file index=$i name=$(basename "$f")"
-		i=$((i + 1))
-	done < /tmp/batch
-	cat /tmp/devices.txt /tmp/bind.txt /tmp/modprobe.txt /tmp/rawdev.txt /tmp/usbmon.txt
-	sed 's/^/rawdev-err /' /tmp/rawdev.err
-	sed 's/^/usbmon-err /' /tmp/usbmon.err
-	grep -v '^#' $T/trace | sed 's/^/trace /'
-	echo "sweep end"
-} | frame > "$OUT"
+# the stream's last round, then its end, from this one writer
+kill "$ST"
+wait "$ST" 2>/dev/null
+if [ -s /tmp/stream.err ]; then
+	sed 's/^/hzrig-sweep: stream: /' /tmp/stream.err
+fi
+if [ "$OUT" = /dev/console ]; then echo "hzrig-sweep sweep end"; else echo "sweep end"; fi > "$OUT"

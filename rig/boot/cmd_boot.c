@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +66,7 @@ struct guest {
 	const char *samples_path;
 	char extra_append[512];
 	unsigned int timeout_s;
+	unsigned int quiet_s;	/* --quiet-s: a stream silent this long hung */
 	bool quiet;
 };
 
@@ -383,18 +385,42 @@ static void judge_exit(struct guest_result *r, int wstatus)
 		    !strcmp(st, "failed") ? BOOT_FAILED : BOOT_CRASHED;
 }
 
+/*
+ * --quiet-s: has the guest's stream (its ttyS1 file, which a sweep guest
+ * feeds every second: initramfs/runner/hzrig-stream.c) stood still for
+ * quiet_s seconds since it began? @size and @since: its size when it last
+ * grew, and when. A stream not begun yet is not quiet: the boot budget
+ * stays the watchdog's.
+ */
+static bool stream_quiet(const struct guest *g, off_t *size, double *since)
+{
+	struct stat st;
+
+	if (stat(g->samples_path, &st) || st.st_size == 0)
+		return false;
+	if (st.st_size != *size) {
+		*size = st.st_size;
+		*since = mono_s();
+		return false;
+	}
+	return mono_s() - *since >= g->quiet_s;
+}
+
 static int run_guest(const struct hzrig_qemu_conf *c, const struct guest *g,
 		     struct guest_result *r)
 {
 	char lbuf[4096];
 	struct qemu_cmd q;
-	double t0 = mono_s(), deadline = t0 + g->timeout_s;
+	double t0 = mono_s(), deadline = t0 + g->timeout_s, stream_since;
+	off_t stream_size;
 	size_t llen = 0;
 	int fd, wstatus = 0;
 	FILE *log;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
+	stream_size = 0;
+	stream_since = t0;
 	r->con.guest_rc = -1;
 	r->first_sample_s = -1;
 	r->first_case_s = -1;
@@ -425,6 +451,15 @@ static int run_guest(const struct hzrig_qemu_conf *c, const struct guest *g,
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			r->status = BOOT_HUNG;
+			break;
+		}
+		if (g->quiet_s && stream_quiet(g, &stream_size, &stream_since)) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			r->status = BOOT_HUNG;
+			snprintf(r->con.crash, sizeof(r->con.crash),
+				 "the guest's stream (%s) went quiet for %u s, %.1f s after boot",
+				 "ttyS1", g->quiet_s, stream_since - t0);
 			break;
 		}
 		if (poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0) {
@@ -509,14 +544,16 @@ static void boot_usage(FILE *f)
 	fputs("usage: hzrig boot --variant NAME --kernel BZIMAGE --initrd CPIO\n"
 	      "                  --plan FILE|--timeout SECONDS --console LOG\n"
 	      "                  --samples FILE [--status FILE] [--accel auto|kvm|tcg]\n"
-	      "                  [--qemu-config FILE] [--quiet]\n"
+	      "                  [--qemu-config FILE] [--quiet] [--quiet-s SECONDS]\n"
 	      "                  [--append 'KERNEL ARGS']\n"
 	      "Boots one variant's guest under QEMU with a watchdog (--timeout, or\n"
 	      "what the plan's waits need). Without --plan the guest runs what\n"
 	      "--append says (hzrig.mode=robustness). Progress\n"
 	      "goes to stdout, the console to --console, the guest's ttyS1 to\n"
 	      "--samples, the outcome (ok, failed, crashed, hung, error) to\n"
-	      "--status as JSON. Exit: 0 ok, 1 failed, 2 bad usage (nothing\n"
+	      "--status as JSON. --quiet-s S: the guest hung when its --samples\n"
+	      "stream, once begun, stays silent S seconds (a sweep guest's beats\n"
+	      "every second). Exit: 0 ok, 1 failed, 2 bad usage (nothing\n"
 	      "booted), 3 hung, 4 error (QEMU did not start), 5 crashed.\n"
 	      "\n"
 	      "usage: hzrig accel --kernel BZIMAGE --initrd CPIO [--qemu-config FILE]\n"
@@ -534,6 +571,23 @@ static int timeout_opt(const char *cmd, const char *s, void *dst)
 	v = strtoul(s, &end, 10);
 	if (errno || *end || end == s || v == 0 || v > 86400) {
 		fprintf(stderr, "hzrig %s: --timeout: '%s' is not 1..86400 seconds\n",
+			cmd, s);
+		return -1;
+	}
+	*(unsigned int *)dst = (unsigned int)v;
+	return 0;
+}
+
+/* --quiet-s: 5..3600 seconds (a guest beats every second). */
+static int quiet_opt(const char *cmd, const char *s, void *dst)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || s[0] == '-' || v < 5 || v > 3600) {
+		fprintf(stderr, "hzrig %s: --quiet-s: '%s' is not 5..3600 seconds\n",
 			cmd, s);
 		return -1;
 	}
@@ -602,6 +656,7 @@ int cmd_boot(int argc, char **argv)
 		HZRIG_OPT_S("accel", &g.accel),
 		HZRIG_OPT_S("qemu-config", &qconf),
 		HZRIG_OPT_F("timeout", timeout_opt, &g.timeout_s),
+		HZRIG_OPT_F("quiet-s", quiet_opt, &g.quiet_s),
 		HZRIG_OPT_S("scratch", &scratch),
 		HZRIG_OPT_S("append", &append),
 		HZRIG_OPT_B("quiet", &g.quiet),

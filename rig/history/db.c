@@ -143,6 +143,12 @@ const char *const hzrig_db_migrations[] = {
 	" window_lo_ns INTEGER, window_hi_ns INTEGER, verdict TEXT,"
 	" PRIMARY KEY(sweep_run, module, idx));"
 	"CREATE INDEX sweep_calls_site ON sweep_calls(site);",
+
+	/*
+	 * 8: what the sweep's guest saw a driver do (a contained loop or
+	 * flood, a hang): the record's "diagnosis".
+	 */
+	"ALTER TABLE sweep_drivers ADD COLUMN diagnosis TEXT;",
 };
 
 const int hzrig_db_version =

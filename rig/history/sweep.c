@@ -45,7 +45,8 @@ static int insert_rows(sqlite3 *db, const struct hzrig_sweep_run *r,
 
 	if (hzrig_db_prep(db, "INSERT INTO sweep_drivers(sweep_run, module,"
 			  " batch, outcome, errno, firmware, probe_ns, nak, stall,"
-			  " answer) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &ds, err) ||
+			  " answer, diagnosis) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			  &ds, err) ||
 	    hzrig_db_prep(db, "INSERT INTO sweep_calls(sweep_run, module, idx,"
 			  " call, site, function, timeout_arg, ret, action, urb_ns,"
 			  " window_lo_ns, window_hi_ns, verdict)"
@@ -65,6 +66,7 @@ static int insert_rows(sqlite3 *db, const struct hzrig_sweep_run *r,
 		sqlite3_bind_int(ds, 8, d->nak);
 		sqlite3_bind_int(ds, 9, d->stall);
 		sqlite3_bind_int(ds, 10, d->answer);
+		hzrig_db_bind_text(ds, 11, d->diagnosis);
 		if (sqlite3_step(ds) != SQLITE_DONE)
 			goto out;
 		for (size_t k = 0; k < d->ncalls; k++) {

@@ -260,6 +260,8 @@ static void outcome(struct collect *c, const char *console,
 		*what = "not enumerated";
 	else if (reported)
 		*what = "kernel report";	/* its code in a report's stack */
+	else if (d->contain[0])
+		*what = "contained";	/* unplugged: it looped or flooded */
 	else if (fwname[0])
 		*what = "firmware missing";
 	else if (d->bound && (*err = port_error(console, d->module)))
@@ -401,8 +403,20 @@ static bool guest_died(const struct collect *c, int i, char *st, size_t n)
 	return died;
 }
 
+/* hzrig boot's word for how a guest ended, as sweep.json takes it. */
+static const char *ended_word(const char *st)
+{
+	static const char *const words[] = { "ok", "failed", "crashed", "hung", "error" };
+
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (!strcmp(st, words[k]))
+			return words[k];
+	return "unknown";
+}
+
 /* A batch whose guest died before it said its lines: empty, incomplete. */
-static void lost_batch(const struct collect *c, int i, json_object *batches)
+static void lost_batch(const struct collect *c, int i, const char *ended,
+		       json_object *batches)
 {
 	json_object *bo = json_object_new_object();
 	char path[4096], why[HZRIG_WHY];
@@ -413,6 +427,8 @@ static void lost_batch(const struct collect *c, int i, json_object *batches)
 	console = hzrig_in_slurp(path, HZRIG_MAX_CONSOLE, &len, why, sizeof(why));
 	hzrig_json_put(bo, "batch", json_object_new_int(i));
 	hzrig_json_put(bo, "complete", json_object_new_boolean(false));
+	hzrig_json_put(bo, "ended", hzrig_json_str(ended_word(ended)));
+	hzrig_json_put(bo, "last_alive_ms", NULL);
 	hzrig_json_put(bo, "settled_s", json_object_new_int(0));
 	hzrig_json_put(bo, "k", json_object_new_int(0));
 	hzrig_json_put(bo, "allowance_ns", hzrig_json_int(0));
@@ -432,7 +448,8 @@ static void lost_batch(const struct collect *c, int i, json_object *batches)
 static json_object *driver_json(const char *module, int batch,
 				const struct hzrig_sweep_driver *d,
 				const char *outcome, int err, const char *fw,
-				json_object *reports, json_object *calls)
+				const char *diagnosis, json_object *reports,
+				json_object *calls)
 {
 	json_object *o = json_object_new_object();
 
@@ -450,9 +467,77 @@ static json_object *driver_json(const char *module, int batch,
 	hzrig_json_put(o, "stall", json_object_new_int(d ? (int)d->stall : 0));
 	hzrig_json_put(o, "answer", json_object_new_int(d ? (int)d->answer : 0));
 	hzrig_json_put(o, "unplugged", json_object_new_boolean(d && d->unplugged));
+	hzrig_json_put(o, "diagnosis", diagnosis[0] ? hzrig_json_str(diagnosis) : NULL);
 	hzrig_json_put(o, "reports", reports);
 	hzrig_json_put(o, "calls", calls);
 	return o;
+}
+
+/*
+ * What the guest saw @d do, in words (docs/sweep.md, "A looping driver
+ * is contained"): a contained loop or flood, with its figures; "" when
+ * nothing of the kind.
+ */
+static void contain_words(const struct hzrig_sweep_driver *d, char *w, size_t n)
+{
+	/* after probe: its modprobe had returned when the loop began */
+	const char *when = d->end_mark_us >= 0 && d->end_mark_us <= d->contain_since_us ?
+			   "after probe" : "during probe";
+	double secs = (double)(d->contain_us - d->contain_since_us) / 1e6;
+
+	w[0] = 0;
+	if (!strcmp(d->contain, "loop") && d->contain_clear_halts)
+		snprintf(w, n, "looped %s on STALL / clear-halt: %u refusals in %.1f s (ep 0x%02x, %u clear-halts), unplugged after %.1f s",
+			 when, d->contain_count, secs, d->contain_ep < 0 ? 0 : d->contain_ep,
+			 d->contain_clear_halts, secs);
+	else if (!strcmp(d->contain, "loop"))
+		snprintf(w, n, "looped %s on refused transfers: %u in %.1f s (ep 0x%02x), unplugged after %.1f s",
+			 when, d->contain_count, secs, d->contain_ep < 0 ? 0 : d->contain_ep, secs);
+	else if (!strcmp(d->contain, "flood"))
+		snprintf(w, n, "flooded the log %s: %u lines in %.1f s, unplugged",
+			 when, d->contain_count, secs > 0 ? secs : 1.0);
+}
+
+/*
+ * One driver @dr of the parsed batch @b, with its calls and the reports
+ * in @found that name it; @diag says what the guest saw it do when the
+ * caller knows more (a suspect's), else the containment's words.
+ */
+static json_object *record_of(struct collect *c, const struct hzrig_sweep_batch *b,
+			      int i, const struct hzrig_sweep_driver *dr,
+			      const char *console, const struct hzrig_findings *found,
+			      int64_t allow, const char *force_outcome, const char *diag)
+{
+	json_object *calls = json_object_new_array();
+	json_object *rep = json_object_new_array();
+	const char *what;
+	char fw[256], words[320];
+	int err;
+
+	for (size_t f = 0; f < found->n; f++)
+		if (json_object_array_length(rep) < HZRIG_SWEEP_REPORTS_MAX &&
+		    hzrig_sweep_report_names(found->v[f].excerpt, dr->module))
+			json_object_array_add(rep, hzrig_json_str(found->v[f].title));
+	outcome(c, console, dr, json_object_array_length(rep) > 0, &what,
+		&err, fw, sizeof(fw));
+	if (force_outcome && strcmp(what, "kernel report"))
+		what = force_outcome;
+	contain_words(dr, words, sizeof(words));
+	if (diag && diag[0])
+		snprintf(words, sizeof(words), "%s", diag);
+	else if (!words[0] && !b->complete && dr->mark_us >= 0 && !dr->modprobe_done &&
+		 dr->end_mark_us < 0)
+		snprintf(words, sizeof(words),
+			 "its probe was cut short: the guest died before its modprobe returned");
+	/*
+	 * The driver's calls: on its device's bus, and made from a
+	 * module (the USB core's own, enumerating the device or
+	 * polling the root hub, have no module in their stack).
+	 */
+	for (size_t k = 0; k < b->ncall; k++)
+		if (!strcmp(b->call[k].module, dr->module) && b->call[k].nchain)
+			json_object_array_add(calls, call_json(c, &b->call[k], allow));
+	return driver_json(dr->module, i, dr, what, err, fw, words, rep, calls);
 }
 
 /*
@@ -479,14 +564,82 @@ static void earlier_boots(const struct collect *c, int i,
 }
 
 /*
- * The drivers whose modprobe never returned in a batch's first boot, which
- * hung or crashed (sweep.sh: DIR/suspects-N.txt, a module a line; the
- * batch then booted again without them): each is a driver with a finding,
- * with the reports of those boots whose stack names its module (a crash's
- * title) before the line that says it never returned. No file: none. 0,
- * or -1 when the file is not a list of module names.
+ * Batch @i's earlier boot @k (0: console-I-first.log / batch-I-first.txt,
+ * K: the K-th boot again), its file's path in @path; false when none.
  */
-static int suspects(const struct collect *c, int i, json_object *drivers)
+static bool earlier_boot(const struct collect *c, int i, int k, const char *what,
+			 const char *ext, char *path, size_t n)
+{
+	if (k)
+		snprintf(path, n, "%s/%s-%d-retry%d.%s", c->dir, what, i, k, ext);
+	else
+		snprintf(path, n, "%s/%s-%d-first.%s", c->dir, what, i, ext);
+	return !access(path, F_OK);
+}
+
+/*
+ * A suspect's own record from the last earlier boot of batch @i that had
+ * it (its stream, streamed as the guest ran: docs/sweep.md): its calls,
+ * what it bound, its modprobe. NULL when no boot's stream has it.
+ */
+static json_object *suspect_from_stream(struct collect *c, int i, const char *mod,
+					const struct hzrig_findings *found)
+{
+	for (int k = 8; k >= 0; k--) {
+		char path[4096], cpath[4096], why[HZRIG_WHY], diag[320];
+		struct hzrig_sweep_batch b;
+		size_t len;
+		char *text, *console;
+		json_object *o = NULL;
+
+		if (!earlier_boot(c, i, k, "batch", "txt", path, sizeof(path)))
+			continue;
+		text = hzrig_in_slurp(path, HZRIG_MAX_CAPTURE, &len, why, sizeof(why));
+		if (!text || strlen(text) != len ||
+		    hzrig_sweep_batch_parse(text, &b, why, sizeof(why))) {
+			fprintf(stderr, "hzrig sweep collect: %s: %s (not read for its suspects)\n",
+				path, text && strlen(text) != len ? "a NUL byte in the file" : why);
+			free(text);
+			continue;
+		}
+		free(text);
+		earlier_boot(c, i, k, "console", "log", cpath, sizeof(cpath));
+		console = hzrig_in_slurp(cpath, HZRIG_MAX_CONSOLE, &len, why, sizeof(why));
+		for (size_t d = 0; d < b.ndrv && !o; d++) {
+			const struct hzrig_sweep_driver *dr = &b.drv[d];
+			bool returned = dr->modprobe_done || dr->end_mark_us >= 0;
+			bool flood = console && strstr(console, "hzrig-sweep: kernel log flood");
+
+			if (strcmp(dr->module, mod))
+				continue;
+			c->grid = !hzrig_jiffy_grid_fit(b.timers, b.ntimers,
+							hzrig_tick_ns((int)c->hz),
+							&c->grid_ns, &c->grid_jiffies);
+			snprintf(diag, sizeof(diag), "%s (batch %d's %s, %s)",
+				 !returned ? "its modprobe never returned: the guest hung or crashed" :
+				 flood ? "flooded the log after probe: the guest hung" :
+				 "hung the guest after probe",
+				 i, k ? "boot again" : "first boot", strrchr(path, '/') + 1);
+			o = record_of(c, &b, i, dr, console, found, allowance(&b, (int)c->hz),
+				      "hung the guest", diag);
+		}
+		free(console);
+		hzrig_sweep_batch_free(&b);
+		if (o)
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * The drivers a batch's earlier boot hung or crashed with (sweep.sh:
+ * DIR/suspects-N.txt, a module a line; the batch then booted again
+ * without them): each keeps what that boot's stream measured of it, with
+ * outcome "kernel report" when a report of those boots names its module
+ * (a crash's title), else "hung the guest", and what the guest saw it do.
+ * No file: none. 0, or -1 when the file is not a list of module names.
+ */
+static int suspects(struct collect *c, int i, json_object *drivers)
 {
 	char path[4096], why[HZRIG_WHY];
 	size_t len;
@@ -506,7 +659,7 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 	for (s = text; *s && !rc;) {
 		size_t l = strcspn(s, "\n");
 		char mod[HZRIG_NAME_MAX], line[256];
-		json_object *rep;
+		json_object *rep, *o;
 
 		if (!l || l >= sizeof(mod)) {
 			rc = l ? -1 : 0;
@@ -515,19 +668,26 @@ static int suspects(const struct collect *c, int i, json_object *drivers)
 			mod[l] = 0;
 			if (!hzrig_plain_name(mod, why, sizeof(why))) {
 				rc = -1;
+			} else if ((o = suspect_from_stream(c, i, mod, &found))) {
+				json_object_array_add(drivers, o);
 			} else {
+				bool named = false;
+
 				rep = json_object_new_array();
 				for (size_t f = 0; f < found.n; f++)
-					if (json_object_array_length(rep) + 1 < HZRIG_SWEEP_REPORTS_MAX &&
-					    hzrig_sweep_report_names(found.v[f].excerpt, mod))
+					if (json_object_array_length(rep) < HZRIG_SWEEP_REPORTS_MAX &&
+					    hzrig_sweep_report_names(found.v[f].excerpt, mod)) {
 						json_object_array_add(rep, hzrig_json_str(found.v[f].title));
+						named = true;
+					}
 				snprintf(line, sizeof(line),
-					 "its modprobe never returned: the guest hung or crashed (batch %d's first boot, console-%d-first.log)",
+					 "the guest hung or crashed with it loaded, and no stream of batch %d's earlier boots has it (console-%d-first.log)",
 					 i, i);
-				json_object_array_add(rep, hzrig_json_str(line));
 				json_object_array_add(drivers,
-						      driver_json(mod, i, NULL, "kernel report", 0, "",
-								  rep, json_object_new_array()));
+						      driver_json(mod, i, NULL,
+								  named ? "kernel report" : "hung the guest",
+								  0, "", line, rep,
+								  json_object_new_array()));
 			}
 		}
 		s += l + (s[l] == '\n');
@@ -576,6 +736,8 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	json_object *bo;
 	int64_t allow;
 	struct hzrig_findings found = { 0 };
+	const char *ended;
+	char ended_buf[32] = "";
 
 	snprintf(path, sizeof(path), "%s/batch-%d.txt", c->dir, i);
 	text = hzrig_in_slurp(path, HZRIG_MAX_CAPTURE, &len, why, sizeof(why));
@@ -594,17 +756,31 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 		}
 		fprintf(stderr, "hzrig sweep collect: %s: %s; its guest ended '%s': the batch is recorded as lost\n",
 			path, why, st);
-		lost_batch(c, i, batches);
+		lost_batch(c, i, st, batches);
 		return suspects(c, i, drivers);
 	}
 	free(text);
 	console = batch_console(c, i, &found);
 	allow = allowance(&b, (int)c->hz);
+	{
+		bool died = guest_died(c, i, ended_buf, sizeof(ended_buf));
+
+		if (!b.complete)
+			fprintf(stderr, "hzrig sweep collect: %s: no 'sweep end': its guest ended '%s'%s; what it streamed is kept%s\n",
+				path, ended_buf[0] ? ended_buf : "unknown",
+				died ? "" : " (not a death its status shows)",
+				b.cut_line ? ", but for its last line, cut short" : "");
+		ended = b.complete ? "ok" : ended_word(ended_buf);
+	}
 	c->grid = !hzrig_jiffy_grid_fit(b.timers, b.ntimers, hzrig_tick_ns((int)c->hz),
 					&c->grid_ns, &c->grid_jiffies);
 	bo = json_object_new_object();
 	hzrig_json_put(bo, "batch", json_object_new_int(i));
 	hzrig_json_put(bo, "complete", json_object_new_boolean(b.complete));
+	/* how its guest ended, and its last heartbeat (a streamed batch) */
+	hzrig_json_put(bo, "ended", hzrig_json_str(ended));
+	hzrig_json_put(bo, "last_alive_ms", b.last_alive_us >= 0 ?
+		       hzrig_json_int(b.last_alive_us / 1000) : NULL);
 	hzrig_json_put(bo, "settled_s", json_object_new_int(b.settled_s));
 	hzrig_json_put(bo, "k", json_object_new_int(b.k));
 	hzrig_json_put(bo, "unplug_ms", json_object_new_int(b.unplug_ms));
@@ -615,31 +791,9 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	hzrig_json_put(bo, "calls_without_urb", json_object_new_int((int)b.unmatched_urbs));
 	hzrig_json_put(bo, "kernel_reports", reports(console));
 	json_object_array_add(batches, bo);
-	for (size_t d = 0; d < b.ndrv; d++) {
-		const struct hzrig_sweep_driver *dr = &b.drv[d];
-		json_object *calls = json_object_new_array();
-		json_object *rep = json_object_new_array();
-		const char *what;
-		char fw[256];
-		int err;
-
-		for (size_t f = 0; f < found.n; f++)
-			if (json_object_array_length(rep) < HZRIG_SWEEP_REPORTS_MAX &&
-			    hzrig_sweep_report_names(found.v[f].excerpt, dr->module))
-				json_object_array_add(rep, hzrig_json_str(found.v[f].title));
-		outcome(c, console, dr, json_object_array_length(rep) > 0, &what,
-			&err, fw, sizeof(fw));
-		/*
-		 * The driver's calls: on its device's bus, and made from a
-		 * module (the USB core's own, enumerating the device or
-		 * polling the root hub, have no module in their stack).
-		 */
-		for (size_t k = 0; k < b.ncall; k++)
-			if (!strcmp(b.call[k].module, dr->module) && b.call[k].nchain)
-				json_object_array_add(calls, call_json(c, &b.call[k], allow));
-		json_object_array_add(drivers, driver_json(dr->module, i, dr, what, err,
-							   fw, rep, calls));
-	}
+	for (size_t d = 0; d < b.ndrv; d++)
+		json_object_array_add(drivers, record_of(c, &b, i, &b.drv[d], console,
+							 &found, allow, NULL, NULL));
 	free(console);
 	hzrig_findings_free(&found);
 	hzrig_sweep_batch_free(&b);

@@ -103,6 +103,8 @@ static json_object *driver_rows(struct report *r, bool print)
 				hzrig_json_put(x, "nak", json_object_new_int(d->nak));
 				hzrig_json_put(x, "stall", json_object_new_int(d->stall));
 				hzrig_json_put(x, "unplugged", json_object_new_boolean(d->unplugged));
+				hzrig_json_put(x, "diagnosis", d->diagnosis[0] ?
+					       hzrig_json_str(d->diagnosis) : NULL);
 				{
 					json_object *rep = json_object_new_array();
 
@@ -286,6 +288,64 @@ static json_object *outside_rows(struct report *r, bool print)
 	return a;
 }
 
+/*
+ * What the guests saw drivers do beyond their probe's result: a loop or a
+ * log flood contained (the device unplugged, the batch went on), a guest
+ * hung; then each batch whose guest died, how and when (its last
+ * heartbeat), its stream kept.
+ */
+static json_object *loops_and_hangs(struct report *r, bool print)
+{
+	json_object *a = json_object_new_array();
+
+	if (print)
+		printf("\nLoops, floods and hangs (what the guest saw):\n");
+	for (int v = 0; v < r->n; v++)
+		for (size_t i = 0; i < r->run[v].ndrivers; i++) {
+			const struct hzrig_sweep_rdriver *d = &r->run[v].drivers[i];
+			json_object *o;
+
+			if (!d->diagnosis[0])
+				continue;
+			o = json_object_new_object();
+			hzrig_json_put(o, "variant", hzrig_json_str(r->run[v].variant));
+			hzrig_json_put(o, "batch", json_object_new_int(d->batch));
+			hzrig_json_put(o, "module", hzrig_json_str(d->module));
+			hzrig_json_put(o, "outcome", hzrig_json_str(d->outcome));
+			hzrig_json_put(o, "diagnosis", hzrig_json_str(d->diagnosis));
+			json_object_array_add(a, o);
+			if (print)
+				printf("  %s %s (%s): %s\n", r->run[v].variant, d->module,
+				       d->outcome, d->diagnosis);
+		}
+	for (int v = 0; v < r->n; v++)
+		for (size_t i = 0; i < r->run[v].nbatches; i++) {
+			const struct hzrig_sweep_rbatch *b = &r->run[v].batches[i];
+			json_object *o;
+
+			if (b->complete)
+				continue;
+			o = json_object_new_object();
+			hzrig_json_put(o, "variant", hzrig_json_str(r->run[v].variant));
+			hzrig_json_put(o, "batch", json_object_new_int((int)i));
+			hzrig_json_put(o, "ended", hzrig_json_str(b->ended[0] ? b->ended : "unknown"));
+			hzrig_json_put(o, "last_alive_ms", b->last_alive_ms == HZRIG_ABSENT ? NULL :
+				       hzrig_json_int(b->last_alive_ms));
+			json_object_array_add(a, o);
+			if (print) {
+				printf("  %s batch %zu: its guest ended %s before the batch's end",
+				       r->run[v].variant, i, b->ended[0] ? b->ended : "unknown");
+				if (b->last_alive_ms != HZRIG_ABSENT)
+					printf(" (last heartbeat %.1f s after boot)",
+					       b->last_alive_ms / 1e3);
+				printf("; what it streamed is kept\n");
+			}
+		}
+	if (print && !json_object_array_length(a))
+		printf("  none\n");
+	return a;
+}
+
 static json_object *kernel_reports(struct report *r, bool print)
 {
 	json_object *a = json_object_new_array();
@@ -434,6 +494,9 @@ static void why_unreached(struct report *r, json_object *select,
 		snprintf(why, n, "%s bound, but did not make this call in probe or open", mod);
 	else if (!strcmp(d->outcome, "probe failed"))
 		snprintf(why, n, "%s: probe failed (%" PRId64 ") before this call", mod, d->err);
+	else if (d->diagnosis[0] && (!strcmp(d->outcome, "contained") ||
+				     !strcmp(d->outcome, "hung the guest")))
+		snprintf(why, n, "%s: %.200s", mod, d->diagnosis);
 	else if (!strcmp(d->outcome, "kernel report"))
 		snprintf(why, n, "%s: a kernel report in its code (%.120s)", mod,
 			 d->nreports ? d->reports[0] : "");
@@ -578,6 +641,7 @@ int cmd_sweep_report(int argc, char **argv)
 		hzrig_json_put(out, "sites", site_rows(&r, print));
 		hzrig_json_put(out, "outside", outside_rows(&r, print));
 		hzrig_json_put(out, "long_probes", long_probes(&r, print));
+		hzrig_json_put(out, "loops_and_hangs", loops_and_hangs(&r, print));
 		hzrig_json_put(out, "kernel_reports", kernel_reports(&r, print));
 		hzrig_json_put(out, "cross_check", cross_check(&r, select, print));
 		for (size_t k = 0; k < r.ns; k++)

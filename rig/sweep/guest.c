@@ -207,14 +207,23 @@ static int on_begin(struct parse *p, const char *s)
 {
 	long long v[5];
 
+	/*
+	 * A streamed batch (stream=1) says when it settled at its end
+	 * ("sweep settled s=N"); one written at its end says it here.
+	 */
+	p->b->streamed = val(s, "stream") && num(s, "stream", &v[0]) && v[0] == 1;
 	if (!num(s, "batch", &v[0]) || !num(s, "size", &v[1]) ||
-	    !num(s, "k", &v[2]) || !num(s, "settled_s", &v[3]) ||
+	    !num(s, "k", &v[2]) || (!p->b->streamed && !num(s, "settled_s", &v[3])) ||
 	    !num(s, "max_s", &v[4]))
 		return bad(p, "'sweep begin' lacks batch=, size=, k=, settled_s= or max_s=");
+	if (v[0] < 0 || v[0] > 100000 || v[1] < 1 || v[1] > 32 || v[2] < 0 ||
+	    v[2] > 1000 || v[4] < 0 || v[4] > 86400 ||
+	    (!p->b->streamed && (v[3] < 0 || v[3] > 86400)))
+		return bad(p, "'sweep begin': batch=, size= (1..32), k=, settled_s= or max_s= out of range");
 	p->b->batch = (int)v[0];
 	p->b->size = (int)v[1];
 	p->b->k = (int)v[2];
-	p->b->settled_s = (int)v[3];
+	p->b->settled_s = p->b->streamed ? 0 : (int)v[3];
 	p->b->max_s = (int)v[4];
 	/* a batch from before the unplug pass has no unplug_ms= */
 	if (val(s, "unplug_ms")) {
@@ -249,6 +258,8 @@ static int on_file(struct parse *p, const char *s)
 	snprintf(d->module, sizeof(d->module), "%.*s", (int)(l - 7), name);
 	d->probe_us = -1;
 	d->mark_us = -1;
+	d->end_mark_us = -1;
+	d->contain_ep = -1;
 	return 0;
 }
 
@@ -307,6 +318,38 @@ static int on_modprobe(struct parse *p, const char *s, int64_t t0)
 }
 
 /*
+ * "rawdev=I t_us=T contain=loop|flood count=N since_us=T0 [ep=0xEE
+ * clear_halts=C]": device I unplugged because its driver looped on its
+ * refusals, or flooded the log (gadget/rawdev.c).
+ */
+static int on_contain(struct parse *p, const char *s)
+{
+	long long dev, t, count, since, ep = -1, ch = 0;
+	char kind[8];
+	struct hzrig_sweep_driver *d;
+
+	word(s, "contain", kind, sizeof(kind));
+	if (!num(s, "rawdev", &dev) || !num(s, "t_us", &t) || !num(s, "count", &count) ||
+	    !num(s, "since_us", &since) || (strcmp(kind, "loop") && strcmp(kind, "flood")) ||
+	    (val(s, "ep") && !num(s, "ep", &ep)) ||
+	    (val(s, "clear_halts") && !num(s, "clear_halts", &ch)))
+		return bad(p, "a rawdev contain= line needs contain=loop|flood, t_us=, count= and since_us=");
+	if (dev < 0 || t < 0 || count < 0 || count > UINT32_MAX || since < 0 ||
+	    since > t || ep < -1 || ep > 0xff || ch < 0 || ch > UINT32_MAX)
+		return bad(p, "a rawdev contain= line's values are out of range");
+	if ((size_t)dev >= p->b->ndrv)
+		return 0;
+	d = &p->b->drv[dev];
+	snprintf(d->contain, sizeof(d->contain), "%s", kind);
+	d->contain_us = t;
+	d->contain_since_us = since;
+	d->contain_count = (unsigned int)count;
+	d->contain_ep = (int)ep;
+	d->contain_clear_halts = (unsigned int)ch;
+	return 0;
+}
+
+/*
  * A rawdev line: a control request ("type=... request=...") or a bulk or
  * interrupt transfer its usbmon watcher saw ("ep=0xEE xfer=..."), with
  * what the device did; the device's counts take both.
@@ -318,6 +361,8 @@ static int on_rawdev(struct parse *p, const char *s)
 
 	if (val(s, "note"))
 		return 0;
+	if (val(s, "contain"))
+		return on_contain(p, s);
 	if (!num(s, "rawdev", &dev) || !num(s, "t_us", &t) || !val(s, "action"))
 		return bad(p, "a rawdev line lacks a field");
 	if (val(s, "ep")) {
@@ -583,10 +628,13 @@ static int on_mark(struct parse *p, const char *s, int64_t us)
 	d = driver_named(p->b, mod);
 	if (!d)
 		return 0;
-	if (!strncmp(s + 15, "begin ", 6))
+	if (!strncmp(s + 15, "begin ", 6)) {
 		d->mark_us = us;
-	else if (!strncmp(s + 15, "end ", 4) && d->mark_us >= 0 && us >= d->mark_us)
-		d->probe_us = us - d->mark_us;
+	} else if (!strncmp(s + 15, "end ", 4)) {
+		d->end_mark_us = us;
+		if (d->mark_us >= 0 && us >= d->mark_us)
+			d->probe_us = us - d->mark_us;
+	}
 	return 0;
 }
 
@@ -762,9 +810,15 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 	int rc = 0;
 
 	memset(b, 0, sizeof(*b));
+	b->last_alive_us = -1;
 	while (*s && !rc) {
 		size_t l = strcspn(s, "\n");
 		char *line = strndup(s, l);
+		/*
+		 * A streamed batch whose guest died may end in half a line
+		 * (no newline after it): that line is not read.
+		 */
+		bool cut = !s[l] && begun && b->streamed;
 
 		p.line++;
 		if (!line)
@@ -784,6 +838,23 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 			;	/* what came before the batch */
 		} else if (!strcmp(line, "sweep end")) {
 			b->complete = true;
+		} else if (!strncmp(line, "sweep alive ", 12)) {
+			long long us;
+
+			if (!num(line, "t_us", &us) || us < 0)
+				rc = bad(&p, "'sweep alive' needs t_us= microseconds");
+			else
+				b->last_alive_us = us;
+		} else if (!strncmp(line, "sweep t0 ", 9)) {
+			if (!val(line, "t") || !secs_us(val(line, "t"), &t0))
+				rc = bad(&p, "'sweep t0': t= is not seconds since boot");
+		} else if (!strncmp(line, "sweep settled ", 14)) {
+			long long st;
+
+			if (!num(line, "s", &st) || st < 0 || st > 86400)
+				rc = bad(&p, "'sweep settled' needs s= 0..86400");
+			else
+				b->settled_s = (int)st;
 		} else if (!strncmp(line, "file ", 5)) {
 			rc = on_file(&p, line + 5);
 		} else if (!strncmp(line, "device ", 7)) {
@@ -798,6 +869,10 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 			rc = on_usbmon(&p, line + 7);
 		} else if (!strncmp(line, "trace ", 6)) {
 			rc = on_trace(&p, line + 6);
+		}
+		if (rc && cut) {
+			b->cut_line = true;
+			rc = 0;
 		}
 		free(line);
 		s += l + (s[l] == '\n');

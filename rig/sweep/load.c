@@ -19,8 +19,8 @@
 #include "sweep/sweep.h"
 
 const char *const hzrig_sweep_outcomes[HZRIG_SWEEP_NOUTCOMES] = {
-	"kernel report", "bound", "probe failed", "firmware missing", "not bound",
-	"not enumerated",
+	"kernel report", "hung the guest", "contained", "bound", "probe failed",
+	"firmware missing", "not bound", "not enumerated",
 };
 
 struct ld {
@@ -120,6 +120,15 @@ static bool one_of(const char *s, const char *const *set, size_t n)
 		if (!strcmp(s, set[i]))
 			return true;
 	return false;
+}
+
+/* No control character (a terminal's escapes, a line break) in @s. */
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
 }
 
 /* Is @key in @o? For the fields newer files have (the unplug pass's). */
@@ -270,6 +279,18 @@ static void load_driver(struct ld *l, json_object *d, long i, size_t nbatches,
 					 "%s", json_object_get_string(v));
 		}
 	}
+	/* newer files: what the guest saw it do (a contained loop, a hang) */
+	if (!l->bad && has(d, "diagnosis")) {
+		at(l, "drivers", "diagnosis", i);
+		str(l, d, "diagnosis", r->diagnosis, sizeof(r->diagnosis), true);
+		if (!l->bad && !printable(r->diagnosis))
+			fail(l, "a control character in it");
+	}
+	if (!l->bad && (!strcmp(r->outcome, "contained") ||
+			!strcmp(r->outcome, "hung the guest")) && !r->diagnosis[0]) {
+		at(l, "drivers", "outcome", i);
+		fail(l, "'%s' without the driver's diagnosis", r->outcome);
+	}
 	if (!l->bad && !strcmp(r->outcome, "kernel report") && !r->nreports) {
 		at(l, "drivers", "outcome", i);
 		fail(l, "'kernel report' without the driver's reports");
@@ -307,6 +328,20 @@ static void load_batch(struct ld *l, json_object *b, long i,
 	at(l, "batches", "complete", i);
 	v = get(l, b, "complete", json_type_boolean, false);
 	r->complete = v && json_object_get_boolean(v);
+	/* newer files: how its guest ended, its last heartbeat */
+	r->last_alive_ms = HZRIG_ABSENT;
+	if (!l->bad && has(b, "ended")) {
+		static const char *const words[] = {
+			"ok", "failed", "crashed", "hung", "error", "unknown",
+		};
+
+		at(l, "batches", "ended", i);
+		str(l, b, "ended", r->ended, sizeof(r->ended), false);
+		if (!l->bad && !one_of(r->ended, words, 6))
+			fail(l, "'%s' is not ok, failed, crashed, hung, error or unknown", r->ended);
+		at(l, "batches", "last_alive_ms", i);
+		r->last_alive_ms = num(l, b, "last_alive_ms", 0, NS_MAX / 1000000, true);
+	}
 	at(l, "batches", "settled_s", i);
 	r->settled_s = (int)num(l, b, "settled_s", 0, 86400, false);
 	at(l, "batches", "k", i);

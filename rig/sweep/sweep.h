@@ -122,6 +122,17 @@ struct hzrig_sweep_driver {
 	int64_t mark_us;		/* trace_marker's start, -1 if none */
 	unsigned int nak, stall, answer;	/* class/vendor requests */
 	bool unplugged;			/* unplugged under a NAKed one */
+	/*
+	 * Contained (hzrig-rawdev's "contain=" line): its device unplugged
+	 * because the driver looped on its refusals ("loop") or flooded the
+	 * kernel log ("flood"); how many since when, and the endpoint and
+	 * clear-halts of a loop. contain[0] == 0: not contained.
+	 */
+	char contain[8];
+	unsigned int contain_count, contain_clear_halts;
+	int64_t contain_since_us, contain_us;
+	int contain_ep;
+	int64_t end_mark_us;		/* trace's modprobe-end mark, -1 */
 };
 
 struct hzrig_sweep_batch {
@@ -129,6 +140,9 @@ struct hzrig_sweep_batch {
 	int unplug_ms;			/* the unplug pass's delay; 0: none */
 #define HZRIG_SWEEP_UNPLUG_MS_MAX	60000	/* hzrig-rawdev -d's limit */
 	bool complete;			/* "sweep end" seen */
+	bool streamed;			/* "sweep begin ... stream=1" */
+	bool cut_line;			/* its last line cut short, not read */
+	int64_t last_alive_us;		/* the last heartbeat's time, -1: none */
 	struct hzrig_sweep_driver *drv;
 	size_t ndrv, drvcap;
 	struct hzrig_sweep_call *call;
@@ -176,9 +190,12 @@ struct hzrig_sweep_rcall {
 };
 
 #define HZRIG_SWEEP_REPORTS_MAX	8	/* a driver's, kept in its record */
+#define HZRIG_SWEEP_DIAGNOSIS_MAX	320
 
 struct hzrig_sweep_rdriver {
 	char module[64], outcome[20], firmware[256];
+	/* what the guest saw it do: a contained loop, a hang; "" none */
+	char diagnosis[HZRIG_SWEEP_DIAGNOSIS_MAX];
 	int batch, bus, nak, stall, answer;
 	bool unplugged;
 	/* the kernel reports whose stack names this module, their titles */
@@ -193,6 +210,9 @@ struct hzrig_sweep_rbatch {
 	int batch, settled_s, k, usbmon_dropped, calls_without_urb;
 	int unplug_ms;
 	bool complete;
+	/* how its guest ended (hzrig boot's word), its last heartbeat */
+	char ended[16];
+	int64_t last_alive_ms;	/* HZRIG_ABSENT: none, or an older file */
 	int64_t allowance_ns;
 	int64_t timers;		/* the grid's sightings; HZRIG_ABSENT */
 	char (*reports)[256];
@@ -222,7 +242,7 @@ const struct hzrig_sweep_rdriver *hzrig_sweep_driver(const struct hzrig_sweep_ru
 bool hzrig_sweep_long_probe(const struct hzrig_sweep_rdriver *d);
 
 /* The outcomes a driver can have, in the order reports list them. */
-#define HZRIG_SWEEP_NOUTCOMES	6
+#define HZRIG_SWEEP_NOUTCOMES	8
 extern const char *const hzrig_sweep_outcomes[HZRIG_SWEEP_NOUTCOMES];
 
 /*

@@ -4,7 +4,8 @@
 # usage: rig/sweep/sweep.sh [--nak K] [--unplug-ms MS] [--batch-size N]
 #                           [--max-s S] [--out DIR] [--db FILE]
 #                           [--accel auto|kvm|tcg] [--collect-only]
-#                           [--boot-with SCRIPT] VARIANT...
+#                           [--no-build] [--quiet-s S] [--boot-with SCRIPT]
+#                           VARIANT...
 #
 # Each VARIANT is a kernel/variants/*.variant with a "sweep =" line
 # (sweep-hz-100, sweep-small-hz-1000, ...). For each:
@@ -23,6 +24,10 @@
 #   3. collect: `hzrig sweep collect` into OUT/VARIANT/sweep.json.
 # --collect-only: no build and no boot; stage 3 and what follows again on
 # the batches an earlier run left in OUT (after hzrig itself changed).
+# --no-build: boot what B holds for each variant as it is (a test that
+# made its own initramfs there). --quiet-s S (default 30): a guest whose
+# stream (it beats every second) stays silent S seconds hung, and is
+# stopped then instead of at the watchdog; what it streamed is kept.
 # Then `hzrig sweep report` over all of them, beside `hzrig check-tree` on
 # the swept drivers' files of the first variant's tree, as a table
 # (OUT/report.txt) and JSON (OUT/report.json), with the coverage and the
@@ -33,7 +38,7 @@
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
-HZRIG=$B/rig/hzrig
+HZRIG=${HZRIG:-$B/rig/hzrig}
 K=2
 UNPLUG_MS=0
 SIZE=32
@@ -41,6 +46,8 @@ MAX_S=240
 RETRIES=3	# boots of a batch that hung, each without the last's suspects
 ACCEL=auto
 COLLECT_ONLY=0
+NO_BUILD=0
+QUIET_S=30
 BOOT_WITH=
 OUT=$TOP/results/sweep
 DB=${HZRIG_DB:-$TOP/results/hzrig.db}
@@ -55,6 +62,8 @@ while [ $# -gt 0 ]; do
 	--db) OUT_DB=$2; shift 2 ;;
 	--accel) ACCEL=$2; shift 2 ;;
 	--collect-only) COLLECT_ONLY=1; shift ;;
+	--no-build) NO_BUILD=1; shift ;;
+	--quiet-s) QUIET_S=$2; shift 2 ;;
 	--boot-with) BOOT_WITH=$2; shift 2 ;;
 	-*) echo "sweep: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -62,9 +71,10 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "sweep: no variants given" >&2; exit 2; }
 DB=${OUT_DB:-$DB}
-for n in "$K" "$UNPLUG_MS" "$SIZE" "$MAX_S"; do
-	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --unplug-ms, --batch-size and --max-s take a number, not '$n'" >&2; exit 2 ;; esac
+for n in "$K" "$UNPLUG_MS" "$SIZE" "$MAX_S" "$QUIET_S"; do
+	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --unplug-ms, --batch-size, --max-s and --quiet-s take a number, not '$n'" >&2; exit 2 ;; esac
 done
+[ "$QUIET_S" -ge 5 ] && [ "$QUIET_S" -le 3600 ] || { echo "sweep: --quiet-s must be 5..3600" >&2; exit 2; }
 [ "$UNPLUG_MS" -le 60000 ] || { echo "sweep: --unplug-ms must be 0..60000" >&2; exit 2; }
 [ "$UNPLUG_MS" -eq 0 ] || [ "$K" -ge 1 ] || {
 	echo "sweep: --unplug-ms unplugs a device during a NAKed request: it needs --nak 1 or more" >&2
@@ -98,7 +108,7 @@ boot_batch() {
 		--initrd "$B/$1/initramfs.cpio" --timeout $((MAX_S + 120)) \
 		--accel "$ACCEL" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
 		--console "$2/console-$3.log" --samples "$2/batch-$3.txt" \
-		--status "$2/status-$3.json" --quiet \
+		--status "$2/status-$3.json" --quiet --quiet-s "$QUIET_S" \
 		--append "hzrig.mode=sweep hzrig.nak=$K hzrig.batch=$3 hzrig.batch_size=$SIZE hzrig.sweep_max_s=$MAX_S hzrig.unplug_ms=$UNPLUG_MS dummy_hcd.num=$4${5:+ hzrig.sweep_skip=$5}"
 }
 # --boot-with SCRIPT: the batches boot elsewhere (rig/lava/lab-batches.sh:
@@ -114,7 +124,7 @@ declare -A T
 rc=0
 
 t0=$SECONDS
-[ "$COLLECT_ONLY" = 1 ] || "$TOP/rig/boot/matrix.sh" --build-only "$@" || rc=1
+[ "$COLLECT_ONLY" = 1 ] || [ "$NO_BUILD" = 1 ] || "$TOP/rig/boot/matrix.sh" --build-only "$@" || rc=1
 T[build]=$((SECONDS - t0))
 
 mkdir -p "$OUT"
@@ -179,11 +189,14 @@ for v in "$@"; do
 			c=$d/console-$i.log
 			[ $try = 0 ] || c=$d/console-$i-retry$try.log
 			[ $try = 0 ] || mv "$d/console-$i.log" "$c"
+			# what this boot streamed stays: its suspects' records
+			[ $try = 0 ] || mv "$d/batch-$i.txt" "$d/batch-$i-retry$try.txt" 2> /dev/null
 			# the modprobes that never returned, else the flooder
 			sus=$("$TOP/rig/sweep/suspects.sh" "$c" "$d/module-names.txt")
 			if [ -z "$sus" ]; then
 				log "$v" "batch $((i + 1))/$nb ended $st with no modprobe left waiting (console: ${c#$TOP/}): not booted again"
 				[ $try = 0 ] || mv "$c" "$d/console-$i.log"
+				[ $try = 0 ] || mv "$d/batch-$i-retry$try.txt" "$d/batch-$i.txt" 2> /dev/null
 				break
 			fi
 			all=$(printf '%s\n%s\n' "$all" "$sus" | sed '/^$/d' | sort -u)

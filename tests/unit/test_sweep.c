@@ -22,6 +22,7 @@
 
 #include "device_file.h"
 #include "lib/io.h"
+#include "lib/util.h"
 #include "model/model.h"
 #include "sweep/sweep.h"
 
@@ -669,6 +670,162 @@ static void test_report_names(void **state)
 }
 
 /*
+ * A streamed batch (initramfs/sweep.sh with hzrig-stream): its lines come
+ * as they were made, interleaved, with heartbeats; settled and t0 are
+ * lines of their own. One whose guest died has no "sweep end" and may end
+ * in half a line, which is not read; what came before it all is.
+ */
+static const char STREAMED[] =
+	"sweep begin batch=0 size=32 k=2 devices=2 max_s=240 unplug_ms=0 stream=1\n"
+	"file index=0 name=hzrig_sweeptest.device\n"
+	"file index=1 name=ch341.device\n"
+	"sweep alive t_us=1500000\n"
+	"device name=1-1 vendor=1209 product=0001\n"
+	"device name=2-1 vendor=1a86 product=7523\n"
+	"sweep t0 t=2.000000\n"
+	"trace         modprobe-155     [000] .....     2.099900: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=1 type=192 timeout=300 ip=arch_rethook_trampoline+0x0/0x4d\n"
+	"rawdev=0 t_us=2100100 type=0xc0 request=0x01 value=0 index=0 length=8 action=nak\n"
+	"trace         modprobe-155     [000] .....     2.099910: <stack trace>\n"
+	"sweep alive t_us=2500000\n"
+	"trace  => usb_control_msg+0x1/0x105\n"
+	"trace  => sweeptest_probe+0x60/0x300 [hzrig_sweeptest]\n"
+	"usbmon t_us=2100000 id=0xffff888000001000 type=S xfer=2 ep=0x80 bus=1 dev=2 status=-115 setup=c0,01,00,00,00,00,08,00\n"
+	"trace         modprobe-155     [000] .....     2.099950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000001000 ip=usb_start_wait_urb+0x5f/0x108\n"
+	"usbmon t_us=2406010 id=0xffff888000001000 type=C xfer=2 ep=0x80 bus=1 dev=2 status=-2\n"
+	"trace         modprobe-155     [000] .....     2.406100: ctl_ret: (sweeptest_probe+0x60/0x300 [hzrig_sweeptest] <- usb_control_msg) ret=-110\n"
+	"trace      hzrig-sweep-150     [000] .....     2.000100: tracing_mark_write+0x130/0x3ee: hzrig modprobe-begin module=hzrig_sweeptest\n"
+	"trace      hzrig-sweep-150     [000] .....     2.500000: tracing_mark_write+0x130/0x3ee: hzrig modprobe-end module=hzrig_sweeptest rc=0\n"
+	"modprobe module=hzrig_sweeptest rc=0 t=2.51\n"
+	"bind intf=1-1:1.0 driver=hzrig_sweeptest\n"
+	"sweep alive t_us=3500000\n"
+	"rawdev=0 t_us=5600000 contain=loop count=812 since_us=3000000 ep=0x83 clear_halts=406\n"
+	"sweep alive t_us=6500000\n"
+	"usbmon t_us=6600000 id=0xffff8880000";
+
+static void test_batch_streamed(void **state)
+{
+	struct hzrig_sweep_batch b;
+	const struct hzrig_sweep_call *c;
+	char why[160], *text;
+
+	(void)state;
+	/* cut mid-line: the guest died; what came is kept */
+	if (hzrig_sweep_batch_parse(STREAMED, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_false(b.complete);
+	assert_true(b.streamed);
+	assert_true(b.cut_line);
+	assert_int_equal(b.last_alive_us, 6500000);
+	assert_int_equal(b.ndrv, 2);
+	assert_true(b.drv[0].bound);
+	assert_true(b.drv[0].modprobe_done);
+	assert_int_equal(b.drv[0].end_mark_us, 2500000);
+	/* the stack came after a heartbeat, still its event's */
+	c = call_where(&b, "sweeptest_probe+0x60/0x300 [hzrig_sweeptest]");
+	assert_non_null(c);
+	assert_int_equal(c->timeout_arg, 300);
+	assert_int_equal(c->urb_us, 306010);
+	assert_string_equal(c->action, "nak");
+	assert_string_equal(b.drv[0].contain, "loop");
+	assert_int_equal(b.drv[0].contain_count, 812);
+	assert_int_equal(b.drv[0].contain_since_us, 3000000);
+	assert_int_equal(b.drv[0].contain_us, 5600000);
+	assert_int_equal(b.drv[0].contain_ep, 0x83);
+	assert_int_equal(b.drv[0].contain_clear_halts, 406);
+	assert_string_equal(b.drv[1].contain, "");
+	hzrig_sweep_batch_free(&b);
+
+	/* settled, then the end: complete, nothing cut */
+	text = malloc(sizeof(STREAMED) + 128);
+	assert_non_null(text);
+	sprintf(text, "%.*s\nsweep settled s=7\nsweep end\n",
+		(int)(strrchr(STREAMED, '\n') - STREAMED), STREAMED);
+	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_true(b.complete);
+	assert_false(b.cut_line);
+	assert_int_equal(b.settled_s, 7);
+	hzrig_sweep_batch_free(&b);
+
+	/* a bad line that is not the last is an error, cut or not */
+	sprintf(text, "%.*s\nrawdev=0 t_us=5 contain=spin count=1 since_us=1\nsweep end\n",
+		(int)(strrchr(STREAMED, '\n') - STREAMED), STREAMED);
+	assert_int_equal(hzrig_sweep_batch_parse(text, &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "contain="));
+	sprintf(text, "%.*s\nrawdev=0 t_us=5 contain=loop count=1 since_us=9\nsweep end\n",
+		(int)(strrchr(STREAMED, '\n') - STREAMED), STREAMED);
+	assert_int_equal(hzrig_sweep_batch_parse(text, &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "out of range"));
+	/* an unstreamed batch is read as it was: a cut last line is an error */
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=32 k=2 settled_s=3 max_s=240\n"
+		"usbmon t_us=6600000 id=0xffff8880000", &b, why, sizeof(why)), -1);
+	/* nor does a streamed one lack settled_s= at its begin */
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=32 k=2 max_s=240\n", &b, why, sizeof(why)), -1);
+	free(text);
+}
+
+/*
+ * A driver's diagnosis and a batch's end in sweep.json: read when there,
+ * absent in older files; the outcomes that need one must carry it, and
+ * neither may hold a control character.
+ */
+static void test_load_diagnosis(void **state)
+{
+	struct hzrig_sweep_run r;
+	char *text, *edited, why[256];
+	const char *at, *bat;
+	size_t len;
+
+	(void)state;
+	text = hzrig_in_slurp(DATA_DIR "/sweep/small-100/sweep.json", 1 << 24, &len, why, sizeof(why));
+	assert_non_null(text);
+	if (hzrig_sweep_load(text, &r, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_string_equal(r.drivers[0].diagnosis, "");
+	assert_int_equal(r.batches[0].last_alive_ms, HZRIG_ABSENT);
+	hzrig_sweep_run_free(&r);
+
+	at = strstr(text, "\"outcome\":");
+	bat = strstr(text, "\"complete\":");
+	assert_non_null(at);
+	assert_non_null(bat);
+	assert_true(bat < at);
+	edited = malloc(len + 512);
+	assert_non_null(edited);
+#define EDIT(batch_ins, drv_ins)						\
+	sprintf(edited, "%.*s%s%.*s%s\"was\":%s", (int)(bat - text), text, batch_ins,	\
+		(int)(at - bat), bat, drv_ins, at + strlen("\"outcome\":"))
+	EDIT("\"ended\": \"hung\", \"last_alive_ms\": 61234, ",
+	     "\"diagnosis\": \"looped after probe on STALL / clear-halt: 812 refusals\", \"outcome\": \"contained\", ");
+	if (hzrig_sweep_load(edited, &r, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_string_equal(r.drivers[0].outcome, "contained");
+	assert_string_equal(r.drivers[0].diagnosis,
+			    "looped after probe on STALL / clear-halt: 812 refusals");
+	assert_string_equal(r.batches[0].ended, "hung");
+	assert_int_equal(r.batches[0].last_alive_ms, 61234);
+	hzrig_sweep_run_free(&r);
+
+	EDIT("", "\"diagnosis\": null, \"outcome\": \"hung the guest\", ");
+	assert_int_equal(hzrig_sweep_load(edited, &r, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "drivers[0].outcome: 'hung the guest' without"));
+	EDIT("", "\"diagnosis\": \"a \\u001b[31m red\", \"outcome\": \"bound\", ");
+	assert_int_equal(hzrig_sweep_load(edited, &r, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "drivers[0].diagnosis: a control character"));
+	EDIT("\"ended\": \"melted\", \"last_alive_ms\": null, ", "\"outcome\": \"bound\", ");
+	assert_int_equal(hzrig_sweep_load(edited, &r, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "batches[0].ended: 'melted'"));
+	EDIT("\"ended\": \"ok\", \"last_alive_ms\": -1, ", "\"outcome\": \"bound\", ");
+	assert_int_equal(hzrig_sweep_load(edited, &r, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "batches[0].last_alive_ms"));
+#undef EDIT
+	free(edited);
+	free(text);
+}
+
+/*
  * The unplug pass's fields in sweep.json: read when there, absent in
  * older files; a driver whose outcome is "kernel report" must carry the
  * reports, and no more than the record keeps.
@@ -783,6 +940,8 @@ int main(void)
 		cmocka_unit_test(test_batch_unplug),
 		cmocka_unit_test(test_report_names),
 		cmocka_unit_test(test_load_unplug_fields),
+		cmocka_unit_test(test_batch_streamed),
+		cmocka_unit_test(test_load_diagnosis),
 		cmocka_unit_test(test_real_sweep),
 	};
 

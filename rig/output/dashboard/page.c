@@ -165,6 +165,7 @@ static const char css[] =
 	"tr.group th{background:#fff;color:var(--muted);font-weight:600;"
 	"padding-top:12px;border-bottom:1px solid var(--line)}\n"
 	"td.nw{white-space:nowrap}\n"
+	"td.outcome{max-width:26em;overflow-wrap:anywhere}\n"
 	"td.kern{max-width:230px}\n"
 	".small{font-size:11.5px}\n"
 	"td.reg{background:#fdecea}\n"

@@ -72,7 +72,8 @@ static void table(struct dash *d)
 				dash_out(d, "<td>&ndash;</td><td></td>");
 				continue;
 			}
-			dash_out(d, "<td class=\"nw%s\">", r->nreports ? " bad" :
+			/* no nowrap: a report's title or a diagnosis wraps */
+			dash_out(d, "<td class=\"outcome%s\">", r->nreports || r->diagnosis[0] ? " bad" :
 				 strcmp(r->outcome, "bound") ? "" : " good");
 			dash_esc(d, r->outcome);
 			if (r->err != HZRIG_ABSENT)
@@ -80,6 +81,11 @@ static void table(struct dash *d)
 			for (int k = 0; k < r->nreports; k++) {
 				dash_out(d, "<br><span class=\"small\">");
 				dash_esc(d, r->reports[k]);
+				dash_out(d, "</span>");
+			}
+			if (r->diagnosis[0]) {
+				dash_out(d, "<br><span class=\"small\">");
+				dash_esc(d, r->diagnosis);
 				dash_out(d, "</span>");
 			}
 			dash_out(d, "</td><td class=\"num%s\">%s</td>",

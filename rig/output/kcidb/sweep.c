@@ -62,7 +62,9 @@ static json_object *test_base(const char *origin, const struct hzrig_sweep_run *
 static const char *driver_status(const struct hzrig_sweep_run *r,
 				 const struct hzrig_sweep_rdriver *d)
 {
-	if (d->nreports || r->batches[d->batch].nreports || hzrig_sweep_long_probe(d))
+	/* a report, a long probe, a loop or a hang is a finding */
+	if (d->nreports || r->batches[d->batch].nreports || hzrig_sweep_long_probe(d) ||
+	    !strcmp(d->outcome, "contained") || !strcmp(d->outcome, "hung the guest"))
 		return "FAIL";
 	if (!strcmp(d->outcome, "bound") || !strcmp(d->outcome, "probe failed"))
 		return "PASS";
@@ -93,6 +95,8 @@ static void driver_tests(const char *origin, const struct hzrig_sweep_run *r,
 			json_object_object_add(m, "errno", hzrig_json_int(d->err));
 		if (d->firmware[0])
 			json_object_object_add(m, "firmware", hzrig_json_str(d->firmware));
+		if (d->diagnosis[0])
+			json_object_object_add(m, "diagnosis", hzrig_json_str(d->diagnosis));
 		json_object_object_add(m, "naked", json_object_new_int(d->nak));
 		json_object_object_add(m, "stalled", json_object_new_int(d->stall));
 		json_object_object_add(t, "misc", m);

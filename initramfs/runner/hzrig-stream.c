@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hzrig-stream: the sweep guest's records, streamed to the host as they
+ * are made (initramfs/sweep.sh; docs/sweep.md, "Streamed out of the
+ * guest").
+ *
+ *   hzrig-stream -o OUT [-p PREFIX] [-i MS] [-a MS] [TAG=]FILE...
+ *
+ * Every MS (default 100) milliseconds each FILE's new whole lines go to
+ * OUT (the guest's ttyS1, or its console on a lab), each as "PREFIX TAG
+ * line": a file that a writer appends to (rawdev's log, usbmon's dump, the
+ * modprobe record) or a pipe-like file read without blocking (the
+ * tracer's trace_pipe). A FILE that does not exist yet is tried again
+ * each round. This process is OUT's one writer, so lines from different
+ * sources never interleave within a line. Every -a MS (default 1000) a
+ * heartbeat, "sweep alive t_us=T" (CLOCK_MONOTONIC, the trace's and
+ * rawdev's clock), tells the host that the guest still runs: a host that
+ * hears nothing for long knows the guest hung (hzrig boot --quiet-s), and
+ * what the guest measured before then is already out, but for its last
+ * round. SIGTERM or SIGINT: one last round, half lines included, then
+ * exit 0.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SRC_MAX		16
+#define LINE_MAX_B	8192	/* a longer line goes out in pieces */
+#define READ_MAX	(256 * 1024)	/* a source's bytes per round at most */
+
+struct src {
+	const char *path, *tag;
+	int fd;
+	char part[LINE_MAX_B];	/* the line begun, not yet ended */
+	size_t plen;
+};
+
+static volatile sig_atomic_t stop;
+static const char *prefix = "";
+static int out = -1;
+static char obuf[1 << 20];
+static size_t olen;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Everything buffered to OUT, whole; a write error drops it (no host). */
+static void flush(void)
+{
+	size_t off = 0;
+
+	while (off < olen) {
+		ssize_t n = write(out, obuf + off, olen - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	olen = 0;
+}
+
+static void put(const char *tag, const char *s, size_t n)
+{
+	size_t need = strlen(prefix) + strlen(tag) + n + 1;
+
+	if (olen + need > sizeof(obuf))
+		flush();
+	if (need > sizeof(obuf))
+		return;
+	memcpy(obuf + olen, prefix, strlen(prefix));
+	olen += strlen(prefix);
+	memcpy(obuf + olen, tag, strlen(tag));
+	olen += strlen(tag);
+	memcpy(obuf + olen, s, n);
+	olen += n;
+	obuf[olen++] = '\n';
+}
+
+/* @s's new bytes: whole lines out, the rest kept; @last: that too. */
+static void take(struct src *s, const char *buf, size_t n, bool last)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			put(s->tag, s->part, s->plen);
+			s->plen = 0;
+			continue;
+		}
+		if (s->plen == sizeof(s->part)) {
+			put(s->tag, s->part, s->plen);
+			s->plen = 0;
+		}
+		s->part[s->plen++] = buf[i];
+	}
+	if (last && s->plen) {
+		put(s->tag, s->part, s->plen);
+		s->plen = 0;
+	}
+}
+
+static void round_of(struct src *v, size_t n, bool last)
+{
+	static char buf[65536];
+
+	for (size_t i = 0; i < n; i++) {
+		struct src *s = &v[i];
+		size_t got = 0;
+
+		if (s->fd < 0)
+			s->fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (s->fd < 0)
+			continue;
+		while (got < READ_MAX) {
+			ssize_t r = read(s->fd, buf, sizeof(buf));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;	/* the end for now, or nothing yet */
+			take(s, buf, (size_t)r, false);
+			got += (size_t)r;
+		}
+		if (last)
+			take(s, "", 0, true);
+	}
+	flush();
+}
+
+static unsigned int ms_arg(const char *s, const char *what)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < 10 || v > 60000) {
+		fprintf(stderr, "hzrig-stream: %s: '%s' is not 10..60000 ms\n", what, s);
+		exit(2);
+	}
+	return (unsigned int)v;
+}
+
+static void usage(void)
+{
+	fputs("usage: hzrig-stream -o OUT [-p PREFIX] [-i MS] [-a MS] [TAG=]FILE...\n"
+	      "Sends each FILE's new lines to OUT every -i MS (100), each as\n"
+	      "PREFIX TAG line, with a heartbeat 'sweep alive t_us=T' every -a MS\n"
+	      "(1000); at SIGTERM one last round, then exit.\n", stderr);
+}
+
+int main(int argc, char **argv)
+{
+	static struct src src[SRC_MAX];
+	struct sigaction sa = { .sa_handler = on_term };
+	unsigned int every = 100, alive = 1000;
+	const char *opath = NULL;
+	uint64_t next_alive = 0;
+	size_t n = 0;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "o:p:i:a:h")) != -1) {
+		switch (opt) {
+		case 'o':
+			opath = optarg;
+			break;
+		case 'p':
+			prefix = optarg;
+			break;
+		case 'i':
+			every = ms_arg(optarg, "-i");
+			break;
+		case 'a':
+			alive = ms_arg(optarg, "-a");
+			break;
+		default:
+			usage();
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (!opath || optind == argc || argc - optind > SRC_MAX) {
+		fprintf(stderr, "hzrig-stream: -o OUT and 1..%d files are needed\n", SRC_MAX);
+		usage();
+		return 2;
+	}
+	for (int i = optind; i < argc; i++) {
+		char *eq = strchr(argv[i], '='), *sl = strchr(argv[i], '/');
+		struct src *s = &src[n++];
+
+		s->fd = -1;
+		/* "trace =/sys/...": a tag is what stands before an '=' */
+		if (eq && (!sl || eq < sl)) {
+			*eq = 0;
+			s->tag = argv[i];
+			s->path = eq + 1;
+		} else {
+			s->tag = "";
+			s->path = argv[i];
+		}
+		if (!*s->path) {
+			fprintf(stderr, "hzrig-stream: '%s': no file\n", argv[i]);
+			return 2;
+		}
+	}
+	out = open(opath, O_WRONLY | O_NOCTTY | O_APPEND | O_CLOEXEC);
+	if (out < 0) {
+		fprintf(stderr, "hzrig-stream: %s: %s\n", opath, strerror(errno));
+		return 1;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	while (!stop) {
+		uint64_t now = mono_us();
+
+		round_of(src, n, false);
+		if (now >= next_alive) {
+			char line[64];
+			int l = snprintf(line, sizeof(line), "sweep alive t_us=%llu",
+					 (unsigned long long)now);
+
+			put("", line, (size_t)l);
+			flush();
+			next_alive = now + (uint64_t)alive * 1000;
+		}
+		usleep(every * 1000);
+	}
+	round_of(src, n, true);
+	return 0;
+}

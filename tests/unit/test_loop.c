@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of gadget/loop.c: when hzrig-rawdev takes a driver's
+ * refusals for a loop and unplugs its device.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "loop.h"
+
+/* @n refusals evenly over [@from_us, @from_us + @span_us): the first true's index, or -1. */
+static int feed(struct hzg_loop *l, uint64_t from_us, uint64_t span_us,
+		unsigned int n)
+{
+	int hit = -1;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (hzg_loop_note(l, from_us + span_us * i / n, HZG_LOOP_RATE,
+				  HZG_LOOP_SECS) && hit < 0)
+			hit = (int)i;
+	return hit;
+}
+
+/* 400 a second (STALL and clear-halt every 5 ms): a loop in the second second. */
+static void loop_found_in_second_second(void **state)
+{
+	struct hzg_loop l = { 0 };
+
+	(void)state;
+	assert_int_equal(feed(&l, 5000000, 1000000, 400), -1);
+	assert_int_equal(feed(&l, 6000000, 1000000, 400), HZG_LOOP_RATE);
+	/* since the first hot second, all of them counted */
+	assert_int_equal(l.hot_us, 5000000);
+	assert_int_equal(l.total, 800);
+}
+
+/* Exactly the rate a second is not more than it. */
+static void at_the_rate_is_no_loop(void **state)
+{
+	struct hzg_loop l = { 0 };
+
+	(void)state;
+	for (int s = 0; s < 10; s++)
+		assert_int_equal(feed(&l, 1000000ULL * (uint64_t)(s + 1), 1000000,
+				      HZG_LOOP_RATE), -1);
+}
+
+/* A burst of one second (a firmware's refusals), then quiet: no loop. */
+static void one_busy_second_is_no_loop(void **state)
+{
+	struct hzg_loop l = { 0 };
+
+	(void)state;
+	assert_int_equal(feed(&l, 0, 1000000, 1000), -1);
+	assert_int_equal(feed(&l, 1000000, 1000000, 10), -1);
+	assert_int_equal(feed(&l, 2000000, 1000000, 1000), -1);
+	/* but a second busy one right after is */
+	assert_int_equal(feed(&l, 3000000, 1000000, 1000), HZG_LOOP_RATE);
+	assert_int_equal(l.hot_us, 2000000);
+}
+
+/* Two busy seconds with a silent one between: no loop. */
+static void a_gap_breaks_the_run(void **state)
+{
+	struct hzg_loop l = { 0 };
+
+	(void)state;
+	assert_int_equal(feed(&l, 0, 1000000, 500), -1);
+	assert_int_equal(feed(&l, 2500000, 1000000, 150), -1);
+	assert_int_equal(l.hot, 0);
+}
+
+/* A clock that goes back starts over instead of counting a loop. */
+static void clock_back_starts_over(void **state)
+{
+	struct hzg_loop l = { 0 };
+
+	(void)state;
+	assert_int_equal(feed(&l, 9000000, 1000000, 500), -1);
+	assert_int_equal(feed(&l, 1000000, 1000000, 150), -1);
+	assert_int_equal(l.hot, 0);
+	assert_int_equal(l.win_us, 1000000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(loop_found_in_second_second),
+		cmocka_unit_test(at_the_rate_is_no_loop),
+		cmocka_unit_test(one_busy_second_is_no_loop),
+		cmocka_unit_test(a_gap_breaks_the_run),
+		cmocka_unit_test(clock_back_starts_over),
+	};
+
+	return cmocka_run_group_tests_name("loop", tests, NULL, NULL);
+}
