@@ -64,8 +64,12 @@ fi
 # of device files `hzrig sweep devices` made, one per driver; the guest
 # presents them with hzrig-rawdev and watches with hzrig-usbmon-dump. A
 # firmware file a module names (modinfo) goes in when this machine has it
-# in /lib/firmware (Debian's firmware packages); HZRIG_SWEEP_FIRMWARE
-# lists each with "present" or "missing" for the host's report.
+# in /lib/firmware (Debian's firmware packages); else a stand-in of that
+# name goes in (64 KiB of zeros), so that the driver's download runs and
+# its requests are measured (HZRIG_SWEEP_FW_STANDIN=0: none, the probe
+# ends at request_firmware()). HZRIG_SWEEP_FIRMWARE lists each with
+# "present", "made" (a device file's), "standin" or "missing" for the
+# host's report.
 if [ -n "${HZRIG_SWEEP_DEVICES:-}" ]; then
 	mkdir -p "$root/etc/hzrig/sweep" "$root/lib/firmware"
 	cp "$HZRIG_SWEEP_DEVICES/"*.device "$root/etc/hzrig/sweep/"
@@ -84,6 +88,10 @@ if [ -n "${HZRIG_SWEEP_DEVICES:-}" ]; then
 				echo "$(basename "$ko" .ko) $fw present"
 			elif [ -f "$root/lib/firmware/$fw" ]; then
 				echo "$(basename "$ko" .ko) $fw made"
+			elif [ "${HZRIG_SWEEP_FW_STANDIN:-1}" = 1 ] && [ -n "${fw##*..*}" ] &&
+				mkdir -p "$root/lib/firmware/$(dirname "$fw")" &&
+				head -c 65536 /dev/zero > "$root/lib/firmware/$fw"; then
+				echo "$(basename "$ko" .ko) $fw standin"
 			else
 				echo "$(basename "$ko" .ko) $fw missing"
 			fi

@@ -37,7 +37,7 @@ struct collect {
 	long long hz, batches;
 	const struct hzrig_tree_model *model;
 	char *kos;			/* the .ko paths, one per line */
-	char *fw;			/* "module file present|missing|made" */
+	char *fw;	/* "module file present|missing|made|standin" */
 	struct line_cache { char key[160], site[200], func[64]; } *lines;
 	size_t nlines, linecap;
 	/* the batch's tick grid, fitted from its timers (none: !grid) */
@@ -498,6 +498,37 @@ static void contain_words(const struct hzrig_sweep_driver *d, char *w, size_t n)
 			 when, d->contain_count, secs > 0 ? secs : 1.0);
 }
 
+/* Visible ASCII alone: what goes into a one-line field as it is. */
+static bool printable_word(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return false;
+	return true;
+}
+
+/*
+ * The firmware stand-ins of @module (mkinitramfs.sh: zero-filled files
+ * the guest had in place of firmware Debian does not ship), into @out as
+ * "FILE[, FILE...]"; "" none.
+ */
+static void standins(const struct collect *c, const char *module, char *out, size_t n)
+{
+	size_t o = 0;
+
+	out[0] = 0;
+	for (const char *s = c->fw; s && *s;) {
+		size_t l = strcspn(s, "\n");
+		char mod[64], file[256], state[16];
+
+		if (sscanf(s, "%63s %255s %15s", mod, file, state) == 3 &&
+		    !strcmp(mod, module) && !strcmp(state, "standin") &&
+		    printable_word(file) && o + strlen(file) + 3 < n)
+			o += (size_t)snprintf(out + o, n - o, "%s%s", o ? ", " : "", file);
+		s += l + (s[l] == '\n');
+	}
+}
+
 /*
  * One driver @dr of the parsed batch @b, with its calls and the reports
  * in @found that name it; @diag says what the guest saw it do when the
@@ -510,8 +541,9 @@ static json_object *record_of(struct collect *c, const struct hzrig_sweep_batch 
 {
 	json_object *calls = json_object_new_array();
 	json_object *rep = json_object_new_array();
+	json_object *o;
 	const char *what;
-	char fw[256], words[320];
+	char fw[256], words[320], si[256];
 	int err;
 
 	for (size_t f = 0; f < found->n; f++)
@@ -537,7 +569,11 @@ static json_object *record_of(struct collect *c, const struct hzrig_sweep_batch 
 	for (size_t k = 0; k < b->ncall; k++)
 		if (!strcmp(b->call[k].module, dr->module) && b->call[k].nchain)
 			json_object_array_add(calls, call_json(c, &b->call[k], allow));
-	return driver_json(dr->module, i, dr, what, err, fw, words, rep, calls);
+	o = driver_json(dr->module, i, dr, what, err, fw, words, rep, calls);
+	/* beside the outcome: it ran on a stand-in, not a real device's */
+	standins(c, dr->module, si, sizeof(si));
+	hzrig_json_put(o, "firmware_standin", si[0] ? hzrig_json_str(si) : NULL);
+	return o;
 }
 
 /*
@@ -578,12 +614,31 @@ static bool earlier_boot(const struct collect *c, int i, int k, const char *what
 }
 
 /*
+ * What the guest was seen doing when it died with suspect @dr loaded
+ * (@console: that boot's; @boot: its file's name), into @w; @confirmed:
+ * a boot of the batch without it ended well.
+ */
+static void suspect_words(const struct hzrig_sweep_driver *dr, const char *console,
+			  int i, const char *boot, bool confirmed, char *w, size_t n)
+{
+	bool returned = dr->modprobe_done || dr->end_mark_us >= 0;
+	bool flood = console && strstr(console, "hzrig-sweep: kernel log flood");
+
+	snprintf(w, n, "%s (batch %d, %s%s)",
+		 !returned ? "its modprobe never returned: the guest hung or crashed" :
+		 flood ? "flooded the log after probe: the guest hung" :
+		 "hung the guest after probe", i, boot,
+		 confirmed ? "; the boot without it ended well" :
+		 "; not confirmed: no boot without it ended well");
+}
+
+/*
  * A suspect's own record from the last earlier boot of batch @i that had
  * it (its stream, streamed as the guest ran: docs/sweep.md): its calls,
  * what it bound, its modprobe. NULL when no boot's stream has it.
  */
 static json_object *suspect_from_stream(struct collect *c, int i, const char *mod,
-					const struct hzrig_findings *found)
+					const struct hzrig_findings *found, bool confirmed)
 {
 	for (int k = 8; k >= 0; k--) {
 		char path[4096], cpath[4096], why[HZRIG_WHY], diag[320];
@@ -607,19 +662,14 @@ static json_object *suspect_from_stream(struct collect *c, int i, const char *mo
 		console = hzrig_in_slurp(cpath, HZRIG_MAX_CONSOLE, &len, why, sizeof(why));
 		for (size_t d = 0; d < b.ndrv && !o; d++) {
 			const struct hzrig_sweep_driver *dr = &b.drv[d];
-			bool returned = dr->modprobe_done || dr->end_mark_us >= 0;
-			bool flood = console && strstr(console, "hzrig-sweep: kernel log flood");
 
 			if (strcmp(dr->module, mod))
 				continue;
 			c->grid = !hzrig_jiffy_grid_fit(b.timers, b.ntimers,
 							hzrig_tick_ns((int)c->hz),
 							&c->grid_ns, &c->grid_jiffies);
-			snprintf(diag, sizeof(diag), "%s (batch %d's %s, %s)",
-				 !returned ? "its modprobe never returned: the guest hung or crashed" :
-				 flood ? "flooded the log after probe: the guest hung" :
-				 "hung the guest after probe",
-				 i, k ? "boot again" : "first boot", strrchr(path, '/') + 1);
+			suspect_words(dr, console, i, strrchr(path, '/') + 1, confirmed,
+				      diag, sizeof(diag));
 			o = record_of(c, &b, i, dr, console, found, allowance(&b, (int)c->hz),
 				      "hung the guest", diag);
 		}
@@ -631,44 +681,98 @@ static json_object *suspect_from_stream(struct collect *c, int i, const char *mo
 	return NULL;
 }
 
+/* Is @mod one of @b's drivers (NULL: none)? */
+static bool in_batch(const struct hzrig_sweep_batch *b, const char *mod)
+{
+	for (size_t d = 0; b && d < b->ndrv; d++)
+		if (!strcmp(b->drv[d].module, mod))
+			return true;
+	return false;
+}
+
 /*
- * The drivers a batch's earlier boot hung or crashed with (sweep.sh:
- * DIR/suspects-N.txt, a module a line; the batch then booted again
- * without them): each keeps what that boot's stream measured of it, with
- * outcome "kernel report" when a report of those boots names its module
- * (a crash's title), else "hung the guest", and what the guest saw it do.
- * No file: none. 0, or -1 when the file is not a list of module names.
+ * Batch @i's suspects (sweep.sh: DIR/suspects-N.txt, a module a line:
+ * every driver an earlier boot that hung or crashed was put down to) into
+ * @list, one a line; "" none. 0, or -1 when the file is not module names.
  */
-static int suspects(struct collect *c, int i, json_object *drivers)
+static int suspect_list(const struct collect *c, int i, char **list)
 {
 	char path[4096], why[HZRIG_WHY];
 	size_t len;
-	char *text, *s;
-	int rc = 0;
-	struct hzrig_findings found = { 0 };
 
+	*list = NULL;
 	snprintf(path, sizeof(path), "%s/suspects-%d.txt", c->dir, i);
 	if (access(path, F_OK))
 		return 0;
-	text = hzrig_in_slurp(path, 1 << 16, &len, why, sizeof(why));
-	if (!text) {
+	*list = hzrig_in_slurp(path, 1 << 16, &len, why, sizeof(why));
+	if (!*list) {
 		fprintf(stderr, "hzrig sweep collect: %s: %s\n", path, why);
 		return -1;
 	}
+	for (char *s = *list; *s;) {
+		size_t l = strcspn(s, "\n");
+		char mod[HZRIG_NAME_MAX];
+
+		if (l >= sizeof(mod) || (l && (memcpy(mod, s, l), mod[l] = 0,
+					       !hzrig_plain_name(mod, why, sizeof(why))))) {
+			fprintf(stderr, "hzrig sweep collect: %s: not a list of module names, one a line\n",
+				path);
+			free(*list);
+			*list = NULL;
+			return -1;
+		}
+		s += l + (s[l] == '\n');
+	}
+	return 0;
+}
+
+/* Is @mod a line of @list? */
+static bool listed(const char *list, const char *mod)
+{
+	size_t ml = strlen(mod);
+
+	for (const char *s = list; s && *s;) {
+		size_t l = strcspn(s, "\n");
+
+		if (l == ml && !memcmp(s, mod, l))
+			return true;
+		s += l + (s[l] == '\n');
+	}
+	return false;
+}
+
+/*
+ * The drivers a batch's earlier boots hung or crashed with and that the
+ * final boot (@last, NULL when it left nothing) did not load: each keeps
+ * what the last boot that had it streamed, with outcome "kernel report"
+ * when a report of those boots names its module (a crash's title), else
+ * "hung the guest", and what the guest saw it do; confirmed when the
+ * final boot ended well. A suspect the final boot loaded again is its
+ * (batch_json()). 0, or -1 when the list is not module names.
+ */
+static int suspects(struct collect *c, int i, const struct hzrig_sweep_batch *last,
+		    json_object *drivers)
+{
+	char *text, *s;
+	struct hzrig_findings found = { 0 };
+	bool confirmed = last && last->complete;
+
+	if (suspect_list(c, i, &text))
+		return -1;
+	if (!text)
+		return 0;
 	earlier_boots(c, i, &found);
-	for (s = text; *s && !rc;) {
+	for (s = text; *s;) {
 		size_t l = strcspn(s, "\n");
 		char mod[HZRIG_NAME_MAX], line[256];
 		json_object *rep, *o;
 
-		if (!l || l >= sizeof(mod)) {
-			rc = l ? -1 : 0;
-		} else {
+		if (l) {
 			memcpy(mod, s, l);
 			mod[l] = 0;
-			if (!hzrig_plain_name(mod, why, sizeof(why))) {
-				rc = -1;
-			} else if ((o = suspect_from_stream(c, i, mod, &found))) {
+			if (in_batch(last, mod)) {
+				;	/* loaded again: the final boot's */
+			} else if ((o = suspect_from_stream(c, i, mod, &found, confirmed))) {
 				json_object_array_add(drivers, o);
 			} else {
 				bool named = false;
@@ -692,12 +796,9 @@ static int suspects(struct collect *c, int i, json_object *drivers)
 		}
 		s += l + (s[l] == '\n');
 	}
-	if (rc)
-		fprintf(stderr, "hzrig sweep collect: %s: not a list of module names, one a line\n",
-			path);
 	hzrig_findings_free(&found);
 	free(text);
-	return rc;
+	return 0;
 }
 
 /* One batch's drivers, each with its calls, in one pass each. */
@@ -737,7 +838,8 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	int64_t allow;
 	struct hzrig_findings found = { 0 };
 	const char *ended;
-	char ended_buf[32] = "";
+	char ended_buf[32] = "", *sus = NULL;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/batch-%d.txt", c->dir, i);
 	text = hzrig_in_slurp(path, HZRIG_MAX_CAPTURE, &len, why, sizeof(why));
@@ -757,7 +859,7 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 		fprintf(stderr, "hzrig sweep collect: %s: %s; its guest ended '%s': the batch is recorded as lost\n",
 			path, why, st);
 		lost_batch(c, i, st, batches);
-		return suspects(c, i, drivers);
+		return suspects(c, i, NULL, drivers);
 	}
 	free(text);
 	console = batch_console(c, i, &found);
@@ -791,15 +893,38 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	hzrig_json_put(bo, "calls_without_urb", json_object_new_int((int)b.unmatched_urbs));
 	hzrig_json_put(bo, "kernel_reports", reports(console));
 	json_object_array_add(batches, bo);
-	for (size_t d = 0; d < b.ndrv; d++)
-		json_object_array_add(drivers, record_of(c, &b, i, &b.drv[d], console,
-							 &found, allow, NULL, NULL));
+	if (suspect_list(c, i, &sus)) {
+		free(console);
+		hzrig_findings_free(&found);
+		hzrig_sweep_batch_free(&b);
+		return -1;
+	}
+	for (size_t d = 0; d < b.ndrv; d++) {
+		char diag[320];
+
+		/*
+		 * A suspect of this very boot, which hung or crashed with it
+		 * and was not booted again (nothing was left to boot): hung
+		 * the guest, not confirmed.
+		 */
+		if (!b.complete && listed(sus, b.drv[d].module)) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "batch-%d.txt", i);
+			suspect_words(&b.drv[d], console, i, name, false, diag, sizeof(diag));
+			json_object_array_add(drivers, record_of(c, &b, i, &b.drv[d], console,
+								 &found, allow, "hung the guest", diag));
+		} else {
+			json_object_array_add(drivers, record_of(c, &b, i, &b.drv[d], console,
+								 &found, allow, NULL, NULL));
+		}
+	}
+	free(sus);
 	free(console);
 	hzrig_findings_free(&found);
+	rc = suspects(c, i, &b, drivers);
 	hzrig_sweep_batch_free(&b);
-	if (suspects(c, i, drivers))
-		return -1;
-	return 0;
+	return rc;
 }
 
 static char *slurp_opt(const char *path, const char *what)

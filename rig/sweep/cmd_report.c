@@ -105,6 +105,8 @@ static json_object *driver_rows(struct report *r, bool print)
 				hzrig_json_put(x, "unplugged", json_object_new_boolean(d->unplugged));
 				hzrig_json_put(x, "diagnosis", d->diagnosis[0] ?
 					       hzrig_json_str(d->diagnosis) : NULL);
+				hzrig_json_put(x, "firmware_standin", d->firmware_standin[0] ?
+					       hzrig_json_str(d->firmware_standin) : NULL);
 				{
 					json_object *rep = json_object_new_array();
 
@@ -115,8 +117,9 @@ static json_object *driver_rows(struct report *r, bool print)
 				snprintf(key, sizeof(key), "%d", r->run[v].hz);
 				json_object_object_add(per, key, x);
 				if (print)
-					printf("  HZ=%-4d %-16s %9.1f ms %2d/%-2d", r->run[v].hz,
-					       d->outcome, d->probe_ns == HZRIG_ABSENT ? -1.0 :
+					printf("  HZ=%-4d %-16s%s %9.1f ms %2d/%-2d", r->run[v].hz,
+					       d->outcome, d->firmware_standin[0] ? " (fw stand-in)" : "",
+					       d->probe_ns == HZRIG_ABSENT ? -1.0 :
 					       d->probe_ns / 1e6, d->nak, d->stall);
 			}
 			if (print)

@@ -286,6 +286,13 @@ static void load_driver(struct ld *l, json_object *d, long i, size_t nbatches,
 		if (!l->bad && !printable(r->diagnosis))
 			fail(l, "a control character in it");
 	}
+	if (!l->bad && has(d, "firmware_standin")) {
+		at(l, "drivers", "firmware_standin", i);
+		str(l, d, "firmware_standin", r->firmware_standin,
+		    sizeof(r->firmware_standin), true);
+		if (!l->bad && !printable(r->firmware_standin))
+			fail(l, "a control character in it");
+	}
 	if (!l->bad && (!strcmp(r->outcome, "contained") ||
 			!strcmp(r->outcome, "hung the guest")) && !r->diagnosis[0]) {
 		at(l, "drivers", "outcome", i);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# suspects.sh CONSOLE MODULES: the drivers a sweep batch's guest that hung
+# suspects.sh CONSOLE MODULES [STREAM]: the drivers a sweep batch's guest that hung
 # or crashed is put down to (docs/sweep.md, "A driver that hangs or
 # crashes the guest"), one module name a line, from its console:
 #   1. the modprobes the guest said it began ("hzrig-sweep: modprobe-begin
@@ -16,12 +16,18 @@
 #      last 200 kernel lines name most, if they name it in 60 or more: a
 #      line "[t] W..." names module M when W (up to ':' or ' ', '-' as
 #      '_') is M or M ends in _W ("pctv452e: CI error" names
-#      dvb_usb_pctv452e).
+#      dvb_usb_pctv452e);
+#   4. else, with STREAM (what the guest streamed: its batch-N.txt), when
+#      every modprobe returned and the guest still hung: the driver that
+#      bound last (a modprobe's record with a "bind" line after it),
+#      whose code (a work item, a URB's handler) is what ran after its
+#      probe. What the boot streamed of it is kept; its boot again without
+#      it confirms it, or names the next.
 # A serial console's lines end in CR LF. Nothing printed: no suspect.
 # Exit 0, or 2 when a file cannot be read.
 set -u
-[ $# -eq 2 ] || { echo "usage: suspects.sh CONSOLE MODULES" >&2; exit 2; }
-for f in "$1" "$2"; do
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: suspects.sh CONSOLE MODULES [STREAM]" >&2; exit 2; }
+for f in "$@"; do
 	if [ ! -f "$f" ] || [ ! -r "$f" ]; then
 		echo "suspects.sh: cannot read $f" >&2
 		exit 2
@@ -50,5 +56,13 @@ if [ -z "$sus" ]; then
 					if (m[i] != "" && (m[i] == $2 || substr(m[i], length(m[i]) - length($2)) == "_" $2)) {
 						print m[i]; exit
 					} }')
+fi
+if [ -z "$sus" ] && [ $# -eq 3 ] && [ -z "$(sed -n 's/.*hzrig-sweep: modprobe-begin module=\([^ ]*\).*/\1/p' <<< "$con" | sort -u |
+	comm -23 - <(sed -n 's/.*hzrig-sweep: modprobe-end module=\([^ ]*\).*/\1/p' <<< "$con" | sort -u))" ]; then
+	sus=$(tr -d '\r' < "$3" | sed 's/^hzrig-sweep //' | awk '
+		/^modprobe module=/ { m = $2; sub(/^module=/, "", m); next }
+		/^bind intf=/ && m != "" { last = m }
+		{ if ($0 !~ /^bind /) m = "" }
+		END { if (last != "") print last }')
 fi
 [ -z "$sus" ] || printf '%s\n' "$sus"

@@ -196,6 +196,8 @@ struct hzrig_sweep_rdriver {
 	char module[64], outcome[20], firmware[256];
 	/* what the guest saw it do: a contained loop, a hang; "" none */
 	char diagnosis[HZRIG_SWEEP_DIAGNOSIS_MAX];
+	/* the zero-filled files that stood in for its firmware; "" none */
+	char firmware_standin[256];
 	int batch, bus, nak, stall, answer;
 	bool unplugged;
 	/* the kernel reports whose stack names this module, their titles */

@@ -184,30 +184,47 @@ for v in "$@"; do
 		# are the suspects (suspects-N.txt, which collect records), and
 		# the batch boots again without them, up to RETRIES times (the
 		# first boot's console and status kept as *-first.*).
-		all="" try=0
+		# Each boot again leaves out the newest suspects, and those
+		# named twice; one named before and not again goes back in (the
+		# guest hung without it too: it is measured whole). What each
+		# boot streamed stays (batch-N-first.txt, -retryK.txt), so a
+		# suspect keeps what it measured; when nothing is left to boot,
+		# the last boot is the batch's.
+		all="" named="" try=0
+		mods=$(ls "$B/$v/sweep-devices/"*.device | sort | sed -n "$((i * SIZE + 1)),$((i * SIZE + num))p" |
+			xargs -r sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' | sort -u)
 		while [ "$st" != ok ] && [ $try -lt $RETRIES ]; do
-			c=$d/console-$i.log
-			[ $try = 0 ] || c=$d/console-$i-retry$try.log
-			[ $try = 0 ] || mv "$d/console-$i.log" "$c"
-			# what this boot streamed stays: its suspects' records
-			[ $try = 0 ] || mv "$d/batch-$i.txt" "$d/batch-$i-retry$try.txt" 2> /dev/null
-			# the modprobes that never returned, else the flooder
-			sus=$("$TOP/rig/sweep/suspects.sh" "$c" "$d/module-names.txt")
+			keep() {	# this boot's files under their -first/-retryK names
+				if [ $try = 0 ]; then
+					mv "$d/console-$i.log" "$d/console-$i-first.log"
+					mv "$d/status-$i.json" "$d/status-$i-first.json"
+					mv "$d/batch-$i.txt" "$d/batch-$i-first.txt" 2> /dev/null
+				else
+					mv "$d/console-$i.log" "$d/console-$i-retry$try.log"
+					mv "$d/status-$i.json" "$d/status-$i-retry$try.json"
+					mv "$d/batch-$i.txt" "$d/batch-$i-retry$try.txt" 2> /dev/null
+				fi
+			}
+			# the modprobes that never returned, else the flooder,
+			# else the driver that bound last (what this boot streamed)
+			b=$d/batch-$i.txt
+			[ -f "$b" ] || b=
+			sus=$("$TOP/rig/sweep/suspects.sh" "$d/console-$i.log" "$d/module-names.txt" $b)
 			if [ -z "$sus" ]; then
-				log "$v" "batch $((i + 1))/$nb ended $st with no modprobe left waiting (console: ${c#$TOP/}): not booted again"
-				[ $try = 0 ] || mv "$c" "$d/console-$i.log"
-				[ $try = 0 ] || mv "$d/batch-$i-retry$try.txt" "$d/batch-$i.txt" 2> /dev/null
+				log "$v" "batch $((i + 1))/$nb ended $st with no suspect: no modprobe left waiting, no flood, no driver bound (console: ${d#$TOP/}/console-$i.log): not booted again"
 				break
 			fi
-			all=$(printf '%s\n%s\n' "$all" "$sus" | sed '/^$/d' | sort -u)
-			echo "$all" > "$d/suspects-$i.txt"
-			if [ $try = 0 ]; then
-				mv "$c" "$d/console-$i-first.log"
-				mv "$d/status-$i.json" "$d/status-$i-first.json"
-				mv "$d/batch-$i.txt" "$d/batch-$i-first.txt" 2> /dev/null
+			twice=$(printf '%s\n%s\n' "$named" "$sus" | sed '/^$/d' | sort | uniq -d)
+			named=$(printf '%s\n%s\n' "$named" "$sus" | sed '/^$/d' | sort)
+			all=$(printf '%s\n%s\n' "$sus" "$twice" | sed '/^$/d' | sort -u)
+			printf '%s\n' "$named" | sort -u > "$d/suspects-$i.txt"
+			if [ -z "$(comm -23 <(printf '%s\n' "$mods") <(printf '%s\n' "$all"))" ]; then
+				log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); nothing left to boot again without them"
+				break
 			fi
+			keep
 			try=$((try + 1))
-			log "$v" "batch $((i + 1))/$nb ended $st; modprobes that never returned: $(echo $sus); booting it again without them ($try of $RETRIES)"
+			log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); booting it again without $(echo $all) ($try of $RETRIES)"
 			if [ -n "$BOOT_WITH" ]; then
 				"$BOOT_WITH" batch "$v" "$d" "$i" "$num" "$(echo $all | tr ' ' ,)" "$try"
 			else

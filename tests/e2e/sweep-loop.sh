@@ -44,7 +44,8 @@ build_module() {
 	rm -rf "$W/mod"
 	mkdir -p "$W/mod" "$W/ko/$1"
 	cp "$TOP"/tests/e2e/sweep-loop/* "$W/mod/"
-	make -s -C "$B/$1/kernel" M="$W/mod" modules > "$W/ko/$1/build.log" 2>&1 || {
+	# line tables, as the sweep variants' modules have (module_cflags)
+	make -s -C "$B/$1/kernel" M="$W/mod" CFLAGS_MODULE=-g1 modules > "$W/ko/$1/build.log" 2>&1 || {
 		cat "$W/ko/$1/build.log" >&2
 		return 1
 	}

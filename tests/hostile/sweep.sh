@@ -95,10 +95,15 @@ printf '%s\n' '[   12.000000] BUG: kernel NULL pointer dereference, address: 000
 run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batches 2
 check "collect: a batch whose guest hung is recorded as lost, the rest collected" \
 	"[ $rc -eq 0 ] && said 'its guest ended .hung.: the batch is recorded as lost' && jq -e '.batches[1].complete == false and (.drivers | length) > 1' '$T/c4/sweep.json' > /dev/null && quiet"
-check "collect: the driver whose modprobe never returned is a finding, and the report loads it" \
-	"jq -e '.drivers[] | select(.module == \"pctv452e\") | .outcome == \"kernel report\" and (.reports[-1] | test(\"never returned\"))' '$T/c4/sweep.json' > /dev/null && $HZRIG sweep report '$T/c4/sweep.json' > /dev/null 2>&1; [ \$? -le 1 ]"
-check "collect: the crash on the first boot's console whose stack names the suspect is in its reports" \
-	"jq -e '.drivers[] | select(.module == \"pctv452e\") | (.reports | length) == 2 and (.reports[0] | test(\"NULL pointer dereference\"))' '$T/c4/sweep.json' > /dev/null"
+check "collect: the driver the guest died with is a finding, and the report loads it" \
+	"jq -e '.drivers[] | select(.module == \"pctv452e\") | .outcome == \"kernel report\" and (.diagnosis | test(\"hung or crashed with it loaded\"))' '$T/c4/sweep.json' > /dev/null && $HZRIG sweep report '$T/c4/sweep.json' > /dev/null 2>&1; [ \$? -le 1 ]"
+check "collect: the crash on the first boot's console whose stack names the suspect is its report, and the only one" \
+	"jq -e '.drivers[] | select(.module == \"pctv452e\") | (.reports | length) == 1 and (.reports[0] | test(\"NULL pointer dereference\"))' '$T/c4/sweep.json' > /dev/null"
+grep -v BUG "$T/c4/console-1-first.log" > "$T/c4/con" && mv "$T/c4/con" "$T/c4/console-1-first.log"
+rm -f "$T/c4/sweep.json"
+run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batches 2
+check "collect: a suspect no report names hung the guest, and no kernel report is made up" \
+	"[ $rc -eq 0 ] && jq -e '.drivers[] | select(.module == \"pctv452e\") | .outcome == \"hung the guest\" and .reports == []' '$T/c4/sweep.json' > /dev/null"
 rm -f "$T/c4/sweep.json"
 printf '../etc\n' > "$T/c4/suspects-1.txt"
 run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batches 2
@@ -108,6 +113,59 @@ printf '{"status":"ok"}\n' > "$T/c4/status-1.json"
 run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batches 2
 check "collect: a bad batch whose guest ended ok is an error, nothing written" \
 	"[ $rc -eq 1 ] && said \"no 'sweep begin'\" && [ ! -e '$T/c4/sweep.json' ] && quiet"
+
+# A streamed first boot that hung after its driver's probe (the driver
+# looped and the log flood held the CPU): the suspect keeps what that
+# boot streamed of it, its NAKed call judged, though the boot never said
+# 'sweep end' and its last line was cut; the boot again without it is
+# the batch.
+mkdir -p "$T/c5"
+{
+	printf '%s\n' 'sweep begin batch=0 size=32 k=2 devices=2 max_s=240 unplug_ms=0 stream=1' \
+		'file index=0 name=loopy.device' 'file index=1 name=ch341.device' \
+		'device name=1-1 vendor=1209 product=0001' 'sweep t0 t=2.000000' 'sweep alive t_us=1500000' \
+		'trace         modprobe-155     [000] .....     2.099900: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=1 type=192 timeout=300 ip=arch_rethook_trampoline+0x0/0x4d' \
+		'trace         modprobe-155     [000] .....     2.099910: <stack trace>' \
+		'rawdev=0 t_us=2100100 type=0xc0 request=0x01 value=0 index=0 length=8 action=nak' \
+		'trace  => usb_control_msg+0x1/0x105' 'trace  => loopy_probe+0x60/0x300 [loopy]' \
+		'usbmon t_us=2100000 id=0xffff888000001000 type=S xfer=2 ep=0x80 bus=1 dev=2 status=-115 setup=c0,01,00,00,00,00,08,00' \
+		'trace         modprobe-155     [000] .....     2.099950: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000001000 ip=usb_start_wait_urb+0x5f/0x108' \
+		'usbmon t_us=2406010 id=0xffff888000001000 type=C xfer=2 ep=0x80 bus=1 dev=2 status=-2' \
+		'trace         modprobe-155     [000] .....     2.406100: ctl_ret: (loopy_probe+0x60/0x300 [loopy] <- usb_control_msg) ret=-110' \
+		'trace      hzrig-sweep-150     [000] .....     2.000100: tracing_mark_write+0x130/0x3ee: hzrig modprobe-begin module=loopy' \
+		'trace      hzrig-sweep-150     [000] .....     2.500000: tracing_mark_write+0x130/0x3ee: hzrig modprobe-end module=loopy rc=0' \
+		'modprobe module=loopy rc=0 t=2.51' 'sweep alive t_us=3500000'
+	printf 'usbmon t_us=6600000 id=0xffff8880000'
+} > "$T/c5/batch-0-first.txt"
+printf '{"status":"hung"}\n' > "$T/c5/status-0-first.json"
+printf 'hzrig-sweep: modprobe-begin module=loopy\nhzrig-sweep: modprobe-end module=loopy rc=0\n' > "$T/c5/console-0-first.log"
+printf 'loopy\n' > "$T/c5/suspects-0.txt"
+printf '%s\n' 'sweep begin batch=0 size=32 k=2 devices=1 max_s=240 unplug_ms=0 stream=1' \
+	'file index=0 name=ch341.device' 'device name=1-1 vendor=1a86 product=7523' \
+	'sweep settled s=3' 'sweep end' > "$T/c5/batch-0.txt"
+printf '{"status":"ok"}\n' > "$T/c5/status-0.json"
+run $HZRIG sweep collect --dir "$T/c5" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a suspect keeps the NAKed call its first boot streamed, judged, and hung the guest after probe" \
+	"[ $rc -eq 0 ] && jq -e '.drivers[] | select(.module == \"loopy\") | .outcome == \"hung the guest\" and (.diagnosis | startswith(\"hung the guest after probe\")) and .modprobe_rc == 0 and ([.calls[] | select(.action == \"nak\" and .verdict == \"inside\" and .timeout_arg == 300)] | length == 1) and .reports == []' '$T/c5/sweep.json' > /dev/null"
+check "collect: the boot again without it is the batch, whole" \
+	"jq -e '.batches[0].complete and .batches[0].ended == \"ok\" and ([.drivers[].module] | sort == [\"ch341\", \"loopy\"])' '$T/c5/sweep.json' > /dev/null"
+printf 'loopy loopy/fw.bin standin\nloopy ok.bin present\nloopy \033[31mred.bin standin\nch341 x.bin missing\n' > "$T/c5/fw.txt"
+rm -f "$T/c5/sweep.json"
+run $HZRIG sweep collect --dir "$T/c5" --variant v --sweep-id s1 --hz 100 --batches 1 --firmware "$T/c5/fw.txt"
+check "collect: a driver whose firmware a stand-in replaced says so beside its outcome (a name with an escape left out)" \
+	"[ $rc -eq 0 ] && jq -e '(.drivers[] | select(.module == \"loopy\") | .firmware_standin == \"loopy/fw.bin\") and (.drivers[] | select(.module == \"ch341\") | .firmware_standin == null)' '$T/c5/sweep.json' > /dev/null && $HZRIG sweep report '$T/c5/sweep.json' | grep -q 'fw stand-in'"
+sed -i '/modprobe-end/d; /modprobe module=loopy/d' "$T/c5/batch-0-first.txt"
+rm -f "$T/c5/sweep.json"
+run $HZRIG sweep collect --dir "$T/c5" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a suspect whose modprobe's end never came: 'its modprobe never returned', its call kept" \
+	"[ $rc -eq 0 ] && jq -e '.drivers[] | select(.module == \"loopy\") | (.diagnosis | startswith(\"its modprobe never returned\")) and (.calls | length == 1)' '$T/c5/sweep.json' > /dev/null"
+printf '%s\n' 'sweep begin batch=0 size=32 k=2 devices=1 max_s=240 unplug_ms=0 stream=1' \
+	'file index=0 name=ch341.device' 'sweep alive t_us=1500000' 'sweep alive t_us=2500000' > "$T/c5/batch-0.txt"
+printf '{"status":"hung"}\n' > "$T/c5/status-0.json"
+rm -f "$T/c5/sweep.json"
+run $HZRIG sweep collect --dir "$T/c5" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a streamed batch whose guest hung: kept, said, its end and last heartbeat recorded" \
+	"[ $rc -eq 0 ] && said \"no 'sweep end': its guest ended 'hung'\" && jq -e '.batches[0].complete == false and .batches[0].ended == \"hung\" and .batches[0].last_alive_ms == 2500' '$T/c5/sweep.json' > /dev/null"
 
 # --- rig/sweep/suspects.sh: whom a hung batch is put down to ---------------
 S=$TOP/rig/sweep/suspects.sh
@@ -148,6 +206,16 @@ check "suspects: a flood the guest never quoted (it held the CPU): the batch's m
 	"[ \"\$('$S' '$T/con5' '$T/mods')\" = dvb_usb_pctv452e ]"
 { head -n 4 "$T/con5"; sed -n '5,40p' "$T/con5"; } > "$T/con6"
 check "suspects: a hang with no flood (a few lines): no suspect" "[ -z \"\$('$S' '$T/con6' '$T/mods')\" ]"
+printf 'hzrig-sweep: modprobe-begin module=ipheth\r\nhzrig-sweep: modprobe-end module=ipheth rc=0\r\nhzrig-sweep: modprobe-begin module=mceusb\r\nhzrig-sweep: modprobe-end module=mceusb rc=0\r\n' > "$T/con9"
+printf '%s\r\n' 'modprobe module=mceusb rc=0 t=3.1' 'bind intf=2-1:1.0 driver=mceusb' \
+	'modprobe module=ipheth rc=0 t=5.1' 'sweep alive t_us=5200000' 'sweep settled s=9' \
+	'bind intf=1-1:1.0 driver=ipheth' > "$T/stream9"
+check "suspects: every modprobe returned, no flood: the driver that bound last, from the stream" \
+	"[ \"\$('$S' '$T/con9' '$T/mods' '$T/stream9')\" = mceusb ]"
+check "suspects: the same without the stream: no suspect" \
+	"[ -z \"\$('$S' '$T/con9' '$T/mods')\" ]"
+check "suspects: a modprobe left waiting wins over the stream's last bound" \
+	"[ \"\$('$S' '$T/con1' '$T/mods' '$T/stream9')\" = dvb_usb_az6007 ]"
 run "$S" "$T/none" "$T/mods"
 check "suspects: a console that is not there is named, exit 2" "[ $rc -eq 2 ] && said 'none'"
 

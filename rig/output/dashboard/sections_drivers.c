@@ -88,6 +88,11 @@ static void table(struct dash *d)
 				dash_esc(d, r->diagnosis);
 				dash_out(d, "</span>");
 			}
+			if (r->firmware_standin[0]) {
+				dash_out(d, "<br><span class=\"small\">firmware stand-in: ");
+				dash_esc(d, r->firmware_standin);
+				dash_out(d, "</span>");
+			}
 			dash_out(d, "</td><td class=\"num%s\">%s</td>",
 				 hzrig_sweep_long_probe(r) ? " bad" : "",
 				 r->probe_ns == HZRIG_ABSENT ? "&ndash;" : MS(r->probe_ns));

@@ -97,6 +97,9 @@ static void driver_tests(const char *origin, const struct hzrig_sweep_run *r,
 			json_object_object_add(m, "firmware", hzrig_json_str(d->firmware));
 		if (d->diagnosis[0])
 			json_object_object_add(m, "diagnosis", hzrig_json_str(d->diagnosis));
+		if (d->firmware_standin[0])
+			json_object_object_add(m, "firmware_standin",
+					       hzrig_json_str(d->firmware_standin));
 		json_object_object_add(m, "naked", json_object_new_int(d->nak));
 		json_object_object_add(m, "stalled", json_object_new_int(d->stall));
 		json_object_object_add(t, "misc", m);
