@@ -29,3 +29,24 @@ bool hzg_loop_note(struct hzg_loop *l, uint64_t now_us, unsigned int rate,
 	l->total++;
 	return secs && l->hot + 1 >= secs && l->in_win == rate + 1;
 }
+
+enum hzg_walk_act hzg_walk_action(unsigned int p, unsigned int j)
+{
+	return j < p ? HZG_WALK_ANSWER : j == p ? HZG_WALK_NAK : HZG_WALK_STALL;
+}
+
+enum hzg_walk_next hzg_walk_next(const struct hzg_walk *w, uint64_t now_us)
+{
+	bool last = w->pass >= w->max_pass ||
+		    now_us - w->start_us >= HZG_WALK_TOTAL_US;
+
+	/* a pass that went on too long (an asynchronous poll NAKs for good) */
+	if (now_us - w->pass_us >= HZG_WALK_PASS_US)
+		return last || w->in_pass < w->pass ? HZG_WALK_DONE : HZG_WALK_REPLUG;
+	if (w->nak_pending || now_us - w->active_us < HZG_WALK_QUIET_US)
+		return HZG_WALK_WAIT;
+	/* quiet: request pass never came, so the probe has no more */
+	if (w->in_pass < w->pass || last)
+		return HZG_WALK_DONE;
+	return HZG_WALK_REPLUG;
+}

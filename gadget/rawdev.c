@@ -4,7 +4,8 @@
  * raw-gadget, one per dummy_hcd instance, for the driver sweep
  * (docs/sweep.md).
  *
- *   hzrig-rawdev [-k K] [-d MS] [-u UDC_BASE] [-l LOG] [-c FILE] DEVICE_FILE...
+ *   hzrig-rawdev [-k K] [-w PASSES] [-d MS] [-u UDC_BASE] [-l LOG] [-c FILE]
+ *                DEVICE_FILE...
  *
  * Device file i goes to UDC "dummy_udc.<UDC_BASE + i>" (dummy_hcd loaded
  * with num= at least that many). Unlike gadgetfs, raw-gadget hands every
@@ -49,6 +50,16 @@
  * With -c FILE the guest asks for the same of a device whose driver floods
  * the kernel log: a line "unplug I COUNT SINCE_US" appended to FILE gives
  *   rawdev=I t_us=T contain=flood count=COUNT since_us=SINCE_US
+ * With -w PASSES (the walk, loop.h) K gives way: pass p answers the
+ * counted requests 1 .. p-1 (zeros of the length asked for, a bulk or
+ * interrupt transfer is stalled: the device has no data for it), NAKs
+ * request p and stalls the rest; once request p is over and the device
+ * quiet, it is plugged in again (its raw-gadget file closed and opened
+ * anew) and its driver probes again, for pass p + 1:
+ *   rawdev=I t_us=T walk=replug pass=P
+ * until a pass makes fewer than p requests, PASSES passes or the walk's
+ * time is spent:
+ *   rawdev=I t_us=T walk=done passes=P
  * SIGTERM or SIGINT ends it.
  */
 #define _GNU_SOURCE
@@ -111,6 +122,10 @@ struct rawdev {
 	unsigned int contain_count;
 	uint64_t contain_since_us;
 	volatile sig_atomic_t contained;	/* once: loop or flood */
+	/* the walk (-w): under lock, but for replug_now */
+	struct hzg_walk walk;
+	bool walk_done;
+	volatile sig_atomic_t replug_now;
 };
 
 struct ep0_io {
@@ -124,6 +139,7 @@ struct event_buf {
 };
 
 static unsigned int nak_first = 2;
+static unsigned int walk_passes;	/* -w: 0, no walk */
 static unsigned int unplug_ms;		/* 0: no unplug pass */
 static FILE *logf;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -276,6 +292,7 @@ static bool standard(struct rawdev *r, const struct usb_ctrlrequest *c)
 
 	if ((c->bRequestType & USB_TYPE_MASK) != USB_TYPE_STANDARD)
 		return false;
+	r->walk.active_us = mono_us();
 	switch (c->bRequest) {
 	case USB_REQ_GET_DESCRIPTOR:
 		if (value >> 8 == USB_DT_DEVICE)
@@ -332,6 +349,25 @@ static bool standard(struct rawdev *r, const struct usb_ctrlrequest *c)
 	return true;
 }
 
+static const uint8_t zeros[DATA_MAX];
+
+/*
+ * The walk's word on the next counted request of @r (r->lock held): a NAK
+ * is the pass's one, pending until the host gives up (watch_usbmon()).
+ */
+static enum hzg_dev_action walk_decide(struct rawdev *r)
+{
+	switch (hzg_walk_action(r->walk.pass, ++r->walk.in_pass)) {
+	case HZG_WALK_ANSWER:
+		return HZG_DEV_ANSWER;
+	case HZG_WALK_NAK:
+		r->walk.nak_pending = true;
+		return HZG_DEV_NAK;
+	default:
+		return HZG_DEV_STALL;
+	}
+}
+
 /* A class or vendor request, once configured: the file's rule, or K NAKs. */
 static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 {
@@ -346,8 +382,11 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 	bool unplug = false;
 
 	pthread_mutex_lock(&r->lock);
+	r->walk.active_us = mono_us();
 	if (rule && rule->action != HZG_DEV_NAK)
 		a = rule->action;
+	else if (walk_passes)
+		a = walk_decide(r);
 	else if (r->naked < nak_first)
 		a = HZG_DEV_NAK;
 	else
@@ -374,8 +413,10 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 		}
 		return;
 	case HZG_DEV_ANSWER:
+		/* the walk's answers: zeros of the length asked for */
 		if (c->bRequestType & USB_DIR_IN)
-			ret = ep0_in(r, c, rule->data, rule->len);
+			ret = rule ? ep0_in(r, c, rule->data, rule->len) :
+			      ep0_in(r, c, zeros, sizeof(zeros));
 		else
 			ret = ep0_out(r, c);
 		note(r, c, "answer");
@@ -401,6 +442,52 @@ static void unplug_now(struct rawdev *r)
 	r->fd = -1;
 	r->unplugged = true;
 	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * The walk's next pass (watch_usbmon() asked): the device unplugged and
+ * plugged in again, as it was before SET_CONFIGURATION. 0, or -1 when it
+ * could not be plugged in again (the walk ends there).
+ */
+static int replug(struct rawdev *r, struct usb_raw_init *init)
+{
+	int fd;
+
+	/* replug_now stays set until the new file is in: walk_step() waits */
+	pthread_mutex_lock(&r->lock);
+	close(r->fd);
+	r->fd = -1;
+	r->configured = false;
+	memset(r->ep_handle, -1, sizeof(r->ep_handle));
+	memset(r->ep_lines, 0, sizeof(r->ep_lines));
+	memset(r->alt, 0, sizeof(r->alt));
+	r->walk.pass++;
+	r->walk.in_pass = 0;
+	r->walk.nak_pending = false;
+	r->walk.pass_us = r->walk.active_us = mono_us();
+	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_lock(&log_lock);
+	fprintf(logf, "rawdev=%u t_us=%llu walk=replug pass=%u\n", r->index,
+		(unsigned long long)mono_us(), r->walk.pass);
+	fflush(logf);
+	pthread_mutex_unlock(&log_lock);
+	fd = open("/dev/raw-gadget", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, USB_RAW_IOCTL_INIT, init) < 0 ||
+	    ioctl(fd, USB_RAW_IOCTL_RUN, 0) < 0) {
+		say(r, "walk: plugging in again: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		pthread_mutex_lock(&r->lock);
+		r->unplugged = true;
+		r->replug_now = 0;
+		pthread_mutex_unlock(&r->lock);
+		return -1;
+	}
+	pthread_mutex_lock(&r->lock);
+	r->fd = fd;
+	r->replug_now = 0;
+	pthread_mutex_unlock(&r->lock);
+	return 0;
 }
 
 static void *serve(void *arg)
@@ -440,6 +527,8 @@ static void *serve(void *arg)
 			unplug_now(r);
 			return NULL;
 		}
+		if (r->replug_now && replug(r, &init))
+			return NULL;
 		if (ioctl(r->fd, USB_RAW_IOCTL_EVENT_FETCH, &e) < 0) {
 			if (errno == EINTR && r->unplug_now) {
 				unplug_now(r);
@@ -583,6 +672,12 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 			r = &w->devs[i];
 	if (!r)
 		return;
+	pthread_mutex_lock(&r->lock);
+	r->walk.active_us = mono_us();
+	/* the NAKed one killed at its timeout: the host gave up */
+	if (e->type != 'S' && (e->status == -ENOENT || e->status == -ECONNRESET))
+		r->walk.nak_pending = false;
+	pthread_mutex_unlock(&r->lock);
 	/* a transfer ended in an error, or a clear-halt: a refusal */
 	if (e->type != 'S' && e->status < 0) {
 		refused(r, e->epnum);
@@ -601,7 +696,23 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 		pthread_mutex_unlock(&r->lock);
 		return;
 	}
-	if (r->naked < nak_first) {
+	if (walk_passes) {
+		/* the walk: no data to answer with, so what comes before request p stalls */
+		if (walk_decide(r) == HZG_DEV_NAK) {
+			r->naked++;
+			/*
+			 * An interrupt transfer NAKed is most often a poll
+			 * that waits for good: the pass ends when the device
+			 * is quiet, and the plug pulled kills it.
+			 */
+			if (e->xfer_type == 1)
+				r->walk.nak_pending = false;
+		}
+		else if (ioctl(r->fd, USB_RAW_IOCTL_EP_SET_HALT, r->ep_handle[slot]) < 0)
+			err = errno;
+		else
+			action = "stall";
+	} else if (r->naked < nak_first) {
 		r->naked++;
 		if (unplug_ms && !r->unplug_begun) {
 			r->unplug_begun = true;
@@ -624,6 +735,38 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 		unplug_later(r);
 }
 
+/* The walk of @r: its next pass when this one is over, or its end. */
+static void walk_step(struct rawdev *r)
+{
+	enum hzg_walk_next next;
+	unsigned int passes;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->walk_done || r->replug_now || !r->walk.start_us) {
+		pthread_mutex_unlock(&r->lock);
+		return;
+	}
+	/* unplugged for good (a loop contained): its walk ends there */
+	next = r->fd < 0 || r->contained ? HZG_WALK_DONE : hzg_walk_next(&r->walk, mono_us());
+	if (next == HZG_WALK_DONE)
+		r->walk_done = true;
+	else if (next == HZG_WALK_REPLUG)
+		r->replug_now = 1;
+	/* the passes that NAKed a request: the last made none, if it ended short */
+	passes = r->walk.in_pass >= r->walk.pass ? r->walk.pass : r->walk.pass - 1;
+	pthread_mutex_unlock(&r->lock);
+	if (next == HZG_WALK_REPLUG) {
+		/* serve() sits in the file's ioctl: EINTR brings it out */
+		pthread_kill(r->thread, SIGUSR1);
+	} else if (next == HZG_WALK_DONE) {
+		pthread_mutex_lock(&log_lock);
+		fprintf(logf, "rawdev=%u t_us=%llu walk=done passes=%u\n", r->index,
+			(unsigned long long)mono_us(), passes);
+		fflush(logf);
+		pthread_mutex_unlock(&log_lock);
+	}
+}
+
 static void *watch_usbmon(void *arg)
 {
 	struct watch *w = arg;
@@ -642,6 +785,8 @@ static void *watch_usbmon(void *arg)
 	 */
 	for (;;) {
 		usbmon_drain_to(&m, on_urb, w);
+		for (unsigned int i = 0; walk_passes && i < w->n; i++)
+			walk_step(&w->devs[i]);
 		usleep(5000);
 	}
 	return NULL;
@@ -653,8 +798,18 @@ struct control {
 	const char *path;
 };
 
+/* "probed I": device I's driver came back from its first probe: walk on. */
+static void walk_begin(struct rawdev *r)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!r->walk.start_us)
+		r->walk.start_us = r->walk.pass_us = r->walk.active_us = mono_us();
+	pthread_mutex_unlock(&r->lock);
+}
+
 /*
  * -c FILE: "unplug I COUNT SINCE_US" lines the guest's log watcher appends
+ * (and, for the walk, "probed I" once device I's modprobe returned)
  * (a plain file, read every 200 ms from where the last read ended: a
  * writer never blocks on it, whether this program runs or not).
  */
@@ -673,9 +828,14 @@ static void *read_control(void *arg)
 				unsigned long long since;
 
 				off = ftell(f);
+				if (sscanf(line, "probed %u", &i) == 1 && i >= c->base &&
+				    i - c->base < c->n) {
+					walk_begin(&c->devs[i - c->base]);
+					continue;
+				}
 				if (sscanf(line, "unplug %u %u %llu", &i, &count, &since) != 3 ||
 				    i < c->base || i - c->base >= c->n) {
-					fprintf(stderr, "hzrig-rawdev: %s: not 'unplug I COUNT SINCE_US' with I one of ours: %.60s",
+					fprintf(stderr, "hzrig-rawdev: %s: not 'unplug I COUNT SINCE_US' or 'probed I' with I one of ours: %.60s",
 						c->path, line);
 					continue;
 				}
@@ -752,10 +912,13 @@ int main(int argc, char **argv)
 	int opt, sig;
 
 	logf = stdout;
-	while ((opt = getopt(argc, argv, "k:d:u:l:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "k:w:d:u:l:c:h")) != -1) {
 		switch (opt) {
 		case 'k':
 			nak_first = number(optarg, "-k", 1000);
+			break;
+		case 'w':
+			walk_passes = number(optarg, "-w", 64);
 			break;
 		case 'd':
 			unplug_ms = number(optarg, "-d", 60000);
@@ -804,6 +967,9 @@ int main(int argc, char **argv)
 		pthread_mutex_init(&r->lock, NULL);
 		memset(r->ep_handle, -1, sizeof(r->ep_handle));
 		r->busnum = bus_of(r->udc);
+		/* the walk starts when the guest says its probe returned */
+		r->walk.pass = 1;
+		r->walk.max_pass = walk_passes;
 		if (load(r))
 			return 2;
 		r->fd = open("/dev/raw-gadget", O_RDWR | O_CLOEXEC);

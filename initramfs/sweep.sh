@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# hzrig-sweep K BATCH SIZE MAX_S OUT [UNPLUG_MS]: one batch of the driver sweep in the
+# hzrig-sweep K BATCH SIZE MAX_S OUT [UNPLUG_MS [SKIP [WALK]]]: one batch of the driver sweep in the
 # guest (hzrig.mode=sweep; docs/sweep.md). The devices are the files of
 # /etc/hzrig/sweep/, in name order; batch BATCH is SIZE of them, each on
 # its own dummy_hcd instance (the command line's dummy_hcd.num). Then:
@@ -29,7 +29,7 @@
 # driver keeps making it refuse (gadget/loop.h), and the log watcher below
 # one whose driver floods the kernel log, and the batch goes on.
 set -u
-K=$1 BATCH=$2 SIZE=$3 MAX_S=$4 OUT=$5 UNPLUG_MS=${6:-0} SKIP=${7:-}
+K=$1 BATCH=$2 SIZE=$3 MAX_S=$4 OUT=$5 UNPLUG_MS=${6:-0} SKIP=${7:-} WALK=${8:-0}
 QUIET_S=3
 T=/sys/kernel/debug/tracing
 DIR=/etc/hzrig/sweep
@@ -113,7 +113,7 @@ log "batch $BATCH: $N devices, NAK $K then STALL"
 # "hzrig-sweep ...", apart from the kernel's messages around it.
 L=/tmp/lines.txt
 {
-	echo "sweep begin batch=$BATCH size=$SIZE k=$K devices=$N max_s=$MAX_S unplug_ms=$UNPLUG_MS stream=1"
+	echo "sweep begin batch=$BATCH size=$SIZE k=$K devices=$N max_s=$MAX_S unplug_ms=$UNPLUG_MS walk=$WALK stream=1"
 	i=0
 	while read -r f; do
 		echo "file index=$i name=$(basename "$f")"
@@ -130,7 +130,12 @@ ST=$!
 
 : > /tmp/rawdev.ctl
 # shellcheck disable=SC2046
-hzrig-rawdev -k "$K" -d "$UNPLUG_MS" -l /tmp/rawdev.txt -c /tmp/rawdev.ctl \
+# the walk (WALK passes at most): each request of a probe NAKed in turn,
+# the device plugged in again for each (hzrig-rawdev -w)
+WALK_OPT=
+[ "$WALK" -gt 0 ] && WALK_OPT="-w $WALK" && log "the walk: each request NAKed in turn, $WALK passes at most"
+# shellcheck disable=SC2086
+hzrig-rawdev -k "$K" $WALK_OPT -d "$UNPLUG_MS" -l /tmp/rawdev.txt -c /tmp/rawdev.ctl \
 	$(cat /tmp/batch) 2>/tmp/rawdev.err &
 RD=$!
 
@@ -179,7 +184,9 @@ while read -r f; do
 	  echo "modprobe module=$m rc=$rc t=$(cut -d' ' -f1 /proc/uptime)" >> /tmp/modprobe.txt
 	  rec="modprobe module=$m rc=$rc t=$(cut -d' ' -f1 /proc/uptime)
 $(bindings $i)"
-	  echo "$rec" >> $L ) &
+	  echo "$rec" >> $L
+	  # the walk goes on from the probe's end
+	  echo "probed $((i - 1))" >> /tmp/rawdev.ctl ) &
 	echo "$i $m" >> /tmp/bus-module
 done < /tmp/batch
 
@@ -245,7 +252,10 @@ while [ $s -lt $((MAX_S * 10)) ]; do
 	now="$(wc -c < /tmp/usbmon.txt) $(wc -c < /tmp/rawdev.txt 2>/dev/null)"
 	if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; last=$now; fi
 	done_n=$(wc -l < /tmp/modprobe.txt)
-	[ "$done_n" -ge "$N" ] && [ $still -ge $((QUIET_S * 10)) ] && break
+	# and, walking, every device's walk is over
+	walked=$N
+	[ "$WALK" -eq 0 ] || walked=$(grep -c 'walk=done' /tmp/rawdev.txt)
+	[ "$done_n" -ge "$N" ] && [ "$walked" -ge "$N" ] && [ $still -ge $((QUIET_S * 10)) ] && break
 done
 log "settled after $((s / 10)) s ($(wc -l < /tmp/modprobe.txt) of $N modprobes returned)"
 echo "sweep settled s=$((s / 10))" >> $L

@@ -468,6 +468,9 @@ static json_object *driver_json(const char *module, int batch,
 	hzrig_json_put(o, "answer", json_object_new_int(d ? (int)d->answer : 0));
 	hzrig_json_put(o, "unplugged", json_object_new_boolean(d && d->unplugged));
 	hzrig_json_put(o, "diagnosis", diagnosis[0] ? hzrig_json_str(diagnosis) : NULL);
+	/* the walk's passes that NAKed a request of its probe (null: no walk) */
+	hzrig_json_put(o, "walk_passes", d && d->walk_passes >= 0 ?
+		       json_object_new_int(d->walk_passes) : NULL);
 	hzrig_json_put(o, "reports", reports);
 	hzrig_json_put(o, "calls", calls);
 	return o;

@@ -225,6 +225,9 @@ static int on_begin(struct parse *p, const char *s)
 	p->b->k = (int)v[2];
 	p->b->settled_s = p->b->streamed ? 0 : (int)v[3];
 	p->b->max_s = (int)v[4];
+	if (val(s, "walk") && (!num(s, "walk", &v[0]) || v[0] < 0 || v[0] > 64))
+		return bad(p, "'sweep begin': walk= is not 0..64");
+	p->b->walk = val(s, "walk") ? (int)v[0] : 0;
 	/* a batch from before the unplug pass has no unplug_ms= */
 	if (val(s, "unplug_ms")) {
 		if (!num(s, "unplug_ms", &v[0]) || v[0] < 0 || v[0] > HZRIG_SWEEP_UNPLUG_MS_MAX)
@@ -260,6 +263,7 @@ static int on_file(struct parse *p, const char *s)
 	d->mark_us = -1;
 	d->end_mark_us = -1;
 	d->contain_ep = -1;
+	d->walk_passes = -1;
 	return 0;
 }
 
@@ -363,6 +367,19 @@ static int on_rawdev(struct parse *p, const char *s)
 		return 0;
 	if (val(s, "contain"))
 		return on_contain(p, s);
+	if (val(s, "walk")) {
+		long long passes;
+
+		if (!num(s, "rawdev", &dev) || dev < 0)
+			return bad(p, "a rawdev walk= line lacks rawdev=");
+		if (!val(s, "passes"))
+			return 0;	/* walk=replug: the next pass */
+		if (!num(s, "passes", &passes) || passes < 0 || passes > 64)
+			return bad(p, "a rawdev walk=done line needs passes= 0..64");
+		if ((size_t)dev < p->b->ndrv)
+			p->b->drv[dev].walk_passes = (int)passes;
+		return 0;
+	}
 	if (!num(s, "rawdev", &dev) || !num(s, "t_us", &t) || !val(s, "action"))
 		return bad(p, "a rawdev line lacks a field");
 	if (val(s, "ep")) {

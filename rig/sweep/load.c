@@ -286,6 +286,11 @@ static void load_driver(struct ld *l, json_object *d, long i, size_t nbatches,
 		if (!l->bad && !printable(r->diagnosis))
 			fail(l, "a control character in it");
 	}
+	r->walk_passes = HZRIG_ABSENT;
+	if (!l->bad && has(d, "walk_passes")) {
+		at(l, "drivers", "walk_passes", i);
+		r->walk_passes = num(l, d, "walk_passes", 0, 64, true);
+	}
 	if (!l->bad && has(d, "firmware_standin")) {
 		at(l, "drivers", "firmware_standin", i);
 		str(l, d, "firmware_standin", r->firmware_standin,

@@ -133,6 +133,7 @@ struct hzrig_sweep_driver {
 	int64_t contain_since_us, contain_us;
 	int contain_ep;
 	int64_t end_mark_us;		/* trace's modprobe-end mark, -1 */
+	int walk_passes;		/* the walk's passes that NAKed; -1 none */
 };
 
 struct hzrig_sweep_batch {
@@ -142,6 +143,7 @@ struct hzrig_sweep_batch {
 	bool complete;			/* "sweep end" seen */
 	bool streamed;			/* "sweep begin ... stream=1" */
 	bool cut_line;			/* its last line cut short, not read */
+	int walk;			/* the walk's passes at most; 0: none */
 	int64_t last_alive_us;		/* the last heartbeat's time, -1: none */
 	struct hzrig_sweep_driver *drv;
 	size_t ndrv, drvcap;
@@ -198,6 +200,7 @@ struct hzrig_sweep_rdriver {
 	char diagnosis[HZRIG_SWEEP_DIAGNOSIS_MAX];
 	/* the zero-filled files that stood in for its firmware; "" none */
 	char firmware_standin[256];
+	int64_t walk_passes;	/* the walk's passes; HZRIG_ABSENT: no walk */
 	int batch, bus, nak, stall, answer;
 	bool unplugged;
 	/* the kernel reports whose stack names this module, their titles */

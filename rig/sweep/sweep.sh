@@ -4,7 +4,8 @@
 # usage: rig/sweep/sweep.sh [--nak K] [--unplug-ms MS] [--batch-size N]
 #                           [--max-s S] [--out DIR] [--db FILE]
 #                           [--accel auto|kvm|tcg] [--collect-only]
-#                           [--no-build] [--quiet-s S] [--boot-with SCRIPT]
+#                           [--no-build] [--quiet-s S] [--walk P]
+#                           [--boot-with SCRIPT]
 #                           VARIANT...
 #
 # Each VARIANT is a kernel/variants/*.variant with a "sweep =" line
@@ -28,6 +29,9 @@
 # made its own initramfs there). --quiet-s S (default 30): a guest whose
 # stream (it beats every second) stays silent S seconds hung, and is
 # stopped then instead of at the watchdog; what it streamed is kept.
+# --walk P (default 6; 0: none): each request of a probe NAKed in turn,
+# the device plugged in again for each pass, P passes at most (the NAK
+# pass only: --nak 0 and --unplug-ms walk nothing).
 # Then `hzrig sweep report` over all of them, beside `hzrig check-tree` on
 # the swept drivers' files of the first variant's tree, as a table
 # (OUT/report.txt) and JSON (OUT/report.json), with the coverage and the
@@ -48,6 +52,7 @@ ACCEL=auto
 COLLECT_ONLY=0
 NO_BUILD=0
 QUIET_S=30
+WALK=6
 BOOT_WITH=
 OUT=$TOP/results/sweep
 DB=${HZRIG_DB:-$TOP/results/hzrig.db}
@@ -64,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--collect-only) COLLECT_ONLY=1; shift ;;
 	--no-build) NO_BUILD=1; shift ;;
 	--quiet-s) QUIET_S=$2; shift 2 ;;
+	--walk) WALK=$2; shift 2 ;;
 	--boot-with) BOOT_WITH=$2; shift 2 ;;
 	-*) echo "sweep: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -71,9 +77,12 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "sweep: no variants given" >&2; exit 2; }
 DB=${OUT_DB:-$DB}
-for n in "$K" "$UNPLUG_MS" "$SIZE" "$MAX_S" "$QUIET_S"; do
-	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --unplug-ms, --batch-size, --max-s and --quiet-s take a number, not '$n'" >&2; exit 2 ;; esac
+for n in "$K" "$UNPLUG_MS" "$SIZE" "$MAX_S" "$QUIET_S" "$WALK"; do
+	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --unplug-ms, --batch-size, --max-s, --quiet-s and --walk take a number, not '$n'" >&2; exit 2 ;; esac
 done
+[ "$WALK" -le 64 ] || { echo "sweep: --walk must be 0..64 passes" >&2; exit 2; }
+# the walk NAKs; the stall pass and the unplug pass do not walk (yet)
+[ "$K" -gt 0 ] && [ "$UNPLUG_MS" -eq 0 ] || WALK=0
 [ "$QUIET_S" -ge 5 ] && [ "$QUIET_S" -le 3600 ] || { echo "sweep: --quiet-s must be 5..3600" >&2; exit 2; }
 [ "$UNPLUG_MS" -le 60000 ] || { echo "sweep: --unplug-ms must be 0..60000" >&2; exit 2; }
 [ "$UNPLUG_MS" -eq 0 ] || [ "$K" -ge 1 ] || {
@@ -109,7 +118,7 @@ boot_batch() {
 		--accel "$ACCEL" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
 		--console "$2/console-$3.log" --samples "$2/batch-$3.txt" \
 		--status "$2/status-$3.json" --quiet --quiet-s "$QUIET_S" \
-		--append "hzrig.mode=sweep hzrig.nak=$K hzrig.batch=$3 hzrig.batch_size=$SIZE hzrig.sweep_max_s=$MAX_S hzrig.unplug_ms=$UNPLUG_MS dummy_hcd.num=$4${5:+ hzrig.sweep_skip=$5}"
+		--append "hzrig.mode=sweep hzrig.nak=$K hzrig.batch=$3 hzrig.batch_size=$SIZE hzrig.sweep_max_s=$MAX_S hzrig.unplug_ms=$UNPLUG_MS hzrig.walk=$WALK dummy_hcd.num=$4${5:+ hzrig.sweep_skip=$5}"
 }
 # --boot-with SCRIPT: the batches boot elsewhere (rig/lava/lab-batches.sh:
 # as jobs on the local LAVA lab). SCRIPT start VARIANT DIR NB runs before
@@ -118,7 +127,7 @@ boot_batch() {
 # boot_batch does (TRY 0 the first boot, then again without the modules
 # SKIP). The sweep's settings reach it as SWEEP_NAK, SWEEP_BATCH_SIZE,
 # SWEEP_MAX_S, SWEEP_UNPLUG_MS and SWEEP_ACCEL.
-export SWEEP_NAK=$K SWEEP_BATCH_SIZE=$SIZE SWEEP_MAX_S=$MAX_S SWEEP_UNPLUG_MS=$UNPLUG_MS SWEEP_ACCEL=$ACCEL
+export SWEEP_NAK=$K SWEEP_BATCH_SIZE=$SIZE SWEEP_MAX_S=$MAX_S SWEEP_UNPLUG_MS=$UNPLUG_MS SWEEP_ACCEL=$ACCEL SWEEP_WALK=$WALK
 
 declare -A T
 rc=0
@@ -152,6 +161,7 @@ for v in "$@"; do
 	nb=$(((n + SIZE - 1) / SIZE))
 	hz=$(sed -n 's/^CONFIG_HZ=//p' "$B/$v/kernel/.config")
 	pass="NAK $K then STALL"
+	[ "$WALK" -eq 0 ] || pass="each request NAKed in turn, $WALK passes at most"
 	[ "$UNPLUG_MS" -eq 0 ] || pass="$pass, each device unplugged $UNPLUG_MS ms into its first NAK"
 	log "$v" "$n devices in $nb batches of at most $SIZE, HZ=$hz, $pass"
 	if [ "$UNPLUG_MS" -gt 0 ] && ! grep -q '^CONFIG_KASAN=y' "$B/$v/kernel/.config"; then

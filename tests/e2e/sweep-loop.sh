@@ -12,7 +12,9 @@
 #     guest's CPU for good; the host stops the guest when its stream goes
 #     quiet (30 s, not the 360 s watchdog) and boots the batch again
 #     without it.
-# Asserts, at both HZ and in both, that the driver keeps both NAKed sites
+# The sweep walks (each request NAKed in turn): the loop starts in the
+# first pass, after its first request, and is contained there.
+# Asserts, at both HZ and in both, that the driver keeps its NAKed sites
 # with their waits inside their windows, the report names its HZ * 3 site
 # HZ-dependent, its outcome and diagnosis say what it did (looped after
 # probe / hung the guest after probe, not "modprobe never returned" and
@@ -111,8 +113,8 @@ for p in 0001 0002; do
 		s=$W/$p/out/$v/sweep.json
 		hz=$(jq -r .hz "$s" 2>/dev/null)
 		want=$((hz * 3))
-		check "$what $v: both NAKed sites measured, ETIMEDOUT, inside their windows" \
-			"drv '$s' '[.calls[] | select(.action == \"nak\" and .verdict == \"inside\" and .ret == -110)] | length == 2'"
+		check "$what $v: its NAKed requests measured, ETIMEDOUT, inside their windows" \
+			"drv '$s' '[.calls[] | select(.action == \"nak\")] | length >= 1 and all(.verdict == \"inside\" and .ret == -110)'"
 		check "$what $v: the HZ * 3 site passes $want and is $SITE" \
 			"drv '$s' '[.calls[] | select(.timeout_arg == $want and (.site | test(\"$SITE_RE\")))] | length == 1'"
 		check "$what $v: its modprobe returned 0" "drv '$s' '.modprobe_rc == 0'"

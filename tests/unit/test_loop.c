@@ -86,6 +86,53 @@ static void clock_back_starts_over(void **state)
 	assert_int_equal(l.win_us, 1000000);
 }
 
+/* The walk's pass p: answer what comes before request p, NAK it, stall what follows. */
+static void walk_actions(void **state)
+{
+	(void)state;
+	assert_int_equal(hzg_walk_action(1, 1), HZG_WALK_NAK);
+	assert_int_equal(hzg_walk_action(1, 2), HZG_WALK_STALL);
+	assert_int_equal(hzg_walk_action(3, 1), HZG_WALK_ANSWER);
+	assert_int_equal(hzg_walk_action(3, 2), HZG_WALK_ANSWER);
+	assert_int_equal(hzg_walk_action(3, 3), HZG_WALK_NAK);
+	assert_int_equal(hzg_walk_action(3, 4), HZG_WALK_STALL);
+}
+
+/* When a pass is over, and when the walk is. */
+static void walk_next(void **state)
+{
+	struct hzg_walk w = { .pass = 2, .max_pass = 6, .in_pass = 2,
+			      .start_us = 1000000, .pass_us = 5000000,
+			      .active_us = 6000000 };
+
+	(void)state;
+	/* request 2 NAKed and pending: wait, however quiet */
+	w.nak_pending = true;
+	assert_int_equal(hzg_walk_next(&w, 6000000 + 10 * HZG_WALK_QUIET_US), HZG_WALK_WAIT);
+	/* the host gave up; quiet not yet long enough */
+	w.nak_pending = false;
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US - 1), HZG_WALK_WAIT);
+	/* quiet: the next pass */
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_REPLUG);
+	/* a pass that made one request of the two: the probe has no more */
+	w.in_pass = 1;
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_DONE);
+	/* the last pass, or the walk's time spent: done */
+	w.in_pass = 2;
+	w.pass = w.max_pass;
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_DONE);
+	w.pass = 2;
+	w.active_us = w.start_us + HZG_WALK_TOTAL_US;
+	w.pass_us = w.active_us - 1;
+	assert_int_equal(hzg_walk_next(&w, w.active_us + HZG_WALK_QUIET_US), HZG_WALK_DONE);
+	/* a NAK pending past the pass's limit (a poll): the next pass anyway */
+	w.start_us = 1000000;
+	w.pass_us = 5000000;
+	w.active_us = 6000000;
+	w.nak_pending = true;
+	assert_int_equal(hzg_walk_next(&w, 5000000 + HZG_WALK_PASS_US), HZG_WALK_REPLUG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +141,8 @@ int main(void)
 		cmocka_unit_test(one_busy_second_is_no_loop),
 		cmocka_unit_test(a_gap_breaks_the_run),
 		cmocka_unit_test(clock_back_starts_over),
+		cmocka_unit_test(walk_actions),
+		cmocka_unit_test(walk_next),
 	};
 
 	return cmocka_run_group_tests_name("loop", tests, NULL, NULL);
