@@ -415,7 +415,8 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 	case HZG_DEV_ANSWER:
 		/* the walk's answers: zeros of the length asked for */
 		if (c->bRequestType & USB_DIR_IN)
-			ret = rule ? ep0_in(r, c, rule->data, rule->len) :
+			ret = rule && rule->action == HZG_DEV_ANSWER ?
+			      ep0_in(r, c, rule->data, rule->len) :
 			      ep0_in(r, c, zeros, sizeof(zeros));
 		else
 			ret = ep0_out(r, c);

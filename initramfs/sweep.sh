@@ -155,9 +155,10 @@ for d in /sys/bus/usb/devices/[0-9]*-[0-9]*; do
 	echo "device name=$(basename "$d") vendor=$(cat "$d/idVendor") product=$(cat "$d/idProduct")"
 done >> $L
 
-# bindings BUS: the interfaces of BUS's device that a driver holds
+# bindings BUS: the interfaces of BUS's device (port 1: the root hub's
+# own are BUS-0:*) that a driver holds
 bindings() {
-	for d in /sys/bus/usb/devices/"$1"-[0-9]*:*; do
+	for d in /sys/bus/usb/devices/"$1"-1:*; do
 		[ -e "$d/driver" ] && echo "bind intf=$(basename "$d") driver=$(basename "$(readlink "$d/driver")")"
 	done
 }
@@ -189,6 +190,62 @@ $(bindings $i)"
 	  echo "probed $((i - 1))" >> /tmp/rawdev.ctl ) &
 	echo "$i $m" >> /tmp/bus-module
 done < /tmp/batch
+
+# Open as well as probe: once a driver holds a batch device's interface,
+# each device node it made under it is used once, as a program would,
+# bounded in time (in the background: an open that blocks holds nobody
+# up): a network interface is set up, a tty opened and set to 9600 baud
+# raw (tcsetattr), an input or hidraw node, a USB class node (/dev/usb/*)
+# or a video node opened and read, a PCM opened the way it streams. Each
+# becomes a line "open module=M bus=B entry=KIND:NODE rc=R" in the stream;
+# a node made again (the walk plugs the device in again) is used again.
+entry() {	# entry BUS MODULE SYSFS_NODE
+	n=$(sed -n 's/^DEVNAME=//p' "$3/uevent" 2>/dev/null)
+	sub=$(basename "$(readlink "$3/subsystem" 2>/dev/null)")
+	case "$sub" in
+	net)
+		n=$(basename "$3")
+		timeout 10 ip link set dev "$n" up > /dev/null 2>&1
+		kind=net ;;
+	tty)
+		timeout 10 stty -F "/dev/$n" 9600 raw > /dev/null 2>&1
+		kind=tty ;;
+	input | hidraw | usbmisc | usb | video4linux)
+		timeout 5 head -c 1 "/dev/$n" > /dev/null 2>&1
+		kind=$sub ;;
+	sound)
+		case "$n" in
+		*p) timeout 5 sh -c ": > /dev/$n" 2>/dev/null ;;
+		*) timeout 5 head -c 1 "/dev/$n" > /dev/null 2>&1 ;;
+		esac
+		kind=sound ;;
+	*) return ;;
+	esac
+	rc=$?
+	echo "open module=$2 bus=$1 entry=$kind:${n:-?} rc=$rc t=$(cut -d' ' -f1 /proc/uptime)" >> $L
+}
+opener() {
+	: > /tmp/opened
+	while [ ! -e /tmp/stop-open ]; do
+		while read -r bus m; do
+			for intf in /sys/bus/usb/devices/"$bus"-1:*; do
+				[ -e "$intf/driver" ] || continue
+				dn=$(cat "/sys/bus/usb/devices/$bus-1/devnum" 2>/dev/null)
+				for node in $(find "$intf"/ -mindepth 2 -maxdepth 5 -name uevent 2>/dev/null |
+					xargs -r grep -l '^DEVNAME=\|^INTERFACE=' 2>/dev/null); do
+					node=${node%/uevent}
+					key="$bus-$dn-$(basename "$node")"
+					grep -qxF "$key" /tmp/opened && continue
+					echo "$key" >> /tmp/opened
+					entry "$bus" "$m" "$node" &
+				done
+			done
+		done < /tmp/bus-module
+		usleep 200000
+	done
+}
+opener &
+OP=$!
 
 # A driver that floods the kernel log (pctv452e polls a missing endpoint
 # and logs each failure) stalls the whole guest under TCG: every printk
@@ -257,6 +314,8 @@ while [ $s -lt $((MAX_S * 10)) ]; do
 	[ "$WALK" -eq 0 ] || walked=$(grep -c 'walk=done' /tmp/rawdev.txt)
 	[ "$done_n" -ge "$N" ] && [ "$walked" -ge "$N" ] && [ $still -ge $((QUIET_S * 10)) ] && break
 done
+touch /tmp/stop-open
+wait "$OP" 2>/dev/null
 log "settled after $((s / 10)) s ($(wc -l < /tmp/modprobe.txt) of $N modprobes returned)"
 echo "sweep settled s=$((s / 10))" >> $L
 

@@ -468,6 +468,14 @@ static json_object *driver_json(const char *module, int batch,
 	hzrig_json_put(o, "answer", json_object_new_int(d ? (int)d->answer : 0));
 	hzrig_json_put(o, "unplugged", json_object_new_boolean(d && d->unplugged));
 	hzrig_json_put(o, "diagnosis", diagnosis[0] ? hzrig_json_str(diagnosis) : NULL);
+	{
+		/* the user-facing entries the guest used after it bound */
+		json_object *op = json_object_new_array();
+
+		for (int k = 0; d && k < d->nopened; k++)
+			json_object_array_add(op, hzrig_json_str(d->opened[k]));
+		hzrig_json_put(o, "opened", op);
+	}
 	/* the walk's passes that NAKed a request of its probe (null: no walk) */
 	hzrig_json_put(o, "walk_passes", d && d->walk_passes >= 0 ?
 		       json_object_new_int(d->walk_passes) : NULL);
@@ -483,8 +491,8 @@ static json_object *driver_json(const char *module, int batch,
  */
 static void contain_words(const struct hzrig_sweep_driver *d, char *w, size_t n)
 {
-	/* after probe: its modprobe had returned when the loop began */
-	const char *when = d->end_mark_us >= 0 && d->end_mark_us <= d->contain_since_us ?
+	/* after probe: it still looped once its modprobe had returned */
+	const char *when = d->end_mark_us >= 0 && d->end_mark_us <= d->contain_us ?
 			   "after probe" : "during probe";
 	double secs = (double)(d->contain_us - d->contain_since_us) / 1e6;
 

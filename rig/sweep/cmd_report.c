@@ -107,6 +107,15 @@ static json_object *driver_rows(struct report *r, bool print)
 					       hzrig_json_str(d->diagnosis) : NULL);
 				hzrig_json_put(x, "firmware_standin", d->firmware_standin[0] ?
 					       hzrig_json_str(d->firmware_standin) : NULL);
+				hzrig_json_put(x, "walk_passes", d->walk_passes == HZRIG_ABSENT ? NULL :
+					       hzrig_json_int(d->walk_passes));
+				{
+					json_object *op = json_object_new_array();
+
+					for (int k = 0; k < d->nopened; k++)
+						json_object_array_add(op, hzrig_json_str(d->opened[k]));
+					hzrig_json_put(x, "opened", op);
+				}
 				{
 					json_object *rep = json_object_new_array();
 
@@ -610,7 +619,7 @@ int cmd_sweep_report(int argc, char **argv)
 	json_object *out, *select = NULL;
 	char why[HZRIG_WHY];
 	bool print;
-	int i, rc = 0, dep = 0;
+	int i, rc = 0, dep = 0, every = 0;
 
 	i = hzrig_opts("sweep report", argc, argv, opts, report_usage);
 	if (i < 0)
@@ -647,12 +656,22 @@ int cmd_sweep_report(int argc, char **argv)
 		hzrig_json_put(out, "loops_and_hangs", loops_and_hangs(&r, print));
 		hzrig_json_put(out, "kernel_reports", kernel_reports(&r, print));
 		hzrig_json_put(out, "cross_check", cross_check(&r, select, print));
-		for (size_t k = 0; k < r.ns; k++)
+		for (size_t k = 0; k < r.ns; k++) {
+			bool all = true;
+
 			dep += r.s[k].dependent;
+			/* measured at every HZ of the report: what the rule can judge */
+			for (int v = 0; v < r.n && v < HZRIG_SWEEP_RUNS_MAX; v++)
+				all &= r.s[k].per[v].n > 0;
+			every += all;
+		}
+		hzrig_json_put(out, "nak_sites", json_object_new_int((int)r.ns));
+		hzrig_json_put(out, "nak_sites_every_hz", json_object_new_int(every));
 		if (!print)
 			hzrig_json_print(out, stdout);
 		else
-			printf("\n%zu NAKed sites, %d HZ-dependent\n", r.ns, dep);
+			printf("\n%zu NAKed sites (%d measured at every HZ), %d HZ-dependent\n",
+			       r.ns, every, dep);
 		json_object_put(out);
 		rc = dep ? 1 : 0;
 	}

@@ -728,6 +728,32 @@ static int on_trace(struct parse *p, const char *s)
 	return 0;
 }
 
+/*
+ * "open module=M bus=B entry=KIND:NODE rc=R t=S": the guest used a node
+ * M's driver made (initramfs/sweep.sh, "Open as well as probe"); kept as
+ * "KIND:NODE rc=R", the first HZRIG_SWEEP_OPENED_MAX of a driver.
+ */
+static int on_open(struct parse *p, const char *s)
+{
+	char mod[64], ent[48];
+	long long rc;
+	struct hzrig_sweep_driver *d;
+
+	word(s, "module", mod, sizeof(mod));
+	word(s, "entry", ent, sizeof(ent));
+	if (!mod[0] || !ent[0] || !strchr(ent, ':') || !num(s, "rc", &rc) ||
+	    rc < 0 || rc > 255)
+		return bad(p, "'open' needs module=, entry=KIND:NODE and rc= 0..255");
+	for (const char *q = ent; *q; q++)
+		if (*q <= ' ' || *q > '~')
+			return bad(p, "'open': entry= is not printable");
+	d = driver_named(p->b, mod);
+	if (!d || d->nopened >= HZRIG_SWEEP_OPENED_MAX)
+		return 0;
+	snprintf(d->opened[d->nopened++], sizeof(d->opened[0]), "%s rc=%lld", ent, rc);
+	return 0;
+}
+
 /* Each call's URB in usbmon (by address, after its entry), its device. */
 static void match(struct parse *p)
 {
@@ -880,6 +906,8 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 			rc = on_bind(&p, line + 5);
 		} else if (!strncmp(line, "modprobe ", 9)) {
 			rc = on_modprobe(&p, line + 9, t0);
+		} else if (!strncmp(line, "open ", 5)) {
+			rc = on_open(&p, line + 5);
 		} else if (!strncmp(line, "rawdev=", 7)) {
 			rc = on_rawdev(&p, line);
 		} else if (!strncmp(line, "usbmon ", 7)) {

@@ -219,6 +219,48 @@ static void load_call(struct ld *l, json_object *c, long d, long i,
 	}
 }
 
+/*
+ * The newer fields of a driver (all optional): the entries the guest used
+ * after it bound, its walk's passes, its firmware's stand-ins and what the
+ * guest saw it do.
+ */
+static void load_seen(struct ld *l, json_object *d, long i,
+		      struct hzrig_sweep_rdriver *r)
+{
+	if (!l->bad && has(d, "opened")) {
+		json_object *op;
+
+		at(l, "drivers", "opened", i);
+		op = get(l, d, "opened", json_type_array, false);
+		if (op && json_object_array_length(op) > HZRIG_SWEEP_OPENED_MAX)
+			fail(l, "more than %d", HZRIG_SWEEP_OPENED_MAX);
+		for (size_t k = 0; op && !l->bad && k < json_object_array_length(op); k++) {
+			json_object *v = json_object_array_get_idx(op, k);
+
+			if (!json_object_is_type(v, json_type_string) ||
+			    strlen(json_object_get_string(v)) >= sizeof(r->opened[0]) ||
+			    !printable(json_object_get_string(v)))
+				fail(l, "not strings shorter than %zu, without control characters",
+				     sizeof(r->opened[0]));
+			else
+				snprintf(r->opened[r->nopened++], sizeof(r->opened[0]), "%s",
+					 json_object_get_string(v));
+		}
+	}
+	r->walk_passes = HZRIG_ABSENT;
+	if (!l->bad && has(d, "walk_passes")) {
+		at(l, "drivers", "walk_passes", i);
+		r->walk_passes = num(l, d, "walk_passes", 0, 64, true);
+	}
+	if (!l->bad && has(d, "firmware_standin")) {
+		at(l, "drivers", "firmware_standin", i);
+		str(l, d, "firmware_standin", r->firmware_standin,
+		    sizeof(r->firmware_standin), true);
+		if (!l->bad && !printable(r->firmware_standin))
+			fail(l, "a control character in it");
+	}
+}
+
 /* One check per field of a driver, then each of its calls. */
 static void load_driver(struct ld *l, json_object *d, long i, size_t nbatches,
 			struct hzrig_sweep_rdriver *r)
@@ -286,18 +328,7 @@ static void load_driver(struct ld *l, json_object *d, long i, size_t nbatches,
 		if (!l->bad && !printable(r->diagnosis))
 			fail(l, "a control character in it");
 	}
-	r->walk_passes = HZRIG_ABSENT;
-	if (!l->bad && has(d, "walk_passes")) {
-		at(l, "drivers", "walk_passes", i);
-		r->walk_passes = num(l, d, "walk_passes", 0, 64, true);
-	}
-	if (!l->bad && has(d, "firmware_standin")) {
-		at(l, "drivers", "firmware_standin", i);
-		str(l, d, "firmware_standin", r->firmware_standin,
-		    sizeof(r->firmware_standin), true);
-		if (!l->bad && !printable(r->firmware_standin))
-			fail(l, "a control character in it");
-	}
+	load_seen(l, d, i, r);
 	if (!l->bad && (!strcmp(r->outcome, "contained") ||
 			!strcmp(r->outcome, "hung the guest")) && !r->diagnosis[0]) {
 		at(l, "drivers", "outcome", i);

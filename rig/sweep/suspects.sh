@@ -61,7 +61,7 @@ if [ -z "$sus" ] && [ $# -eq 3 ] && [ -z "$(sed -n 's/.*hzrig-sweep: modprobe-be
 	comm -23 - <(sed -n 's/.*hzrig-sweep: modprobe-end module=\([^ ]*\).*/\1/p' <<< "$con" | sort -u))" ]; then
 	sus=$(tr -d '\r' < "$3" | sed 's/^hzrig-sweep //' | awk '
 		/^modprobe module=/ { m = $2; sub(/^module=/, "", m); next }
-		/^bind intf=/ && m != "" { last = m }
+		/^bind intf=/ && m != "" && $0 !~ / driver=(hub|usb)$/ { last = m }
 		{ if ($0 !~ /^bind /) m = "" }
 		END { if (last != "") print last }')
 fi

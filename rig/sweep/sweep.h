@@ -134,6 +134,10 @@ struct hzrig_sweep_driver {
 	int contain_ep;
 	int64_t end_mark_us;		/* trace's modprobe-end mark, -1 */
 	int walk_passes;		/* the walk's passes that NAKed; -1 none */
+	/* the user-facing entries the guest used: "tty:ttyUSB0 rc=0" */
+#define HZRIG_SWEEP_OPENED_MAX	8
+	char opened[HZRIG_SWEEP_OPENED_MAX][64];
+	int nopened;
 };
 
 struct hzrig_sweep_batch {
@@ -201,6 +205,8 @@ struct hzrig_sweep_rdriver {
 	/* the zero-filled files that stood in for its firmware; "" none */
 	char firmware_standin[256];
 	int64_t walk_passes;	/* the walk's passes; HZRIG_ABSENT: no walk */
+	char opened[HZRIG_SWEEP_OPENED_MAX][64];	/* entries used after bind */
+	int nopened;
 	int batch, bus, nak, stall, answer;
 	bool unplugged;
 	/* the kernel reports whose stack names this module, their titles */

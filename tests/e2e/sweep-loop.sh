@@ -116,7 +116,7 @@ for p in 0001 0002; do
 		check "$what $v: its NAKed requests measured, ETIMEDOUT, inside their windows" \
 			"drv '$s' '[.calls[] | select(.action == \"nak\")] | length >= 1 and all(.verdict == \"inside\" and .ret == -110)'"
 		check "$what $v: the HZ * 3 site passes $want and is $SITE" \
-			"drv '$s' '[.calls[] | select(.timeout_arg == $want and (.site | test(\"$SITE_RE\")))] | length == 1'"
+			"drv '$s' '[.calls[] | select(.action == \"nak\" and .timeout_arg == $want and (.site | test(\"$SITE_RE\")))] | length == 1'"
 		check "$what $v: its modprobe returned 0" "drv '$s' '.modprobe_rc == 0'"
 		check "$what $v: ipheth measured too (its NAKed site inside its window)" \
 			"jq -e '[.drivers[] | select(.module == \"ipheth\") | .calls[] | select(.action == \"nak\" and .verdict == \"inside\")] | length >= 1' '$s' > /dev/null"

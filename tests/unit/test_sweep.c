@@ -697,6 +697,8 @@ static const char STREAMED[] =
 	"trace      hzrig-sweep-150     [000] .....     2.500000: tracing_mark_write+0x130/0x3ee: hzrig modprobe-end module=hzrig_sweeptest rc=0\n"
 	"modprobe module=hzrig_sweeptest rc=0 t=2.51\n"
 	"bind intf=1-1:1.0 driver=hzrig_sweeptest\n"
+	"open module=hzrig_sweeptest bus=1 entry=tty:ttyUSB0 rc=0 t=2.6\n"
+	"open module=nobody bus=9 entry=net:eth0 rc=0 t=2.6\n"
 	"sweep alive t_us=3500000\n"
 	"rawdev=0 t_us=5600000 contain=loop count=812 since_us=3000000 ep=0x83 clear_halts=406\n"
 	"sweep alive t_us=6500000\n"
@@ -733,6 +735,10 @@ static void test_batch_streamed(void **state)
 	assert_int_equal(b.drv[0].contain_ep, 0x83);
 	assert_int_equal(b.drv[0].contain_clear_halts, 406);
 	assert_string_equal(b.drv[1].contain, "");
+	/* the entry the guest used once it bound; another module's is not its */
+	assert_int_equal(b.drv[0].nopened, 1);
+	assert_string_equal(b.drv[0].opened[0], "tty:ttyUSB0 rc=0");
+	assert_int_equal(b.drv[1].nopened, 0);
 	hzrig_sweep_batch_free(&b);
 
 	/* settled, then the end: complete, nothing cut */
@@ -756,6 +762,10 @@ static void test_batch_streamed(void **state)
 		(int)(strrchr(STREAMED, '\n') - STREAMED), STREAMED);
 	assert_int_equal(hzrig_sweep_batch_parse(text, &b, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "out of range"));
+	sprintf(text, "%.*s\nopen module=x entry=tty rc=0\nsweep end\n",
+		(int)(strrchr(STREAMED, '\n') - STREAMED), STREAMED);
+	assert_int_equal(hzrig_sweep_batch_parse(text, &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "'open' needs"));
 	/* an unstreamed batch is read as it was: a cut last line is an error */
 	assert_int_equal(hzrig_sweep_batch_parse(
 		"sweep begin batch=0 size=32 k=2 settled_s=3 max_s=240\n"
