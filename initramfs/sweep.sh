@@ -202,23 +202,20 @@ done < /tmp/batch
 entry() {	# entry BUS MODULE SYSFS_NODE
 	n=$(sed -n 's/^DEVNAME=//p' "$3/uevent" 2>/dev/null)
 	sub=$(basename "$(readlink "$3/subsystem" 2>/dev/null)")
+	kind=$sub
 	case "$sub" in
 	net)
 		n=$(basename "$3")
-		timeout 10 ip link set dev "$n" up > /dev/null 2>&1
-		kind=net ;;
+		timeout 10 ip link set dev "$n" up > /tmp/open-"$n".err 2>&1 ;;
 	tty)
-		timeout 10 stty -F "/dev/$n" 9600 raw > /dev/null 2>&1
-		kind=tty ;;
+		timeout 10 stty -F "/dev/$n" 9600 raw > /dev/null 2>&1 ;;
 	input | hidraw | usbmisc | usb | video4linux)
-		timeout 5 head -c 1 "/dev/$n" > /dev/null 2>&1
-		kind=$sub ;;
+		timeout 5 head -c 1 "/dev/$n" > /dev/null 2>&1 ;;
 	sound)
 		case "$n" in
 		*p) timeout 5 sh -c ": > /dev/$n" 2>/dev/null ;;
 		*) timeout 5 head -c 1 "/dev/$n" > /dev/null 2>&1 ;;
-		esac
-		kind=sound ;;
+		esac ;;
 	*) return ;;
 	esac
 	rc=$?
