@@ -327,8 +327,12 @@ SWEEP_TREE ?= 6.1
 SWEEP_HZ ?= 100 1000
 SWEEP_SET ?= all
 SWEEP_NAK ?= 2
-# a batch's limit in the guest (its watchdog: 120 s more)
+# a batch's limit in the guest (its watchdog: 120 s more; a guest whose
+# stream goes quiet for 30 s is stopped sooner)
 SWEEP_MAX_S ?= 240
+# the walk: each request of a probe NAKed in turn, SWEEP_WALK passes at
+# most (0: the first SWEEP_NAK requests alone, as before)
+SWEEP_WALK ?= 6
 # SWEEP_PASS=unplug: the debugging kernel at HZ=250 (KASAN, lockdep:
 # sweep-debug-hz-250, sweep-check-debug-hz-250), each device unplugged
 # SWEEP_UNPLUG_MS into its first NAKed request; results/sweep-unplug/.
@@ -344,7 +348,7 @@ sweep:
 	$(SETUP)
 	$(if $(filter-out nak unplug,$(SWEEP_PASS)),$(error SWEEP_PASS: '$(SWEEP_PASS)' is not nak or unplug))
 	@$(MAKE) --no-print-directory tools ksrc
-	@$(TOP)/rig/sweep/sweep.sh --nak $(SWEEP_NAK) --max-s $(SWEEP_MAX_S) --accel $(ACCEL) \
+	@$(TOP)/rig/sweep/sweep.sh --nak $(SWEEP_NAK) --max-s $(SWEEP_MAX_S) --walk $(SWEEP_WALK) --accel $(ACCEL) \
 		$(if $(filter 1,$(SWEEP_COLLECT_ONLY)),--collect-only) \
 		$(if $(filter unplug,$(SWEEP_PASS)),--unplug-ms $(SWEEP_UNPLUG_MS) --out $(TOP)/results/sweep-unplug,--out $(TOP)/results/sweep) \
 		$(SWEEP_VARIANTS)
