@@ -114,7 +114,7 @@ struct job_opts {
 	unsigned int budget_s;
 	struct hzrig_qemu_conf conf;
 	/* the driver sweep (docs/sweep.md): a job per batch of devices */
-	long long nak, batch_size, max_s, unplug_ms;
+	long long nak, batch_size, max_s, unplug_ms, walk;
 	long long only_batch;		/* -1: every batch */
 	const char *skip;		/* modules the batch leaves out, or NULL */
 };
@@ -260,8 +260,8 @@ static int write_job(const struct job_opts *o, const struct job *jb, FILE *err)
 		return -1;
 	if (jb->batch >= 0)
 		snprintf(batch, sizeof(batch),
-			 " hzrig.nak=%lld hzrig.batch=%d hzrig.batch_size=%lld hzrig.sweep_max_s=%lld hzrig.unplug_ms=%lld dummy_hcd.num=%d%s%s",
-			 o->nak, jb->batch, o->batch_size, o->max_s, o->unplug_ms, jb->ndev,
+			 " hzrig.nak=%lld hzrig.batch=%d hzrig.batch_size=%lld hzrig.sweep_max_s=%lld hzrig.unplug_ms=%lld hzrig.walk=%lld dummy_hcd.num=%d%s%s",
+			 o->nak, jb->batch, o->batch_size, o->max_s, o->unplug_ms, o->walk, jb->ndev,
 			 o->skip ? " hzrig.sweep_skip=" : "", o->skip ? o->skip : "");
 	if (snprintf(extra, sizeof(extra),
 		     "hzrig.variant=%s hzrig.accel=%s hzrig.plan=%s hzrig.samples=console%s%s%s",
@@ -498,7 +498,7 @@ static void lava_usage(FILE *f)
 	fputs("usage: hzrig lava jobs [--plan NAME|FILE] [--out DIR] [--build DIR]\n"
 	      "                       [--artifacts URL] [--accel tcg|kvm]\n"
 	      "                       [--tsc-khz N] [--qemu-config FILE]\n"
-	      "                       [--nak K] [--unplug-ms MS] [--batch-size N]\n"
+	      "                       [--nak K] [--unplug-ms MS] [--walk P] [--batch-size N]\n"
 	      "                       [--max-s S] [--only-batch N] [--skip MODS]\n"
 	      "                       VARIANT...\n"
 	      "       hzrig lava device [--accel tcg|kvm] [--qemu-config FILE]\n"
@@ -519,6 +519,7 @@ static void lava_usage(FILE *f)
 	      "drivers NAKed --nak times (default 2), a batch at most --max-s\n"
 	      "seconds (default 240): DIR/VARIANT-batch-N.yaml; --unplug-ms: each\n"
 	      "device unplugged MS ms into its first NAKed request (needs --nak 1+);\n"
+	      "--walk P: each request of a probe NAKed in turn, P passes at most;\n"
 	      "--only-batch N: that batch's job alone; --skip MODS: the batch\n"
 	      "boots without the modules MODS (comma-separated: a hung batch again\n"
 	      "without its suspects, as rig/sweep/sweep.sh does).\n"
@@ -651,6 +652,7 @@ int cmd_lava(int argc, char **argv)
 		HZRIG_OPT_N("batch-size", &o.batch_size, 1, 32),
 		HZRIG_OPT_N("max-s", &o.max_s, 10, 86400),
 		HZRIG_OPT_N("unplug-ms", &o.unplug_ms, 0, 60000),
+		HZRIG_OPT_N("walk", &o.walk, 0, 64),
 		HZRIG_OPT_N("dictionary", &dict, 1, 255),
 		HZRIG_OPT_N("only-batch", &o.only_batch, 0, 1000000),
 		HZRIG_OPT_S("skip", &o.skip),

@@ -34,7 +34,7 @@ usage() {
 jobs_of() {
 	mkdir -p "$1" || return 1
 	"$HZRIG" lava jobs --nak "${SWEEP_NAK:-2}" --batch-size "${SWEEP_BATCH_SIZE:-32}" \
-		--max-s "${SWEEP_MAX_S:-240}" --unplug-ms "${SWEEP_UNPLUG_MS:-0}" \
+		--max-s "${SWEEP_MAX_S:-240}" --unplug-ms "${SWEEP_UNPLUG_MS:-0}" --walk "${SWEEP_WALK:-0}" \
 		--accel "$ACCEL" --out "$@" > /dev/null
 }
 
