@@ -131,6 +131,33 @@ static bool printable(const char *s)
 	return true;
 }
 
+/*
+ * @key of @o, an array of at most @max strings shorter than @elem each
+ * (@plain: without control characters), into @dst, @elem apart; *@n
+ * their count.
+ */
+static void lines(struct ld *l, json_object *o, const char *key, char *dst,
+		  size_t elem, int max, int *n, bool plain)
+{
+	json_object *a = get(l, o, key, json_type_array, false);
+
+	if (a && json_object_array_length(a) > (size_t)max)
+		fail(l, "more than %d", max);
+	for (size_t k = 0; a && !l->bad && k < json_object_array_length(a); k++) {
+		json_object *v = json_object_array_get_idx(a, k);
+		const char *s = json_object_get_string(v);
+
+		if (!json_object_is_type(v, json_type_string))
+			fail(l, "%s among the lines", hzrig_json_what(v));
+		else if (strlen(s) >= elem)
+			fail(l, "a line longer than %zu characters", elem - 1);
+		else if (plain && !printable(s))
+			fail(l, "a control character in a line");
+		else
+			snprintf(dst + (size_t)(*n)++ * elem, elem, "%s", s);
+	}
+}
+
 /* Is @key in @o? For the fields newer files have (the unplug pass's). */
 static bool has(json_object *o, const char *key)
 {
@@ -228,24 +255,9 @@ static void load_seen(struct ld *l, json_object *d, long i,
 		      struct hzrig_sweep_rdriver *r)
 {
 	if (!l->bad && has(d, "opened")) {
-		json_object *op;
-
 		at(l, "drivers", "opened", i);
-		op = get(l, d, "opened", json_type_array, false);
-		if (op && json_object_array_length(op) > HZRIG_SWEEP_OPENED_MAX)
-			fail(l, "more than %d", HZRIG_SWEEP_OPENED_MAX);
-		for (size_t k = 0; op && !l->bad && k < json_object_array_length(op); k++) {
-			json_object *v = json_object_array_get_idx(op, k);
-
-			if (!json_object_is_type(v, json_type_string) ||
-			    strlen(json_object_get_string(v)) >= sizeof(r->opened[0]) ||
-			    !printable(json_object_get_string(v)))
-				fail(l, "not strings shorter than %zu, without control characters",
-				     sizeof(r->opened[0]));
-			else
-				snprintf(r->opened[r->nopened++], sizeof(r->opened[0]), "%s",
-					 json_object_get_string(v));
-		}
+		lines(l, d, "opened", r->opened[0], sizeof(r->opened[0]),
+		      HZRIG_SWEEP_OPENED_MAX, &r->nopened, true);
 	}
 	r->walk_passes = HZRIG_ABSENT;
 	if (!l->bad && has(d, "walk_passes")) {
@@ -302,24 +314,9 @@ static void load_driver(struct ld *l, json_object *d, long i, size_t nbatches,
 		r->unplugged = v && json_object_get_boolean(v);
 	}
 	if (!l->bad && has(d, "reports")) {
-		json_object *rep;
-
 		at(l, "drivers", "reports", i);
-		rep = get(l, d, "reports", json_type_array, false);
-		if (rep && json_object_array_length(rep) > HZRIG_SWEEP_REPORTS_MAX)
-			fail(l, "more than %d", HZRIG_SWEEP_REPORTS_MAX);
-		for (size_t k = 0; rep && !l->bad && k < json_object_array_length(rep); k++) {
-			json_object *v = json_object_array_get_idx(rep, k);
-
-			if (!json_object_is_type(v, json_type_string))
-				fail(l, "%s among the report lines", hzrig_json_what(v));
-			else if (strlen(json_object_get_string(v)) >= sizeof(r->reports[0]))
-				fail(l, "a report line longer than %zu characters",
-				     sizeof(r->reports[0]) - 1);
-			else
-				snprintf(r->reports[r->nreports++], sizeof(r->reports[0]),
-					 "%s", json_object_get_string(v));
-		}
+		lines(l, d, "reports", r->reports[0], sizeof(r->reports[0]),
+		      HZRIG_SWEEP_REPORTS_MAX, &r->nreports, false);
 	}
 	/* newer files: what the guest saw it do (a contained loop, a hang) */
 	if (!l->bad && has(d, "diagnosis")) {
