@@ -166,6 +166,12 @@ rm -f "$T/c5/sweep.json"
 run $HZRIG sweep collect --dir "$T/c5" --variant v --sweep-id s1 --hz 100 --batches 1
 check "collect: a streamed batch whose guest hung: kept, said, its end and last heartbeat recorded" \
 	"[ $rc -eq 0 ] && said \"no 'sweep end': its guest ended 'hung'\" && jq -e '.batches[0].complete == false and .batches[0].ended == \"hung\" and .batches[0].last_alive_ms == 2500' '$T/c5/sweep.json' > /dev/null"
+run $HZRIG report --kcidb="$T/c5/k.json" --sweep "$T/c5/sweep.json"
+check "report --kcidb --sweep: a driver that hung the guest is a FAIL with its diagnosis" \
+	"[ $rc -eq 0 ] && jq -e '[.tests[] | select(.path == \"hzrig.sweep.loopy\")][0] | .status == \"FAIL\" and (.misc.diagnosis | test(\"never returned\"))' '$T/c5/k.json' > /dev/null"
+run $HZRIG sweep report "$T/c5/sweep.json"
+check "sweep report: the hang and the batch that died are listed under loops, floods and hangs" \
+	"grep -q 'loopy (hung the guest): its modprobe never returned' '$T/out' && grep -q 'batch 0: its guest ended hung before the batch.s end (last heartbeat 2.5 s after boot)' '$T/out'"
 
 # --- rig/sweep/suspects.sh: whom a hung batch is put down to ---------------
 S=$TOP/rig/sweep/suspects.sh
