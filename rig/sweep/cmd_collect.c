@@ -11,6 +11,7 @@
  * of the answered ep0 requests' round trips, at least one jiffy.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -219,7 +220,13 @@ static int port_error(const char *console, const char *module)
 
 			same &= name + i < q && a == b;
 		}
-		if (q && same && strstr(q, "failed with error "))
+		/*
+		 * not the interface's own probe ("probe of 5-1:1.0"): a probe
+		 * the walk made again may have failed before one bound
+		 */
+		if (q && same && strstr(q, "failed with error ") &&
+		    !(isdigit((unsigned char)q[11]) && strchr(q + 11, ':') &&
+		      strspn(q + 11, "0123456789-.") == (size_t)(strchr(q + 11, ':') - (q + 11))))
 			return atoi(strstr(q, "failed with error ") + strlen("failed with error "));
 		s += l + (s[l] == '\n');
 	}
