@@ -258,13 +258,18 @@ FLOOD=200
 FLOOD_S=2
 flood() {
 	now=$(cut -d' ' -f1 /proc/uptime)
-	dmesg | awk -v now="$now" -v flood=$FLOOD -v need=$FLOOD_S '
+	# raw: "<L>[ t] ...", L the level; only the console's (< loglevel 5)
+	# stall the guest, so only they count toward turning the console
+	# down (the walk's plugging in again says "new ... USB device" at
+	# info level); a device's own count takes every level
+	dmesg -r | awk -v now="$now" -v flood=$FLOOD -v need=$FLOOD_S '
 		FILENAME == "/tmp/bus-module" { mod[$2] = $1; next }
 		FILENAME == "/tmp/flood-hot" { hot[$1] = $2; since[$1] = $3; next }
 		FILENAME == "/tmp/flood-done" { done[$1] = 1; next }
+		{ lvl = $0; sub(/^</, "", lvl); sub(/>.*/, "", lvl); sub(/^<[0-9]*>/, "") }
 		{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
 		t + 0 <= now - 1 { next }
-		{ all++; w = $0; sub(/^\[[^]]*\] */, "", w)
+		{ all += (lvl % 8) < 5; w = $0; sub(/^\[[^]]*\] */, "", w)
 		  split(w, f, " "); d = f[2]; sub(/:.*/, "", d); sub(/:$/, "", f[1])
 		  bus = ""
 		  if (d ~ /^[0-9]+-1$/) { split(d, b, "-"); bus = b[1] }
