@@ -18,7 +18,9 @@
 # with their waits inside their windows, the report names its HZ * 3 site
 # HZ-dependent, its outcome and diagnosis say what it did (looped after
 # probe / hung the guest after probe, not "modprobe never returned" and
-# not a kernel report), and ipheth is measured too.
+# not a kernel report), and ipheth is measured too. Its probe first loads
+# a firmware file nobody ships: the guest's stand-in lets it go on, and its
+# record says so.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
@@ -62,7 +64,7 @@ stage() {
 	mkdir -p "$t"
 	ln -s "$B/$v/kernel" "$t/kernel"
 	ln -s "$(readlink -f "$B/$v/src")" "$t/src"
-	cp "$B/$v/sweep-select.json" "$B/$v/sweep-firmware.txt" "$t/"
+	cp "$B/$v/sweep-select.json" "$t/"
 	cp -a "$B/$v/kmods" "$t/kmods"
 	rel=$(ls "$t/kmods/lib/modules")
 	mkdir -p "$t/kmods/lib/modules/$rel/extra"
@@ -80,7 +82,7 @@ stage() {
 	endpoint address=0x83 type=interrupt
 	DEV
 	HZRIG_KMODS=$t/kmods HZRIG_SWEEP_DEVICES=$t/sweep-devices \
-		HZRIG_SWEEP_FIRMWARE=$W/$2/firmware-$1.txt \
+		HZRIG_SWEEP_FIRMWARE=$t/sweep-firmware.txt \
 		"$TOP/initramfs/mkinitramfs.sh" "$t/initramfs.cpio" /bin/busybox \
 		"$B/trees/linux-source-6.1/gadget/hzrig-gadget" \
 		"$B/trees/linux-source-6.1/runner/hzrig-runner" \
@@ -118,6 +120,8 @@ for p in 0001 0002; do
 		check "$what $v: the HZ * 3 site passes $want and is $SITE" \
 			"drv '$s' '[.calls[] | select(.action == \"nak\" and .timeout_arg == $want and (.site | test(\"$SITE_RE\")))] | length == 1'"
 		check "$what $v: its modprobe returned 0" "drv '$s' '.modprobe_rc == 0'"
+		check "$what $v: its firmware, which no one ships, had a stand-in, and its record says so" \
+			"grep -qx 'hzrig_sweeptest hzrig_sweeptest.fw standin' '$W/$p/b/$v/sweep-firmware.txt' && drv '$s' '.firmware_standin == \"hzrig_sweeptest.fw\"'"
 		check "$what $v: ipheth measured too (its NAKed site inside its window)" \
 			"jq -e '[.drivers[] | select(.module == \"ipheth\") | .calls[] | select(.action == \"nak\" and .verdict == \"inside\")] | length >= 1' '$s' > /dev/null"
 		if [ $what = loop ]; then

@@ -2,7 +2,9 @@
 /*
  * hzrig_sweeptest - a USB driver that does what the driver sweep must
  * survive (tests/e2e/sweep-loop.sh, docs/sweep.md, "A looping driver is
- * contained"). Its probe makes two requests that the sweep's device NAKs:
+ * contained"). Its probe loads a firmware file no distribution ships
+ * (the sweep's guest has a stand-in for it, or the probe ends there), then
+ * makes two requests that the sweep's device NAKs:
  * one passes a count of jiffies where usb_control_msg() takes
  * milliseconds (HZ * 3: the seeds' bug, 300 ms at HZ=100 and 3 s at
  * HZ=1000), one 500 ms. The probe then succeeds, and the driver
@@ -12,6 +14,7 @@
  *     work item that spins with interrupts off).
  * Built out of tree against a sweep kernel, loaded only in its guests.
  */
+#include <linux/firmware.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -27,6 +30,7 @@
 #define SWEEPTEST_TIMEOUT_MS	500
 #define SWEEPTEST_HANG_DELAY_MS	2000
 #define SWEEPTEST_VENDOR_REQ	0x01
+#define SWEEPTEST_FIRMWARE	"hzrig_sweeptest.fw"
 
 struct sweeptest {
 	struct usb_device *udev;
@@ -84,8 +88,15 @@ static int sweeptest_probe(struct usb_interface *intf,
 	struct usb_device *udev = interface_to_usbdev(intf);
 	struct usb_endpoint_descriptor *ep;
 	struct sweeptest *st;
+	const struct firmware *fw;
 	u8 *data;
 	int ret;
+
+	ret = request_firmware(&fw, SWEEPTEST_FIRMWARE, &intf->dev);
+	if (ret)
+		return ret;
+	dev_info(&intf->dev, "firmware %s: %zu bytes\n", SWEEPTEST_FIRMWARE, fw->size);
+	release_firmware(fw);
 
 	data = kmalloc(8, GFP_KERNEL);
 	if (!data)
@@ -165,5 +176,6 @@ static struct usb_driver sweeptest_driver = {
 };
 module_usb_driver(sweeptest_driver);
 
+MODULE_FIRMWARE(SWEEPTEST_FIRMWARE);
 MODULE_DESCRIPTION("hzrig: a USB driver that loops or hangs on purpose, for the sweep's tests");
 MODULE_LICENSE("GPL");
