@@ -48,8 +48,9 @@
  * unplugged, and its line says so:
  *   rawdev=I t_us=T contain=loop count=N since_us=T0 ep=0xEE clear_halts=C
  * With -c FILE the guest asks for the same of a device whose driver floods
- * the kernel log: a line "unplug I COUNT SINCE_US" appended to FILE gives
- *   rawdev=I t_us=T contain=flood count=COUNT since_us=SINCE_US
+ * the kernel log, or makes synchronous calls without end: a line "unplug
+ * I COUNT SINCE_US [flood|calls]" appended to FILE gives
+ *   rawdev=I t_us=T contain=flood|calls count=COUNT since_us=SINCE_US
  * With -w PASSES (the walk, loop.h) K gives way: pass p answers the
  * counted requests 1 .. p-1 (zeros of the length asked for, a bulk or
  * interrupt transfer is stalled: the device has no data for it), NAKs
@@ -827,6 +828,7 @@ static void *read_control(void *arg)
 			while (fgets(line, sizeof(line), f) && strchr(line, '\n')) {
 				unsigned int i, count;
 				unsigned long long since;
+				char kind[16] = "flood";
 
 				off = ftell(f);
 				if (sscanf(line, "probed %u", &i) == 1 && i >= c->base &&
@@ -834,13 +836,15 @@ static void *read_control(void *arg)
 					walk_begin(&c->devs[i - c->base]);
 					continue;
 				}
-				if (sscanf(line, "unplug %u %u %llu", &i, &count, &since) != 3 ||
+				if (sscanf(line, "unplug %u %u %llu %15s", &i, &count, &since, kind) < 3 ||
+				    (strcmp(kind, "flood") && strcmp(kind, "calls")) ||
 				    i < c->base || i - c->base >= c->n) {
 					fprintf(stderr, "hzrig-rawdev: %s: not 'unplug I COUNT SINCE_US' or 'probed I' with I one of ours: %.60s",
 						c->path, line);
 					continue;
 				}
-				contain(&c->devs[i - c->base], "flood", count, since);
+				contain(&c->devs[i - c->base], strcmp(kind, "calls") ? "flood" : "calls",
+					count, since);
 			}
 		}
 		if (f)

@@ -123,7 +123,9 @@ L=/tmp/lines.txt
 : > /tmp/rawdev.txt
 PREFIX=
 [ "$OUT" = /dev/console ] && PREFIX="hzrig-sweep "
-hzrig-stream -o "$OUT" -p "$PREFIX" $L /tmp/rawdev.txt /tmp/usbmon.txt \
+# -m/-r: each batch module's synchronous calls a second, for flood()
+hzrig-stream -o "$OUT" -p "$PREFIX" -m /tmp/bus-module -r /tmp/calls-rate \
+	$L /tmp/rawdev.txt /tmp/usbmon.txt \
 	"trace =$T/trace_pipe" "rawdev-err =/tmp/rawdev.err" \
 	"usbmon-err =/tmp/usbmon.err" 2>/tmp/stream.err &
 ST=$!
@@ -253,7 +255,10 @@ OP=$!
 # batch device whose name ("3-1", "3-1:1.0") or whose module ("M", or "W"
 # for a module M_W: "pctv452e: CI error" names dvb_usb_pctv452e) begins
 # more than FLOOD lines in each of FLOOD_S seconds running is unplugged
-# (hzrig-rawdev -c), and rawdev's line says so.
+# (hzrig-rawdev -c), and rawdev's line says so; so is one whose driver
+# makes more than FLOOD synchronous calls a second (hzrig-stream's count:
+# a call that fails before the device sees it, -EINVAL for an endpoint
+# its device lacks, floods the trace, not the device).
 FLOOD=200
 FLOOD_S=2
 flood() {
@@ -266,6 +271,7 @@ flood() {
 		FILENAME == "/tmp/bus-module" { mod[$2] = $1; next }
 		FILENAME == "/tmp/flood-hot" { hot[$1] = $2; since[$1] = $3; next }
 		FILENAME == "/tmp/flood-done" { done[$1] = 1; next }
+		FILENAME == "/tmp/calls-rate" { nc[$1] = $2; next }
 		{ lvl = $0; sub(/^</, "", lvl); sub(/>.*/, "", lvl); sub(/^<[0-9]*>/, "") }
 		{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
 		t + 0 <= now - 1 { next }
@@ -276,13 +282,20 @@ flood() {
 		  else for (m in mod) if (m == f[1] || substr(m, length(m) - length(f[1])) == "_" f[1]) bus = mod[m]
 		  if (bus != "") n[bus]++ }
 		END {
-			for (b in n) if (n[b] > flood && !(b in done)) {
+			for (b in n) any[b] = 1
+			for (b in nc) any[b] = 1
+			for (b in any) {
+				c = n[b] > nc[b] ? n[b] : nc[b]
+				if (c <= flood || (b in done))
+					continue
 				h = hot[b] + 1; s = since[b] ? since[b] : now - 1
 				print b, h, s > "/tmp/flood-hot.new"
-				if (h >= need) printf "unplug %d %d %d\n", b - 1, n[b] * h, s * 1000000 > "/tmp/flood-unplug"
+				if (h >= need)
+					printf "unplug %d %d %d %s\n", b - 1, c * h, s * 1000000,
+					       (nc[b] > n[b] ? "calls" : "flood") > "/tmp/flood-unplug"
 			}
 			print all + 0
-		}' /tmp/bus-module /tmp/flood-hot /tmp/flood-done - > /tmp/flood-all
+		}' /tmp/bus-module /tmp/flood-hot /tmp/flood-done /tmp/calls-rate - > /tmp/flood-all
 	mv /tmp/flood-hot.new /tmp/flood-hot 2>/dev/null || : > /tmp/flood-hot
 	if [ -s /tmp/flood-unplug ]; then
 		cat /tmp/flood-unplug >> /tmp/rawdev.ctl
@@ -300,11 +313,14 @@ flood() {
 }
 : > /tmp/flood-hot
 : > /tmp/flood-done
+: >> /tmp/calls-rate
 
 # Quiet: every modprobe returned, and neither usbmon nor the gadget moved
 # for QUIET_S seconds.
+# MAX_S by the clock: a loaded guest's rounds take longer than their sleep
 last="" still=0 s=0
-while [ $s -lt $((MAX_S * 10)) ]; do
+deadline=$(($(cut -d. -f1 /proc/uptime) + MAX_S))
+while [ "$(cut -d. -f1 /proc/uptime)" -lt "$deadline" ]; do
 	usleep 100000
 	s=$((s + 1))
 	[ $((s % 10)) -ne 0 ] || flood
@@ -318,8 +334,9 @@ while [ $s -lt $((MAX_S * 10)) ]; do
 done
 touch /tmp/stop-open
 wait "$OP" 2>/dev/null
-log "settled after $((s / 10)) s ($(wc -l < /tmp/modprobe.txt) of $N modprobes returned)"
-echo "sweep settled s=$((s / 10))" >> $L
+settled=$(($(cut -d. -f1 /proc/uptime) - deadline + MAX_S))
+log "settled after $settled s ($(wc -l < /tmp/modprobe.txt) of $N modprobes returned)"
+echo "sweep settled s=$settled" >> $L
 
 # What bound: interface, driver, and each bus' device.
 for d in /sys/bus/usb/devices/*; do

@@ -4,7 +4,8 @@
  * are made (initramfs/sweep.sh; docs/sweep.md, "Streamed out of the
  * guest").
  *
- *   hzrig-stream -o OUT [-p PREFIX] [-i MS] [-a MS] [TAG=]FILE...
+ *   hzrig-stream -o OUT [-p PREFIX] [-i MS] [-a MS] [-m MODULES -r RATES]
+ *                [TAG=]FILE...
  *
  * Every MS (default 100) milliseconds each FILE's new whole lines go to
  * OUT (the guest's ttyS1, or its console on a lab), each as "PREFIX TAG
@@ -19,6 +20,15 @@
  * what the guest measured before then is already out, but for its last
  * round. SIGTERM or SIGINT: one last round, half lines included, then
  * exit 0.
+ *
+ * With -m MODULES (lines "BUS MODULE": the batch's modules, read again
+ * each second as it grows) and -r RATES, it also counts, in the lines
+ * tagged "trace ", the synchronous calls each of those modules made (a
+ * call's event, then the first frame of its stack in one of them), and
+ * each second writes RATES anew: "BUS COUNT" a line for the last second.
+ * A driver that loops on a call that fails before the device sees it (an
+ * endpoint its device lacks: -EINVAL at once) floods the trace, not the
+ * device, and the guest contains it from there (initramfs/sweep.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +45,17 @@
 #define SRC_MAX		16
 #define LINE_MAX_B	8192	/* a longer line goes out in pieces */
 #define READ_MAX	(256 * 1024)	/* a source's bytes per round at most */
+
+#define MODS_MAX	64
+
+/* -m/-r: the calls each batch module made in the last second */
+static struct {
+	char name[MODS_MAX][64];
+	unsigned int bus[MODS_MAX], count[MODS_MAX];
+	unsigned int n;
+	bool want_frame;	/* a call's event came: its first module frame next */
+	const char *mods, *rates;
+} calls;
 
 struct src {
 	const char *path, *tag;
@@ -97,11 +118,89 @@ static void put(const char *tag, const char *s, size_t n)
 	obuf[olen++] = '\n';
 }
 
+/* MODULES again: "BUS MODULE" lines (initramfs/sweep.sh's bus-module). */
+static void calls_modules(void)
+{
+	FILE *f = calls.mods ? fopen(calls.mods, "r") : NULL;
+	char line[128], name[64];
+	unsigned int bus;
+
+	while (f && calls.n < MODS_MAX && fgets(line, sizeof(line), f)) {
+		bool known = false;
+
+		if (sscanf(line, "%u %63s", &bus, name) != 2)
+			continue;
+		for (unsigned int i = 0; i < calls.n && !known; i++)
+			known = !strcmp(calls.name[i], name);
+		if (!known) {
+			snprintf(calls.name[calls.n], sizeof(calls.name[0]), "%s", name);
+			calls.bus[calls.n++] = bus;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* A trace line: a call's event, or a frame " => f+0x1/0x2 [module]". */
+static void calls_note(const char *s, size_t n)
+{
+	static const char *const events[] = {
+		": ctl: (", ": ctl_send: (", ": ctl_recv: (", ": bulk: (", ": intr: (",
+	};
+	const char *lb, *rb;
+
+	if (!calls.rates)
+		return;
+	while (n && s[n - 1] == '\r')
+		n--;
+	if (memmem(s, n, "=> ", 3)) {
+		if (!calls.want_frame || n < 3 || s[n - 1] != ']')
+			return;
+		rb = s + n - 1;
+		for (lb = rb; lb > s && *lb != '['; lb--)
+			;
+		for (unsigned int i = 0; *lb == '[' && i < calls.n; i++)
+			if (strlen(calls.name[i]) == (size_t)(rb - lb - 1) &&
+			    !memcmp(calls.name[i], lb + 1, (size_t)(rb - lb - 1))) {
+				calls.count[i]++;
+				calls.want_frame = false;
+			}
+		return;
+	}
+	if (memmem(s, n, "<stack trace>", 13))
+		return;
+	calls.want_frame = false;
+	for (size_t k = 0; k < sizeof(events) / sizeof(events[0]); k++)
+		if (memmem(s, n, events[k], strlen(events[k])))
+			calls.want_frame = true;
+}
+
+/* Each second: RATES anew with the last second's counts, then zeroed. */
+static void calls_write(void)
+{
+	char tmp[4200];
+	FILE *f;
+
+	if (!calls.rates)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.new", calls.rates);
+	f = fopen(tmp, "w");
+	for (unsigned int i = 0; f && i < calls.n; i++)
+		if (calls.count[i])
+			fprintf(f, "%u %u\n", calls.bus[i], calls.count[i]);
+	if (f && !fclose(f))
+		rename(tmp, calls.rates);
+	memset(calls.count, 0, sizeof(calls.count));
+	calls_modules();
+}
+
 /* @s's new bytes: whole lines out, the rest kept; @last: that too. */
 static void take(struct src *s, const char *buf, size_t n, bool last)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (buf[i] == '\n') {
+			if (!strcmp(s->tag, "trace "))
+				calls_note(s->part, s->plen);
 			put(s->tag, s->part, s->plen);
 			s->plen = 0;
 			continue;
@@ -162,7 +261,8 @@ static unsigned int ms_arg(const char *s, const char *what)
 
 static void usage(void)
 {
-	fputs("usage: hzrig-stream -o OUT [-p PREFIX] [-i MS] [-a MS] [TAG=]FILE...\n"
+	fputs("usage: hzrig-stream -o OUT [-p PREFIX] [-i MS] [-a MS] [-m MODULES -r RATES]\n"
+	      "                    [TAG=]FILE...\n"
 	      "Sends each FILE's new lines to OUT every -i MS (100), each as\n"
 	      "PREFIX TAG line, with a heartbeat 'sweep alive t_us=T' every -a MS\n"
 	      "(1000); at SIGTERM one last round, then exit.\n", stderr);
@@ -178,8 +278,14 @@ int main(int argc, char **argv)
 	size_t n = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "o:p:i:a:h")) != -1) {
+	while ((opt = getopt(argc, argv, "o:p:i:a:m:r:h")) != -1) {
 		switch (opt) {
+		case 'm':
+			calls.mods = optarg;
+			break;
+		case 'r':
+			calls.rates = optarg;
+			break;
 		case 'o':
 			opath = optarg;
 			break;
@@ -197,8 +303,9 @@ int main(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (!opath || optind == argc || argc - optind > SRC_MAX) {
-		fprintf(stderr, "hzrig-stream: -o OUT and 1..%d files are needed\n", SRC_MAX);
+	if (!opath || optind == argc || argc - optind > SRC_MAX || !calls.mods != !calls.rates) {
+		fprintf(stderr, "hzrig-stream: -o OUT and 1..%d files are needed (and -m with -r)\n",
+			SRC_MAX);
 		usage();
 		return 2;
 	}
@@ -240,6 +347,7 @@ int main(int argc, char **argv)
 			put("", line, (size_t)l);
 			flush();
 			next_alive = now + (uint64_t)alive * 1000;
+			calls_write();
 		}
 		usleep(every * 1000);
 	}

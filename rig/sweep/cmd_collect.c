@@ -511,6 +511,9 @@ static void contain_words(const struct hzrig_sweep_driver *d, char *w, size_t n)
 	else if (!strcmp(d->contain, "loop"))
 		snprintf(w, n, "looped %s on refused transfers: %u in %.1f s (ep 0x%02x), unplugged after %.1f s",
 			 when, d->contain_count, secs, d->contain_ep < 0 ? 0 : d->contain_ep, secs);
+	else if (!strcmp(d->contain, "calls"))
+		snprintf(w, n, "looped %s on its calls: %u in %.1f s, unplugged",
+			 when, d->contain_count, secs > 0 ? secs : 1.0);
 	else if (!strcmp(d->contain, "flood"))
 		snprintf(w, n, "flooded the log %s: %u lines in %.1f s, unplugged",
 			 when, d->contain_count, secs > 0 ? secs : 1.0);

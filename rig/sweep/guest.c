@@ -334,10 +334,10 @@ static int on_contain(struct parse *p, const char *s)
 
 	word(s, "contain", kind, sizeof(kind));
 	if (!num(s, "rawdev", &dev) || !num(s, "t_us", &t) || !num(s, "count", &count) ||
-	    !num(s, "since_us", &since) || (strcmp(kind, "loop") && strcmp(kind, "flood")) ||
+	    !num(s, "since_us", &since) || (strcmp(kind, "loop") && strcmp(kind, "flood") && strcmp(kind, "calls")) ||
 	    (val(s, "ep") && !num(s, "ep", &ep)) ||
 	    (val(s, "clear_halts") && !num(s, "clear_halts", &ch)))
-		return bad(p, "a rawdev contain= line needs contain=loop|flood, t_us=, count= and since_us=");
+		return bad(p, "a rawdev contain= line needs contain=loop|flood|calls, t_us=, count= and since_us=");
 	if (dev < 0 || t < 0 || count < 0 || count > UINT32_MAX || since < 0 ||
 	    since > t || ep < -1 || ep > 0xff || ch < 0 || ch > UINT32_MAX)
 		return bad(p, "a rawdev contain= line's values are out of range");

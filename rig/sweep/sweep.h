@@ -124,8 +124,9 @@ struct hzrig_sweep_driver {
 	bool unplugged;			/* unplugged under a NAKed one */
 	/*
 	 * Contained (hzrig-rawdev's "contain=" line): its device unplugged
-	 * because the driver looped on its refusals ("loop") or flooded the
-	 * kernel log ("flood"); how many since when, and the endpoint and
+	 * because the driver looped on its refusals ("loop"), flooded the
+	 * kernel log ("flood") or made calls without end ("calls"); how
+	 * many since when, and the endpoint and
 	 * clear-halts of a loop. contain[0] == 0: not contained.
 	 */
 	char contain[8];
