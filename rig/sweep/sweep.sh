@@ -194,13 +194,15 @@ for v in "$@"; do
 		# are the suspects (suspects-N.txt, which collect records), and
 		# the batch boots again without them, up to RETRIES times (the
 		# first boot's console and status kept as *-first.*).
-		# Each boot again leaves out the newest suspects, and those
-		# named twice; one named before and not again goes back in (the
-		# guest hung without it too: it is measured whole). What each
+		# Each boot again leaves out the newest suspects, and those the
+		# last boot left out when it got further without them (its last
+		# heartbeat 5 s or more later than the boot before); those
+		# whose leaving out changed nothing (the guest died as early
+		# without them) go back in, and are measured whole. What each
 		# boot streamed stays (batch-N-first.txt, -retryK.txt), so a
 		# suspect keeps what it measured; when nothing is left to boot,
 		# the last boot is the batch's.
-		all="" named="" try=0
+		all="" named="" out="" prev_alive=0 try=0
 		mods=$(ls "$B/$v/sweep-devices/"*.device | sort | sed -n "$((i * SIZE + 1)),$((i * SIZE + num))p" |
 			xargs -r sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' | sort -u)
 		while [ "$st" != ok ] && [ $try -lt $RETRIES ]; do
@@ -224,9 +226,12 @@ for v in "$@"; do
 				log "$v" "batch $((i + 1))/$nb ended $st with no suspect: no modprobe left waiting, no flood, no driver bound (console: ${d#$TOP/}/console-$i.log): not booted again"
 				break
 			fi
-			twice=$(printf '%s\n%s\n' "$named" "$sus" | sed '/^$/d' | sort | uniq -d)
+			alive=$(sed -n 's/^\(hzrig-sweep \)\?sweep alive t_us=\([0-9]*\).*/\2/p' "$d/batch-$i.txt" 2>/dev/null | tail -n 1)
+			alive=${alive:-0}
+			[ $try = 0 ] || [ "$alive" -lt $((prev_alive + 5000000)) ] || out=$all
+			prev_alive=$alive
 			named=$(printf '%s\n%s\n' "$named" "$sus" | sed '/^$/d' | sort)
-			all=$(printf '%s\n%s\n' "$sus" "$twice" | sed '/^$/d' | sort -u)
+			all=$(printf '%s\n%s\n' "$sus" "$out" | sed '/^$/d' | sort -u)
 			printf '%s\n' "$named" | sort -u > "$d/suspects-$i.txt"
 			if [ -z "$(comm -23 <(printf '%s\n' "$mods") <(printf '%s\n' "$all"))" ]; then
 				log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); nothing left to boot again without them"
