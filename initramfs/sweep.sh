@@ -332,8 +332,18 @@ while [ "$(cut -d. -f1 /proc/uptime)" -lt "$deadline" ]; do
 	[ "$WALK" -eq 0 ] || walked=$(grep -c 'walk=done' /tmp/rawdev.txt)
 	[ "$done_n" -ge "$N" ] && [ "$walked" -ge "$N" ] && [ $still -ge $((QUIET_S * 10)) ] && break
 done
+# reap PID S: PID gone, or S seconds past (a process stuck in the kernel,
+# in an open or a device's ioctl, must not keep the batch from its end)
+reap() {
+	r=0
+	while kill -0 "$1" 2>/dev/null && [ $r -lt $(($2 * 10)) ]; do
+		usleep 100000
+		r=$((r + 1))
+	done
+	kill -0 "$1" 2>/dev/null && log "pid $1 still there after $2 s: left behind"
+}
 touch /tmp/stop-open
-wait "$OP" 2>/dev/null
+reap "$OP" 5
 settled=$(($(cut -d. -f1 /proc/uptime) - deadline + MAX_S))
 log "settled after $settled s ($(wc -l < /tmp/modprobe.txt) of $N modprobes returned)"
 echo "sweep settled s=$settled" >> $L
@@ -350,14 +360,14 @@ done >> $L
 
 # Unplug: the drivers' disconnect runs now, while the log is still read.
 kill "$RD"
-wait "$RD" 2>/dev/null
+reap "$RD" 10
 usleep 500000
 echo 0 > $T/tracing_on
 kill "$UM"
-wait "$UM" 2>/dev/null
+reap "$UM" 5
 # the stream's last round, then its end, from this one writer
 kill "$ST"
-wait "$ST" 2>/dev/null
+reap "$ST" 10
 if [ -s /tmp/stream.err ]; then
 	sed 's/^/hzrig-sweep: stream: /' /tmp/stream.err
 fi
