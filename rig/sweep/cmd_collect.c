@@ -894,6 +894,9 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 				died ? "" : " (not a death its status shows)",
 				b.cut_line ? ", but for its last line, cut short" : "");
 		ended = b.complete ? "ok" : ended_word(ended_buf);
+		if (b.bad_lines)
+			fprintf(stderr, "hzrig sweep collect: %s: %u lines were not whole and were skipped (the first: %s)\n",
+				path, b.bad_lines, b.bad_why);
 	}
 	c->grid = !hzrig_jiffy_grid_fit(b.timers, b.ntimers, hzrig_tick_ns((int)c->hz),
 					&c->grid_ns, &c->grid_jiffies);
@@ -905,6 +908,8 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	hzrig_json_put(bo, "last_alive_ms", b.last_alive_us >= 0 ?
 		       hzrig_json_int(b.last_alive_us / 1000) : NULL);
 	hzrig_json_put(bo, "settled_s", json_object_new_int(b.settled_s));
+	/* a streamed batch's lines that came broken, skipped */
+	hzrig_json_put(bo, "bad_lines", json_object_new_int((int)b.bad_lines));
 	hzrig_json_put(bo, "k", json_object_new_int(b.k));
 	hzrig_json_put(bo, "unplug_ms", json_object_new_int(b.unplug_ms));
 	hzrig_json_put(bo, "allowance_ns", hzrig_json_int(allow));

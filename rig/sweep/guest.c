@@ -918,6 +918,10 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 		if (rc && cut) {
 			b->cut_line = true;
 			rc = 0;
+		} else if (rc && b->streamed) {
+			if (!b->bad_lines++)
+				snprintf(b->bad_why, sizeof(b->bad_why), "%s", why);
+			rc = 0;
 		}
 		free(line);
 		s += l + (s[l] == '\n');

@@ -25,6 +25,20 @@ bool hzrig_sweep_hz_dependent(const struct hzrig_site_wait *a,
 
 	if (d < 0)
 		d = -d;
+	/*
+	 * The walk reaches other requests through one helper at each HZ:
+	 * timeouts that differ, and not as the HZ do (a count of jiffies
+	 * scales with HZ: 5 * HZ is 500 and 5000), are other calls, not one
+	 * call's timeout in jiffies (rt2x00usb_vendor_request(): 50 ms for a
+	 * register, 1000 ms for the firmware).
+	 */
+	if (a->timeout_arg != b->timeout_arg &&
+	    (int64_t)a->timeout_arg * b->hz != (int64_t)b->timeout_arg * a->hz) {
+		snprintf(why, n,
+			 "timeouts %d at HZ=%d and %d at HZ=%d are not in proportion to HZ: other requests through one site, not compared",
+			 a->timeout_arg, a->hz, b->timeout_arg, b->hz);
+		return false;
+	}
 	if (d > room) {
 		snprintf(why, n,
 			 "waits %.3f ms at HZ=%d (timeout %d) and %.3f ms at HZ=%d (timeout %d) differ by %.3f ms, more than the windows' widths and the noise allow (%.3f ms)",

@@ -384,6 +384,10 @@ static void load_batch(struct ld *l, json_object *b, long i,
 	}
 	at(l, "batches", "settled_s", i);
 	r->settled_s = (int)num(l, b, "settled_s", 0, 86400, false);
+	if (!l->bad && has(b, "bad_lines")) {
+		at(l, "batches", "bad_lines", i);
+		r->bad_lines = (int)num(l, b, "bad_lines", 0, INT32_MAX, false);
+	}
 	at(l, "batches", "k", i);
 	r->k = (int)num(l, b, "k", 0, 1000, false);
 	at(l, "batches", "allowance_ns", i);

@@ -148,6 +148,12 @@ struct hzrig_sweep_batch {
 	bool complete;			/* "sweep end" seen */
 	bool streamed;			/* "sweep begin ... stream=1" */
 	bool cut_line;			/* its last line cut short, not read */
+	/*
+	 * A streamed batch's lines that were not whole (bytes the serial
+	 * line lost): skipped and counted, the first one's reason kept.
+	 */
+	unsigned int bad_lines;
+	char bad_why[160];
 	int walk;			/* the walk's passes at most; 0: none */
 	int64_t last_alive_us;		/* the last heartbeat's time, -1: none */
 	struct hzrig_sweep_driver *drv;
@@ -225,6 +231,7 @@ struct hzrig_sweep_rbatch {
 	/* how its guest ended (hzrig boot's word), its last heartbeat */
 	char ended[16];
 	int64_t last_alive_ms;	/* HZRIG_ABSENT: none, or an older file */
+	int bad_lines;		/* a streamed batch's broken lines, skipped */
 	int64_t allowance_ns;
 	int64_t timers;		/* the grid's sightings; HZRIG_ABSENT */
 	char (*reports)[256];
