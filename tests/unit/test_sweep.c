@@ -801,6 +801,18 @@ static void test_batch_streamed(void **state)
 	free(text);
 }
 
+/* The small sweep's sweep.json (tests/data/sweep/small-100), its text and loaded. */
+static char *small_sweep(struct hzrig_sweep_run *r, size_t *len)
+{
+	char why[256], *text;
+
+	text = hzrig_in_slurp(DATA_DIR "/sweep/small-100/sweep.json", 1 << 24, len, why, sizeof(why));
+	assert_non_null(text);
+	if (hzrig_sweep_load(text, r, why, sizeof(why)))
+		fail_msg("%s", why);
+	return text;
+}
+
 /*
  * A driver's diagnosis and a batch's end in sweep.json: read when there,
  * absent in older files; the outcomes that need one must carry it, and
@@ -814,10 +826,7 @@ static void test_load_diagnosis(void **state)
 	size_t len;
 
 	(void)state;
-	text = hzrig_in_slurp(DATA_DIR "/sweep/small-100/sweep.json", 1 << 24, &len, why, sizeof(why));
-	assert_non_null(text);
-	if (hzrig_sweep_load(text, &r, why, sizeof(why)))
-		fail_msg("%s", why);
+	text = small_sweep(&r, &len);
 	assert_string_equal(r.drivers[0].diagnosis, "");
 	assert_int_equal(r.batches[0].last_alive_ms, HZRIG_ABSENT);
 	hzrig_sweep_run_free(&r);
@@ -873,10 +882,7 @@ static void test_load_unplug_fields(void **state)
 	size_t len;
 
 	(void)state;
-	text = hzrig_in_slurp(DATA_DIR "/sweep/small-100/sweep.json", 1 << 24, &len, why, sizeof(why));
-	assert_non_null(text);
-	if (hzrig_sweep_load(text, &r, why, sizeof(why)))
-		fail_msg("%s", why);
+	text = small_sweep(&r, &len);
 	assert_int_equal(r.batches[0].unplug_ms, 0);
 	assert_int_equal(r.drivers[0].nreports, 0);
 	assert_false(r.drivers[0].unplugged);
