@@ -221,7 +221,11 @@ entry() {	# entry BUS MODULE SYSFS_NODE
 	*) return ;;
 	esac
 	rc=$?
-	echo "open module=$2 bus=$1 entry=$kind:${n:-?} rc=$rc t=$(cut -d' ' -f1 /proc/uptime)" >> $L
+	# a failed network set-up says why (ip's first line, one word)
+	err=
+	[ "$rc" -eq 0 ] || [ "$sub" != net ] ||
+		err=" err=$(head -n 1 /tmp/open-"$n".err 2>/dev/null | tr -c 'A-Za-z0-9:._-' '_' | cut -c1-80)"
+	echo "open module=$2 bus=$1 entry=$kind:${n:-?} rc=$rc t=$(cut -d' ' -f1 /proc/uptime)$err" >> $L
 }
 opener() {
 	: > /tmp/opened
