@@ -71,9 +71,7 @@ ksrc:
 
 # make check's parts. CHECK_SKIP leaves some out: .ci/run skips check-unit,
 # which check-fresh has just run from the same commit in a root that has
-# nothing (a stricter place for it than this machine), and check-sweep, a
-# heavy suite (two network-stack kernels) that would take CI past its
-# budget; run it with make check or make check-sweep.
+# nothing (a stricter place for it than this machine).
 CHECK_PARTS := check-unit check-kernel check-e2e check-robustness check-sweep
 CHECK_SKIP ?=
 check:
@@ -321,8 +319,10 @@ drivers:
 # the report names the sites whose waits depend on HZ. SWEEP_TREE 6.1 or
 # 6.12, SWEEP_HZ any of 100 250 1000, SWEEP_SET all (the whole tree),
 # small (rig/sweep/small.drivers: ipheth, orinoco_usb and nine more),
-# small-fixed (the same with kernel/patches/0006-* and 0007-*, the fixes) or
-# check (rig/sweep/check.drivers, 6.1 only: what make check runs).
+# small-fixed (the same with kernel/patches/0006-* and 0007-*, the fixes),
+# sites (rig/sweep/sites.drivers, 6.1 only: the drivers of check-tree's
+# twelve sites) or check (rig/sweep/check.drivers, 6.1 only: what make
+# check runs).
 SWEEP_TREE ?= 6.1
 SWEEP_HZ ?= 100 1000
 SWEEP_SET ?= all
@@ -341,6 +341,9 @@ SWEEP_PASS ?= nak
 # batches the last sweep left in results/ (after hzrig changed).
 SWEEP_COLLECT_ONLY ?= 0
 SWEEP_UNPLUG_MS ?= 100
+# SWEEP_JOBS: batches' guests at once (sweep.sh's default: 2 on 2 cores
+# or more; the report's noise allowance per batch says what it cost)
+SWEEP_JOBS ?=
 SWEEP_SET_PART = $(if $(filter-out all,$(SWEEP_SET)),$(SWEEP_SET)-)
 SWEEP_TREE_PART = $(if $(filter 6.12,$(SWEEP_TREE)),-6.12)
 SWEEP_VARIANTS = $(if $(filter unplug,$(SWEEP_PASS)),sweep-$(SWEEP_SET_PART)debug-hz-250$(SWEEP_TREE_PART),$(foreach h,$(SWEEP_HZ),sweep-$(SWEEP_SET_PART)hz-$(h)$(SWEEP_TREE_PART)))
@@ -349,12 +352,13 @@ sweep:
 	$(if $(filter-out nak unplug,$(SWEEP_PASS)),$(error SWEEP_PASS: '$(SWEEP_PASS)' is not nak or unplug))
 	@$(MAKE) --no-print-directory tools ksrc
 	@$(TOP)/rig/sweep/sweep.sh --nak $(SWEEP_NAK) --max-s $(SWEEP_MAX_S) --walk $(SWEEP_WALK) --accel $(ACCEL) \
-		$(if $(filter 1,$(SWEEP_COLLECT_ONLY)),--collect-only) \
+		$(if $(filter 1,$(SWEEP_COLLECT_ONLY)),--collect-only) $(if $(SWEEP_JOBS),--jobs $(SWEEP_JOBS)) \
 		$(if $(filter unplug,$(SWEEP_PASS)),--unplug-ms $(SWEEP_UNPLUG_MS) --out $(TOP)/results/sweep-unplug,--out $(TOP)/results/sweep) \
 		$(SWEEP_VARIANTS)
 
-# The sweep's own end-to-end test (tests/e2e/sweep.sh): a part of make
-# check, and its own target because it is heavy (.ci/run skips it).
+# The sweep's own end-to-end tests (tests/e2e/sweep.sh, sweep-loop.sh): a
+# part of make check (and of .ci/run), and its own target because it is
+# heavy (three kernels).
 check-sweep: tools ksrc
 	$(SETUP)
 	@$(MAKE) --no-print-directory -C tests sweep

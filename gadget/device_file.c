@@ -107,6 +107,25 @@ static void parse_interface(struct hzg_device_file *d, struct line *l)
 	d->n_intf++;
 }
 
+/* An isochronous endpoint's sync= (none, async, adaptive, sync). */
+static uint8_t sync_type(struct line *l)
+{
+	static const char *const names[] = { "none", "async", "adaptive", "sync" };
+	static const uint8_t types[] = {
+		USB_ENDPOINT_SYNC_NONE, USB_ENDPOINT_SYNC_ASYNC,
+		USB_ENDPOINT_SYNC_ADAPTIVE, USB_ENDPOINT_SYNC_SYNC,
+	};
+	const char *s = get(l, "sync");
+
+	if (!s)
+		return USB_ENDPOINT_SYNC_ASYNC;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return types[i];
+	bad(l, "sync=%s is not none, async, adaptive or sync", s);
+	return USB_ENDPOINT_SYNC_ASYNC;
+}
+
 static void parse_endpoint(struct hzg_device_file *d, struct line *l)
 {
 	const char *type = get(l, "type");
@@ -134,8 +153,12 @@ static void parse_endpoint(struct hzg_device_file *d, struct line *l)
 	if (!(ep->address & 0x0f) || (ep->address & 0x70))
 		bad(l, "address=0x%02x is not an endpoint 1..15 (bit 7: IN)",
 		    ep->address);
-	/* isochronous: asynchronous, the usual audio and video kind */
-	ep->attributes = iso ? USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC :
+	/*
+	 * isochronous: asynchronous, the usual audio and video kind, unless
+	 * sync= says otherwise (a driver may compare bmAttributes with
+	 * USB_ENDPOINT_XFER_ISOC whole, as tm6000 does: sync=none)
+	 */
+	ep->attributes = iso ? USB_ENDPOINT_XFER_ISOC | sync_type(l) :
 			 interrupt ? USB_ENDPOINT_XFER_INT :
 				     USB_ENDPOINT_XFER_BULK;
 	maxp = num(l, "maxpacket", interrupt || iso ? 1024 : 512, 0);
@@ -153,27 +176,84 @@ static void parse_endpoint(struct hzg_device_file *d, struct line *l)
 	d->intf[d->n_intf - 1].n_ep++;
 }
 
-/* data=04,00,ff: up to HZG_DEV_MAX_DATA hex bytes. */
-static void parse_data(struct hzg_dev_rule *r, struct line *l)
+/* data=04,00,ff: up to @max hex bytes into @out; their count. */
+static size_t hex_bytes(struct line *l, uint8_t *out, size_t max)
 {
 	const char *s = get(l, "data");
+	size_t len = 0;
 	char *end;
 
-	r->len = 0;
 	while (s && *s) {
 		unsigned long v;
 
 		errno = 0;
 		v = strtoul(s, &end, 16);
-		if (end == s || v > 0xff || (*end && *end != ',') ||
-		    r->len == HZG_DEV_MAX_DATA) {
-			bad(l, "data= must be up to %d hex bytes like 04,00",
-			    HZG_DEV_MAX_DATA);
-			return;
+		if (end == s || v > 0xff || (*end && *end != ',') || len == max) {
+			bad(l, "data= must be up to %zu hex bytes like 04,00", max);
+			return 0;
 		}
-		r->data[r->len++] = (uint8_t)v;
+		out[len++] = (uint8_t)v;
 		s = *end ? end + 1 : end;
 	}
+	return len;
+}
+
+static void parse_data(struct hzg_dev_rule *r, struct line *l)
+{
+	r->len = hex_bytes(l, r->data, HZG_DEV_MAX_DATA);
+}
+
+/* A whole class-specific descriptor for the interface above. */
+static void parse_extra(struct hzg_device_file *d, struct line *l)
+{
+	uint8_t desc[HZG_DEV_MAX_EXTRA];
+	struct hzg_dev_intf *in;
+	size_t n;
+
+	if (!d->n_intf) {
+		bad(l, "an extra descriptor before any interface");
+		return;
+	}
+	in = &d->intf[d->n_intf - 1];
+	if (in->n_ep) {
+		bad(l, "an extra descriptor after its interface's endpoints");
+		return;
+	}
+	n = hex_bytes(l, desc, sizeof(desc));
+	if (l->bad)
+		return;
+	if (n < 3 || desc[0] != n) {
+		bad(l, "data= is not one descriptor: its first byte (%u) is not its length (%zu), at least 3",
+		    n ? desc[0] : 0, n);
+		return;
+	}
+	if (in->n_extra + n > sizeof(in->extra)) {
+		bad(l, "more than %zu bytes of extra descriptors for one interface",
+		    sizeof(in->extra));
+		return;
+	}
+	memcpy(in->extra + in->n_extra, desc, n);
+	in->n_extra += n;
+}
+
+static void parse_association(struct hzg_device_file *d, struct line *l)
+{
+	struct hzg_dev_iad *a;
+
+	if (d->n_iad == HZG_DEV_MAX_IAD) {
+		bad(l, "more than %d association lines", HZG_DEV_MAX_IAD);
+		return;
+	}
+	a = &d->iad[d->n_iad];
+	a->first = (uint8_t)num(l, "first", 0xff, -1);
+	a->count = (uint8_t)num(l, "count", 0xff, -1);
+	a->cls = (uint8_t)num(l, "class", 0xff, -1);
+	a->subclass = (uint8_t)num(l, "subclass", 0xff, 0);
+	a->protocol = (uint8_t)num(l, "protocol", 0xff, 0);
+	if (!l->bad && (!a->count || a->first + a->count > 0x100))
+		bad(l, "count=%u from first=%u is not a run of interfaces",
+		    a->count, a->first);
+	d->n_iad++;
 }
 
 static void parse_request(struct hzg_device_file *d, struct line *l)
@@ -253,6 +333,19 @@ static const char *split(struct line *l, char *s)
 	return kw;
 }
 
+/* Each association's first interface must be there, alternate setting 0. */
+static bool bad_association(const struct hzg_device_file *d, char *err,
+			    size_t errlen)
+{
+	for (size_t i = 0; i < d->n_iad; i++)
+		if (!hzg_dev_has_alt(d, d->iad[i].first, 0)) {
+			snprintf(err, errlen, "association %zu: no interface %u alt 0 to begin it",
+				 i + 1, d->iad[i].first);
+			return true;
+		}
+	return false;
+}
+
 int hzg_dev_parse(struct hzg_device_file *d, const char *text, char *err,
 		  size_t errlen)
 {
@@ -286,13 +379,17 @@ int hzg_dev_parse(struct hzg_device_file *d, const char *text, char *err,
 			parse_endpoint(d, &l);
 		else if (!strcmp(kw, "request"))
 			parse_request(d, &l);
+		else if (!strcmp(kw, "extra"))
+			parse_extra(d, &l);
+		else if (!strcmp(kw, "association"))
+			parse_association(d, &l);
 		else if (!strcmp(kw, "driver"))
 			parse_driver(d, &l);
 		else if (!strcmp(kw, "firmware"))
 			continue;	/* the initramfs', not the gadget's */
 		else
-			bad(&l, "'%s' is not device, interface, endpoint, "
-			    "request, driver or firmware", kw);
+			bad(&l, "'%s' is not device, interface, endpoint, extra, "
+			    "association, request, driver or firmware", kw);
 		for (int i = 0; i < l.n && !l.bad; i++)
 			if (!l.used[i])
 				bad(&l, "%s: no key '%s'", kw, l.key[i]);
@@ -302,7 +399,7 @@ int hzg_dev_parse(struct hzg_device_file *d, const char *text, char *err,
 		snprintf(err, errlen, "no device line");
 	else if (!l.bad && !d->n_intf)
 		snprintf(err, errlen, "no interface line");
-	else if (!l.bad)
+	else if (!l.bad && !bad_association(d, err, errlen))
 		return 0;
 	return -1;
 }
@@ -318,9 +415,10 @@ static void put_config(struct wbuf *b, const struct hzg_device_file *d,
 		for (size_t j = 0; j < i; j++)
 			seen |= d->intf[j].number == d->intf[i].number;
 		numbers += !seen;
-		total += USB_DT_INTERFACE_SIZE +
+		total += USB_DT_INTERFACE_SIZE + d->intf[i].n_extra +
 			 d->intf[i].n_ep * USB_DT_ENDPOINT_SIZE;
 	}
+	total += d->n_iad * USB_DT_INTERFACE_ASSOCIATION_SIZE;
 	put8(b, USB_DT_CONFIG_SIZE);
 	put8(b, USB_DT_CONFIG);
 	put16(b, (uint16_t)total);
@@ -332,6 +430,18 @@ static void put_config(struct wbuf *b, const struct hzg_device_file *d,
 	for (size_t i = 0; i < d->n_intf; i++) {
 		const struct hzg_dev_intf *in = &d->intf[i];
 
+		for (size_t a = 0; a < d->n_iad; a++) {
+			if (d->iad[a].first != in->number || in->alt)
+				continue;
+			put8(b, USB_DT_INTERFACE_ASSOCIATION_SIZE);
+			put8(b, USB_DT_INTERFACE_ASSOCIATION);
+			put8(b, d->iad[a].first);
+			put8(b, d->iad[a].count);
+			put8(b, d->iad[a].cls);
+			put8(b, d->iad[a].subclass);
+			put8(b, d->iad[a].protocol);
+			put8(b, 0);		/* iFunction */
+		}
 		put8(b, USB_DT_INTERFACE_SIZE);
 		put8(b, USB_DT_INTERFACE);
 		put8(b, in->number);
@@ -341,6 +451,8 @@ static void put_config(struct wbuf *b, const struct hzg_device_file *d,
 		put8(b, in->subclass);
 		put8(b, in->protocol);
 		put8(b, 0);
+		for (size_t x = 0; x < in->n_extra; x++)
+			put8(b, in->extra[x]);
 		for (unsigned int e = 0; e < in->n_ep; e++) {
 			const struct hzg_dev_ep *ep = &d->ep[in->first_ep + e];
 

@@ -11,6 +11,14 @@
  *   device vendor=0x05ac product=0x12a8 [class= subclass= protocol= bcd=]
  *   interface number=0 alt=0 class=0xff subclass=0xfd protocol=0x01
  *   endpoint address=0x81 type=bulk|interrupt|isochronous [maxpacket= interval=]
+ *           [sync=none|async|adaptive|sync] (isochronous; default async)
+ *   extra data=05,24,00,10,01
+ *           a class-specific descriptor (CDC's functional ones, say), whole:
+ *           its first byte its length; after the interface line above it,
+ *           before that interface's endpoints
+ *   association first=1 count=2 class=0x0e [subclass= protocol=]
+ *           an interface association (IAD), before interface first's
+ *           alternate setting 0
  *   request type=0xc0 request=0x00 [value= index=] action=nak|stall|answer
  *           [data=04,00,...]
  *   driver name=ipheth module=ipheth [site=drivers/net/usb/ipheth.c:289]
@@ -30,8 +38,10 @@
 
 #include <linux/usb/ch9.h>
 
-#define HZG_DEV_MAX_INTF	8
-#define HZG_DEV_MAX_EP		16
+#define HZG_DEV_MAX_INTF	16
+#define HZG_DEV_MAX_EP		32
+#define HZG_DEV_MAX_EXTRA	64	/* class-specific bytes an interface */
+#define HZG_DEV_MAX_IAD		4
 #define HZG_DEV_MAX_RULES	16
 #define HZG_DEV_MAX_DATA	64
 #define HZG_DEV_MAX_BYTES	1024	/* the descriptors written to gadgetfs */
@@ -46,6 +56,12 @@ struct hzg_dev_ep {
 struct hzg_dev_intf {
 	uint8_t number, alt, cls, subclass, protocol;
 	unsigned int first_ep, n_ep;
+	uint8_t extra[HZG_DEV_MAX_EXTRA];	/* "extra" lines' descriptors */
+	size_t n_extra;
+};
+
+struct hzg_dev_iad {
+	uint8_t first, count, cls, subclass, protocol;
 };
 
 enum hzg_dev_action { HZG_DEV_NAK, HZG_DEV_STALL, HZG_DEV_ANSWER };
@@ -61,7 +77,7 @@ struct hzg_dev_rule {
 
 struct hzg_device_file {
 	/* the driver line ("" without one): sysfs driver, module, call site */
-	char driver[32], module[32], site[160];
+	char driver[64], module[64], site[160];	/* MODULE_NAME_LEN 56 */
 	uint16_t vendor, product, bcd;
 	uint8_t cls, subclass, protocol;
 	bool have_device;
@@ -71,6 +87,8 @@ struct hzg_device_file {
 	size_t n_ep;
 	struct hzg_dev_rule rule[HZG_DEV_MAX_RULES];
 	size_t n_rule;
+	struct hzg_dev_iad iad[HZG_DEV_MAX_IAD];
+	size_t n_iad;
 };
 
 /*

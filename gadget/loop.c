@@ -37,6 +37,14 @@ enum hzg_walk_act hzg_walk_action(unsigned int p, unsigned int j)
 
 enum hzg_walk_next hzg_walk_next(const struct hzg_walk *w, uint64_t now_us)
 {
+	/* a trial answers all: quiet (or too long), its shape is walked or not */
+	if (w->pass == HZG_WALK_TRIAL) {
+		if (now_us - w->pass_us < HZG_WALK_PASS_US &&
+		    now_us - w->active_us < HZG_WALK_QUIET_US)
+			return HZG_WALK_WAIT;
+		return w->in_pass > w->most && w->fresh ? HZG_WALK_REPLUG :
+		       HZG_WALK_DONE;
+	}
 	bool last = w->pass >= w->max_pass ||
 		    now_us - w->start_us >= HZG_WALK_TOTAL_US;
 
@@ -45,8 +53,33 @@ enum hzg_walk_next hzg_walk_next(const struct hzg_walk *w, uint64_t now_us)
 		return last || w->in_pass < w->pass ? HZG_WALK_DONE : HZG_WALK_REPLUG;
 	if (w->nak_pending || now_us - w->active_us < HZG_WALK_QUIET_US)
 		return HZG_WALK_WAIT;
-	/* quiet: request pass never came, so the probe has no more */
-	if (w->in_pass < w->pass || last)
+	/* quiet: request pass never came, so the probe has no more; open's may */
+	if (w->in_pass < w->pass)
+		return now_us - w->active_us < HZG_WALK_OPEN_US ? HZG_WALK_WAIT :
+		       HZG_WALK_DONE;
+	if (last)
 		return HZG_WALK_DONE;
 	return HZG_WALK_REPLUG;
+}
+
+/* Add @key to @keys (@n of @max); true when it was not there (or full). */
+static bool remember(uint64_t *keys, unsigned int *n, unsigned int max,
+		     uint64_t key)
+{
+	for (unsigned int i = 0; i < *n; i++)
+		if (keys[i] == key)
+			return false;
+	if (*n < max)
+		keys[(*n)++] = key;
+	return true;
+}
+
+bool hzg_seen_new(struct hzg_seen *s, uint64_t key)
+{
+	return remember(s->key, &s->n, HZG_SEEN_MAX, key);
+}
+
+bool hzg_known_new(struct hzg_known *k, uint64_t key)
+{
+	return remember(k->key, &k->n, HZG_KNOWN_MAX, key);
 }

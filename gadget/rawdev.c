@@ -5,7 +5,7 @@
  * (docs/sweep.md).
  *
  *   hzrig-rawdev [-k K] [-w PASSES] [-d MS] [-u UDC_BASE] [-l LOG] [-c FILE]
- *                DEVICE_FILE...
+ *                [-p FILE] DEVICE_FILE...
  *
  * Device file i goes to UDC "dummy_udc.<UDC_BASE + i>" (dummy_hcd loaded
  * with num= at least that many). Unlike gadgetfs, raw-gadget hands every
@@ -38,7 +38,7 @@
  * where T is CLOCK_MONOTONIC in microseconds and A is answer, nak, stall or
  * unplug (the request the device was unplugged under); a bulk or
  * interrupt transfer the watcher saw (at most EP_LINES_MAX an endpoint):
- *   rawdev=I t_us=T ep=0xEE xfer=bulk|int action=nak|stall|unplug
+ *   rawdev=I t_us=T ep=0xEE xfer=bulk|int action=nak|stall|answer|unplug
  * A NAKed request ends when the host gives up and sends the next SETUP;
  * raw-gadget needs kernel/patches/0005-* to take that SETUP (docs/sweep.md).
  *
@@ -52,15 +52,29 @@
  * I COUNT SINCE_US [flood|calls]" appended to FILE gives
  *   rawdev=I t_us=T contain=flood|calls count=COUNT since_us=SINCE_US
  * With -w PASSES (the walk, loop.h) K gives way: pass p answers the
- * counted requests 1 .. p-1 (zeros of the length asked for, a bulk or
- * interrupt transfer is stalled: the device has no data for it), NAKs
- * request p and stalls the rest; once request p is over and the device
+ * counted requests 1 .. p-1 (zeros of the length asked for; an
+ * endpoint's first bulk or interrupt transfer a plug gets zeros, or its
+ * data taken, in a thread of its own, and the endpoint's later ones are
+ * stalled), NAKs request p and stalls the rest; once request p is over and the device
  * quiet, it is plugged in again (its raw-gadget file closed and opened
  * anew) and its driver probes again, for pass p + 1:
  *   rawdev=I t_us=T walk=replug pass=P
  * until a pass makes fewer than p requests, PASSES passes or the walk's
  * time is spent:
  *   rawdev=I t_us=T walk=done passes=P
+ * With -w and -d both, the unplug pass walks: request p of pass p is
+ * unplugged under (MS milliseconds into it), the device stays away until
+ * it is quiet, and is plugged in again for pass p + 1; a kernel report is
+ * then put down to the request of the pass it came in. A device plugged in
+ * again in its next shape ("shape I" in FILE) first answers all (loop.h,
+ * HZG_WALK_TRIAL): the shape is walked ("walk=replug pass=1") when that
+ * made more requests than any pass before, or when the guest, which saw
+ * it bind, asks ("walk I" in FILE); else its walk is done at once
+ * ("walk=done passes=0").
+ * With -p FILE a line "I" is appended to FILE for each event of device I
+ * that is news: a request not seen since it was last plugged in, or a
+ * pass, a shape, an unplug; a driver's poll is not news, so the guest's
+ * settle waits for FILE to stand still, not for the log to.
  * SIGTERM or SIGINT ends it.
  */
 #define _GNU_SOURCE
@@ -111,6 +125,8 @@ struct rawdev {
 	unsigned int busnum;		/* the host side's bus */
 	int ep_handle[EP_SLOTS];	/* USB_RAW_IOCTL_EP_ENABLE's; -1 none */
 	unsigned int ep_lines[EP_SLOTS];
+	bool ep_answered[EP_SLOTS];	/* the walk's one answer, given */
+	unsigned int plugs;		/* plugged in again so many times */
 	/* the watcher's alone: the driver's refusals, for a loop */
 	struct hzg_loop loop;
 	uint8_t refused_ep;		/* the last endpoint refused on */
@@ -126,7 +142,22 @@ struct rawdev {
 	/* the walk (-w): under lock, but for replug_now */
 	struct hzg_walk walk;
 	bool walk_done;
+	/* -w with -d: unplugged under this pass's request, to come back */
+	volatile sig_atomic_t walk_away;
 	volatile sig_atomic_t replug_now;
+	/*
+	 * Devices that do not bind: the shape presented (0: the device
+	 * file), and the next one, loaded by read_control(), put in by
+	 * replug() (serve()'s thread, the one that reads dev)
+	 */
+	unsigned int shape;
+	struct hzg_device_file next_dev;
+	unsigned int next_shape;
+	bool have_next;
+	/* the requests seen since the last plug (-p), under log_lock */
+	struct hzg_seen seen;
+	/* the counted requests of all its plugs (a trial's fresh ones), lock */
+	struct hzg_known known;
 };
 
 struct ep0_io {
@@ -143,6 +174,7 @@ static unsigned int nak_first = 2;
 static unsigned int walk_passes;	/* -w: 0, no walk */
 static unsigned int unplug_ms;		/* 0: no unplug pass */
 static FILE *logf;
+static FILE *newsf;	/* -p: a line for each event that is news */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t mono_us(void)
@@ -153,7 +185,44 @@ static uint64_t mono_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-static void note(const struct rawdev *r, const struct usb_ctrlrequest *c,
+/*
+ * -p FILE: a line "I" for an event of device @r that is news (log_lock
+ * held): a request with @key it has not made since it was last plugged
+ * in, or (@key 0) what the device itself did (a pass, a shape, an unplug).
+ * The guest's settle watches FILE's size, which a driver's poll does not
+ * move (loop.h, hzg_seen_new()). Called after the event's line is in the
+ * log: a reader that saw the news finds the line.
+ */
+static void news(struct rawdev *r, uint64_t key)
+{
+	if (newsf && (!key || hzg_seen_new(&r->seen, key))) {
+		fprintf(newsf, "%u\n", r->index);
+		fflush(newsf);
+	}
+}
+
+/*
+ * A line of what device @r itself did ("walk=...", "shape=..."), after
+ * "rawdev=I t_us=T ": always news.
+ */
+static void __attribute__((format(printf, 2, 3)))
+event(struct rawdev *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&log_lock);
+	fprintf(logf, "rawdev=%u t_us=%llu ", r->index,
+		(unsigned long long)mono_us());
+	va_start(ap, fmt);
+	vfprintf(logf, fmt, ap);
+	va_end(ap);
+	fputc('\n', logf);
+	fflush(logf);
+	news(r, 0);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static void note(struct rawdev *r, const struct usb_ctrlrequest *c,
 		 const char *action)
 {
 	pthread_mutex_lock(&log_lock);
@@ -162,10 +231,14 @@ static void note(const struct rawdev *r, const struct usb_ctrlrequest *c,
 		c->bRequest, le16toh(c->wValue), le16toh(c->wIndex),
 		le16toh(c->wLength), action);
 	fflush(logf);
+	/* the request and what was done: the same again is a poll */
+	news(r, 1ULL << 63 | (uint64_t)c->bRequestType << 48 |
+		(uint64_t)c->bRequest << 40 | (uint64_t)le16toh(c->wValue) << 24 |
+		(uint64_t)le16toh(c->wIndex) << 8 | (uint64_t)action[0]);
 	pthread_mutex_unlock(&log_lock);
 }
 
-static void note_ep(const struct rawdev *r, uint8_t ep, uint8_t xfer,
+static void note_ep(struct rawdev *r, uint8_t ep, uint8_t xfer,
 		    const char *action)
 {
 	pthread_mutex_lock(&log_lock);
@@ -173,10 +246,11 @@ static void note_ep(const struct rawdev *r, uint8_t ep, uint8_t xfer,
 		r->index, (unsigned long long)mono_us(), ep,
 		xfer == 1 ? "int" : "bulk", action);
 	fflush(logf);
+	news(r, 1ULL << 62 | (uint64_t)ep << 8 | (uint64_t)action[0]);
 	pthread_mutex_unlock(&log_lock);
 }
 
-static void note_contain(const struct rawdev *r)
+static void note_contain(struct rawdev *r)
 {
 	pthread_mutex_lock(&log_lock);
 	fprintf(logf, "rawdev=%u t_us=%llu contain=%s count=%u since_us=%llu",
@@ -187,10 +261,11 @@ static void note_contain(const struct rawdev *r)
 			r->clear_halts);
 	fputc('\n', logf);
 	fflush(logf);
+	news(r, 0);
 	pthread_mutex_unlock(&log_lock);
 }
 
-static void say(const struct rawdev *r, const char *fmt, ...)
+static void say(struct rawdev *r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -201,6 +276,7 @@ static void say(const struct rawdev *r, const char *fmt, ...)
 	va_end(ap);
 	fprintf(logf, "\"\n");
 	fflush(logf);
+	news(r, 0);
 	pthread_mutex_unlock(&log_lock);
 }
 
@@ -249,34 +325,69 @@ static unsigned int ep_slot(uint8_t address)
 	return (address & 0x0f) | (address & USB_DIR_IN ? 16 : 0);
 }
 
+/*
+ * Enable (@on) or disable the endpoints of interface @in (r->lock held):
+ * an alternate setting's endpoints are the gadget's only while it is the
+ * one selected, so that a transfer on them reaches the watcher.
+ */
+static void endpoints(struct rawdev *r, const struct hzg_dev_intf *in, bool on)
+{
+	for (unsigned int e = 0; e < in->n_ep; e++) {
+		const struct hzg_dev_ep *ep = &r->dev.ep[in->first_ep + e];
+		unsigned int slot = ep_slot(ep->address);
+		struct usb_endpoint_descriptor d = {
+			.bLength = USB_DT_ENDPOINT_SIZE,
+			.bDescriptorType = USB_DT_ENDPOINT,
+			.bEndpointAddress = ep->address,
+			.bmAttributes = ep->attributes,
+			.wMaxPacketSize = htole16(r->hs ? ep->hs_maxp : ep->fs_maxp),
+			.bInterval = r->hs ? ep->hs_interval : ep->fs_interval,
+		};
+		int h;
+
+		if (!on) {
+			if (r->ep_handle[slot] >= 0 &&
+			    ioctl(r->fd, USB_RAW_IOCTL_EP_DISABLE, r->ep_handle[slot]) < 0)
+				say(r, "endpoint 0x%02x: disable: %s",
+				    ep->address, strerror(errno));
+			r->ep_handle[slot] = -1;
+			continue;
+		}
+		h = ioctl(r->fd, USB_RAW_IOCTL_EP_ENABLE, &d);
+		if (h < 0)
+			say(r, "endpoint 0x%02x: enable: %s",
+			    ep->address, strerror(errno));
+		else
+			r->ep_handle[slot] = h;
+	}
+}
+
+/*
+ * SET_INTERFACE @number to @alt, once configured (r->lock held): the
+ * endpoints of the alternate it leaves off, the new one's on (ipheth's
+ * bulk pair is in alternate 1 of its interface, and its open() selects
+ * it).
+ */
+static void select_alt(struct rawdev *r, unsigned int number, unsigned int alt)
+{
+	unsigned int cur = number < HZG_DEV_MAX_INTF ? r->alt[number] : 0;
+
+	for (size_t i = 0; r->configured && i < r->dev.n_intf; i++)
+		if (r->dev.intf[i].number == number && r->dev.intf[i].alt == cur)
+			endpoints(r, &r->dev.intf[i], false);
+	for (size_t i = 0; r->configured && i < r->dev.n_intf; i++)
+		if (r->dev.intf[i].number == number && r->dev.intf[i].alt == alt)
+			endpoints(r, &r->dev.intf[i], true);
+	if (number < HZG_DEV_MAX_INTF)
+		r->alt[number] = (uint8_t)alt;
+}
+
 /* Enable the endpoints of every interface's alternate setting 0. */
 static int configure(struct rawdev *r)
 {
-	for (size_t i = 0; i < r->dev.n_intf; i++) {
-		const struct hzg_dev_intf *in = &r->dev.intf[i];
-
-		if (in->alt)
-			continue;
-		for (unsigned int e = 0; e < in->n_ep; e++) {
-			const struct hzg_dev_ep *ep = &r->dev.ep[in->first_ep + e];
-			struct usb_endpoint_descriptor d = {
-				.bLength = USB_DT_ENDPOINT_SIZE,
-				.bDescriptorType = USB_DT_ENDPOINT,
-				.bEndpointAddress = ep->address,
-				.bmAttributes = ep->attributes,
-				.wMaxPacketSize = htole16(r->hs ? ep->hs_maxp : ep->fs_maxp),
-				.bInterval = r->hs ? ep->hs_interval : ep->fs_interval,
-			};
-
-			int h = ioctl(r->fd, USB_RAW_IOCTL_EP_ENABLE, &d);
-
-			if (h < 0)
-				say(r, "endpoint 0x%02x: enable: %s",
-				    ep->address, strerror(errno));
-			else
-				r->ep_handle[ep_slot(ep->address)] = h;
-		}
-	}
+	for (size_t i = 0; i < r->dev.n_intf; i++)
+		if (!r->dev.intf[i].alt)
+			endpoints(r, &r->dev.intf[i], true);
 	if (ioctl(r->fd, USB_RAW_IOCTL_VBUS_DRAW, 50) < 0 ||
 	    ioctl(r->fd, USB_RAW_IOCTL_CONFIGURE, 0) < 0)
 		return -errno;
@@ -320,8 +431,9 @@ static bool standard(struct rawdev *r, const struct usb_ctrlrequest *c)
 		break;
 	case USB_REQ_SET_INTERFACE:
 		if (hzg_dev_has_alt(&r->dev, index, value)) {
-			if (index < HZG_DEV_MAX_INTF)
-				r->alt[index] = (uint8_t)value;
+			pthread_mutex_lock(&r->lock);
+			select_alt(r, index, value);
+			pthread_mutex_unlock(&r->lock);
 			ret = ep0_ack(r, c);
 		}
 		break;
@@ -353,11 +465,14 @@ static bool standard(struct rawdev *r, const struct usb_ctrlrequest *c)
 static const uint8_t zeros[DATA_MAX];
 
 /*
- * The walk's word on the next counted request of @r (r->lock held): a NAK
- * is the pass's one, pending until the host gives up (watch_usbmon()).
+ * The walk's word on the next counted request of @r (r->lock held), @key
+ * naming it (the same request, or endpoint, gets the same key): a NAK is
+ * the pass's one, pending until the host gives up (watch_usbmon()).
  */
-static enum hzg_dev_action walk_decide(struct rawdev *r)
+static enum hzg_dev_action walk_decide(struct rawdev *r, uint64_t key)
 {
+	if (hzg_known_new(&r->known, key))
+		r->walk.fresh++;
 	switch (hzg_walk_action(r->walk.pass, ++r->walk.in_pass)) {
 	case HZG_WALK_ANSWER:
 		return HZG_DEV_ANSWER;
@@ -366,6 +481,21 @@ static enum hzg_dev_action walk_decide(struct rawdev *r)
 		return HZG_DEV_NAK;
 	default:
 		return HZG_DEV_STALL;
+	}
+}
+
+/*
+ * @r's file just closed (r->lock held): for good, or, walking, until the
+ * walk plugs it in again for its next pass (walk_step()).
+ */
+static void away(struct rawdev *r)
+{
+	if (walk_passes && !r->contained) {
+		r->walk_away = 1;
+		r->walk.nak_pending = false;
+		r->walk.active_us = mono_us();
+	} else {
+		r->unplugged = true;
 	}
 }
 
@@ -387,15 +517,21 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 	if (rule && rule->action != HZG_DEV_NAK)
 		a = rule->action;
 	else if (walk_passes)
-		a = walk_decide(r);
+		a = walk_decide(r, (uint64_t)c->bRequestType << 48 |
+				   (uint64_t)c->bRequest << 40 |
+				   (uint64_t)le16toh(c->wValue) << 24 |
+				   (uint64_t)le16toh(c->wIndex) << 8);
 	else if (r->naked < nak_first)
 		a = HZG_DEV_NAK;
 	else
 		a = HZG_DEV_STALL;
 	if (a == HZG_DEV_NAK) {
 		r->naked++;
-		/* the first NAKed request is the one unplugged under */
-		unplug = unplug_ms && !r->unplug_begun;
+		/*
+		 * the first NAKed request is the one unplugged under; the
+		 * walk's, each pass's
+		 */
+		unplug = unplug_ms && (walk_passes || !r->unplug_begun);
 		r->unplug_begun |= unplug;
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -409,7 +545,7 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 			pthread_mutex_lock(&r->lock);
 			close(r->fd);
 			r->fd = -1;
-			r->unplugged = true;
+			away(r);
 			pthread_mutex_unlock(&r->lock);
 		}
 		return;
@@ -440,10 +576,27 @@ static void unplug_now(struct rawdev *r)
 	else
 		note_ep(r, r->unplug_ep, r->unplug_xfer, "unplug");
 	pthread_mutex_lock(&r->lock);
-	close(r->fd);
+	r->unplug_now = 0;
+	if (r->fd >= 0)
+		close(r->fd);
 	r->fd = -1;
-	r->unplugged = true;
+	away(r);
 	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * Unplugged under a pass's request (-w with -d): wait, away, for the
+ * walk's next pass. False when the walk ended while away, or the device
+ * was contained: it stays unplugged.
+ */
+static bool wait_away(struct rawdev *r)
+{
+	while (r->walk_away && !r->replug_now) {
+		if (r->walk_done || r->contained)
+			return false;
+		usleep(10000);
+	}
+	return true;
 }
 
 /*
@@ -457,28 +610,67 @@ static int replug(struct rawdev *r, struct usb_raw_init *init)
 
 	/* replug_now stays set until the new file is in: walk_step() waits */
 	pthread_mutex_lock(&r->lock);
-	close(r->fd);
+	bool shaped = r->have_next;
+
+	if (r->fd >= 0)
+		close(r->fd);
 	r->fd = -1;
+	r->walk_away = 0;
 	r->configured = false;
 	memset(r->ep_handle, -1, sizeof(r->ep_handle));
 	memset(r->ep_lines, 0, sizeof(r->ep_lines));
+	memset(r->ep_answered, 0, sizeof(r->ep_answered));
 	memset(r->alt, 0, sizeof(r->alt));
-	r->walk.pass++;
+	r->plugs++;
+	if (shaped) {
+		/* its next shape, tried first (loop.h, HZG_WALK_TRIAL) */
+		r->dev = r->next_dev;
+		r->have_next = false;
+		r->shape = r->next_shape;
+		r->walk.pass = HZG_WALK_TRIAL;
+		r->naked = 0;
+		r->walk.start_us = mono_us();
+	} else if (r->walk.pass == HZG_WALK_TRIAL) {
+		/* the trial got further: the shape's walk */
+		r->walk.pass = 1;
+		r->walk.start_us = mono_us();
+	} else {
+		r->walk.pass++;
+	}
 	r->walk.in_pass = 0;
+	r->walk.fresh = 0;
 	r->walk.nak_pending = false;
 	r->walk.pass_us = r->walk.active_us = mono_us();
 	pthread_mutex_unlock(&r->lock);
 	pthread_mutex_lock(&log_lock);
-	fprintf(logf, "rawdev=%u t_us=%llu walk=replug pass=%u\n", r->index,
-		(unsigned long long)mono_us(), r->walk.pass);
-	fflush(logf);
+	r->seen.n = 0;	/* a new plug: every request is news again */
 	pthread_mutex_unlock(&log_lock);
-	fd = open("/dev/raw-gadget", O_RDWR | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, USB_RAW_IOCTL_INIT, init) < 0 ||
-	    ioctl(fd, USB_RAW_IOCTL_RUN, 0) < 0) {
-		say(r, "walk: plugging in again: %s", strerror(errno));
-		if (fd >= 0)
+	if (shaped)
+		event(r, "shape=%u", r->shape);
+	else
+		event(r, "walk=replug pass=%u", r->walk.pass);
+	/*
+	 * the UDC may still be held by the file just closed (its release
+	 * unbinds the gadget): EBUSY for a while, so a few tries
+	 */
+	for (int tries = 0;; tries++) {
+		fd = open("/dev/raw-gadget", O_RDWR | O_CLOEXEC);
+		if (fd >= 0 && !ioctl(fd, USB_RAW_IOCTL_INIT, init) &&
+		    !ioctl(fd, USB_RAW_IOCTL_RUN, 0))
+			break;
+		if (fd >= 0) {
+			int e = errno;
+
 			close(fd);
+			errno = e;
+		}
+		fd = -1;
+		if (errno != EBUSY || tries >= 20)
+			break;
+		usleep(100000);
+	}
+	if (fd < 0) {
+		say(r, "walk: plugging in again: %s", strerror(errno));
 		pthread_mutex_lock(&r->lock);
 		r->unplugged = true;
 		r->replug_now = 0;
@@ -525,17 +717,15 @@ static void *serve(void *arg)
 		memset(&e, 0, sizeof(e));
 		e.ev.length = sizeof(e.data);
 		/* a wake-up that came while a request was being served */
-		if (r->unplug_now) {
+		if (r->unplug_now)
 			unplug_now(r);
+		if (r->unplugged || !wait_away(r))
 			return NULL;
-		}
 		if (r->replug_now && replug(r, &init))
 			return NULL;
 		if (ioctl(r->fd, USB_RAW_IOCTL_EVENT_FETCH, &e) < 0) {
-			if (errno == EINTR && r->unplug_now) {
-				unplug_now(r);
-				return NULL;
-			}
+			if (errno == EINTR && r->unplug_now)
+				continue;	/* unplugged at the loop's top */
 			if (errno == EINTR)
 				continue;
 			say(r, "event: %s", strerror(errno));
@@ -590,6 +780,20 @@ static unsigned int bus_of(unsigned int udc)
 	return bus ? bus : udc + 1;
 }
 
+/* @fn(@arg) in a detached thread of its own; false when none could start. */
+static bool detached(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	bool ok;
+
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	ok = !pthread_create(&t, &a, fn, arg);
+	pthread_attr_destroy(&a);
+	return ok;
+}
+
 static void *unplug_timer(void *arg)
 {
 	struct rawdev *r = arg;
@@ -608,14 +812,8 @@ static void *unplug_timer(void *arg)
  */
 static void unplug_later(struct rawdev *r)
 {
-	pthread_t t;
-	pthread_attr_t a;
-
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &a, unplug_timer, r))
+	if (!detached(unplug_timer, r))
 		say(r, "unplug: thread: %s", strerror(errno));
-	pthread_attr_destroy(&a);
 }
 
 /*
@@ -652,15 +850,82 @@ static void refused(struct rawdev *r, uint8_t ep)
 		contain(r, "loop", r->loop.total, r->loop.hot_us);
 }
 
+/* One bulk or interrupt transfer the walk answers (answer_ep()). */
+struct ep_answer {
+	struct rawdev *r;
+	int fd, handle;
+	unsigned int plugs, len;
+	bool in;
+	uint8_t ep;
+};
+
+/*
+ * The walk's answer to a bulk or interrupt transfer: an IN one gets @len
+ * zeros (at most DATA_MAX), an OUT one's data is taken. Its own thread:
+ * the ioctl waits until the host's transfer takes it, and returns with an
+ * error when the device is unplugged meanwhile.
+ */
+static void *answer_ep(void *arg)
+{
+	struct ep_answer *a = arg;
+	struct {
+		struct usb_raw_ep_io io;
+		uint8_t data[DATA_MAX];
+	} *b = calloc(1, sizeof(*b));
+	bool same;
+	int ret = -1;
+
+	if (b) {
+		b->io.ep = (uint16_t)a->handle;
+		b->io.length = a->len < DATA_MAX ? a->len : DATA_MAX;
+		/* still the plug it was decided in (replug() closes fd) */
+		pthread_mutex_lock(&a->r->lock);
+		same = a->r->plugs == a->plugs && a->r->fd == a->fd;
+		pthread_mutex_unlock(&a->r->lock);
+		if (same)
+			ret = ioctl(a->fd, a->in ? USB_RAW_IOCTL_EP_WRITE :
+				    USB_RAW_IOCTL_EP_READ, &b->io);
+	}
+	if (ret < 0 && b && same && errno != ESHUTDOWN && errno != ENODEV &&
+	    errno != EINTR)
+		say(a->r, "endpoint 0x%02x: answer: %s", a->ep, strerror(errno));
+	free(b);
+	free(a);
+	return NULL;
+}
+
+/* Answer @e's transfer on @slot in a thread of its own (r->lock held). */
+static bool answer_later(struct rawdev *r, const struct usbmon_event *e,
+			 unsigned int slot)
+{
+	struct ep_answer *a = malloc(sizeof(*a));
+
+	if (!a)
+		return false;
+	*a = (struct ep_answer){ .r = r, .fd = r->fd, .handle = r->ep_handle[slot],
+				 .plugs = r->plugs, .len = e->length,
+				 .in = e->epnum & USB_DIR_IN, .ep = e->epnum };
+	if (detached(answer_ep, a))
+		return true;
+	free(a);
+	say(r, "endpoint 0x%02x: answer: no thread for it (%s): stalled",
+	    e->epnum, strerror(errno));
+	return false;
+}
+
 /*
  * A host's bulk or interrupt submission to one of our devices: within the
  * device's K it NAKs (nothing to do: no request is queued), after it the
- * endpoint is halted, so dummy_hcd ends the transfer with a STALL.
+ * endpoint is halted, so dummy_hcd ends the transfer with a STALL. The
+ * walk answers the first transfer of each endpoint that comes before the
+ * pass's request p, a plug (zeros in, data taken out: ipheth's pairing
+ * waits for one received frame), and stalls the rest before p.
  */
 static void on_urb(const struct usbmon_event *e, void *ctx)
 {
 	const struct watch *w = ctx;
 	struct rawdev *r = NULL;
+	enum hzg_dev_action act;
 	const char *action = "nak";
 	unsigned int slot, i;
 	bool line, unplug = false;
@@ -698,34 +963,33 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 		pthread_mutex_unlock(&r->lock);
 		return;
 	}
-	if (walk_passes) {
-		/* the walk: no data to answer with, so what comes before request p stalls */
-		if (walk_decide(r) == HZG_DEV_NAK) {
-			r->naked++;
-			/*
-			 * An interrupt transfer NAKed is most often a poll
-			 * that waits for good: the pass ends when the device
-			 * is quiet, and the plug pulled kills it.
-			 */
-			if (e->xfer_type == 1)
-				r->walk.nak_pending = false;
-		}
-		else if (ioctl(r->fd, USB_RAW_IOCTL_EP_SET_HALT, r->ep_handle[slot]) < 0)
-			err = errno;
-		else
-			action = "stall";
-	} else if (r->naked < nak_first) {
+	act = walk_passes ? walk_decide(r, 1ULL << 62 | (uint64_t)e->epnum) :
+	      r->naked < nak_first ? HZG_DEV_NAK : HZG_DEV_STALL;
+	if (act == HZG_DEV_NAK) {
 		r->naked++;
-		if (unplug_ms && !r->unplug_begun) {
+		/*
+		 * An interrupt transfer NAKed is most often a poll that waits
+		 * for good: the pass ends when the device is quiet, and the
+		 * plug pulled kills it.
+		 */
+		if (walk_passes && e->xfer_type == 1)
+			r->walk.nak_pending = false;
+		/* as other(): the first NAKed request unplugged under; walking, each pass's */
+		if (unplug_ms && (walk_passes || !r->unplug_begun)) {
 			r->unplug_begun = true;
 			r->unplug_ep = e->epnum;
 			r->unplug_xfer = e->xfer_type;
 			unplug = true;
 		}
-	} else if (ioctl(r->fd, USB_RAW_IOCTL_EP_SET_HALT, r->ep_handle[slot]) < 0)
+	} else if (act == HZG_DEV_ANSWER && !r->ep_answered[slot] &&
+		   answer_later(r, e, slot)) {
+		r->ep_answered[slot] = true;
+		action = "answer";
+	} else if (ioctl(r->fd, USB_RAW_IOCTL_EP_SET_HALT, r->ep_handle[slot]) < 0) {
 		err = errno;
-	else
+	} else {
 		action = "stall";
+	}
 	line = r->ep_lines[slot] < EP_LINES_MAX;
 	r->ep_lines[slot] += line;
 	pthread_mutex_unlock(&r->lock);
@@ -748,24 +1012,32 @@ static void walk_step(struct rawdev *r)
 		pthread_mutex_unlock(&r->lock);
 		return;
 	}
-	/* unplugged for good (a loop contained): its walk ends there */
-	next = r->fd < 0 || r->contained ? HZG_WALK_DONE : hzg_walk_next(&r->walk, mono_us());
+	/*
+	 * unplugged for good (a loop contained): its walk ends there; away
+	 * under a pass's request (the unplug pass), it comes back
+	 */
+	next = (r->fd < 0 && !r->walk_away) || r->contained ?
+	       HZG_WALK_DONE : hzg_walk_next(&r->walk, mono_us());
 	if (next == HZG_WALK_DONE)
 		r->walk_done = true;
 	else if (next == HZG_WALK_REPLUG)
 		r->replug_now = 1;
-	/* the passes that NAKed a request: the last made none, if it ended short */
-	passes = r->walk.in_pass >= r->walk.pass ? r->walk.pass : r->walk.pass - 1;
+	/*
+	 * the passes that NAKed a request: the last made none, if it ended
+	 * short; a trial's shape not walked, none
+	 */
+	if (r->walk.pass == HZG_WALK_TRIAL)
+		passes = 0;
+	else
+		passes = r->walk.in_pass >= r->walk.pass ? r->walk.pass : r->walk.pass - 1;
+	if (next != HZG_WALK_WAIT && r->walk.in_pass > r->walk.most)
+		r->walk.most = r->walk.in_pass;
 	pthread_mutex_unlock(&r->lock);
 	if (next == HZG_WALK_REPLUG) {
 		/* serve() sits in the file's ioctl: EINTR brings it out */
 		pthread_kill(r->thread, SIGUSR1);
 	} else if (next == HZG_WALK_DONE) {
-		pthread_mutex_lock(&log_lock);
-		fprintf(logf, "rawdev=%u t_us=%llu walk=done passes=%u\n", r->index,
-			(unsigned long long)mono_us(), passes);
-		fflush(logf);
-		pthread_mutex_unlock(&log_lock);
+		event(r, "walk=done passes=%u", passes);
 	}
 }
 
@@ -809,6 +1081,123 @@ static void walk_begin(struct rawdev *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
+static int parse_file(const char *path, struct hzg_device_file *d);
+
+/*
+ * r->lock held: @r may be plugged in again on the guest's word (not gone,
+ * not contained, no replug or next shape already under way).
+ */
+static bool replug_free(const struct rawdev *r)
+{
+	return !r->unplugged && !r->contained && !r->walk_away &&
+	       !r->replug_now && !r->have_next;
+}
+
+/*
+ * r->lock held, and released here: @r is plugged in again (serve() sits
+ * in the file's ioctl: EINTR brings it out).
+ */
+static void replug_unlock(struct rawdev *r)
+{
+	r->walk_done = false;
+	r->replug_now = 1;
+	pthread_mutex_unlock(&r->lock);
+	pthread_kill(r->thread, SIGUSR1);
+}
+
+#define SHAPE_MAX	9	/* MODULE.shape1 .. MODULE.shape9 */
+
+/*
+ * "shape I": device I did not bind; its walk is over. Its next shape (the
+ * device file's name with ".shapeN" for ".device", the next N there is a
+ * file for: an entry has no shape of some kinds) is loaded, and the device
+ * plugged in again in it, tried and perhaps walked anew; "rawdev=I
+ * shape=none" when there is none, or the device is gone for good
+ * (contained).
+ */
+static void next_shape(struct rawdev *r)
+{
+	char path[4096];
+	size_t l = strlen(r->path);
+	unsigned int k;
+	bool ok;
+
+	if (l > 7 && !strcmp(r->path + l - 7, ".device"))
+		l -= 7;
+	for (k = r->shape + 1; k <= SHAPE_MAX; k++) {
+		snprintf(path, sizeof(path), "%.*s.shape%u", (int)l, r->path, k);
+		if (!access(path, R_OK))
+			break;
+	}
+	pthread_mutex_lock(&r->lock);
+	ok = replug_free(r) && k <= SHAPE_MAX && !parse_file(path, &r->next_dev);
+	if (ok) {
+		r->next_shape = k;
+		r->have_next = true;
+		replug_unlock(r);
+		return;
+	}
+	pthread_mutex_unlock(&r->lock);
+	event(r, "shape=none tried=%u", r->shape);
+}
+
+/*
+ * "walk I": device I's shape bound in its trial, which made no more
+ * requests than a pass before it, so it was not walked; the guest, which
+ * sees it bound, asks for its walk all the same (a shape that binds
+ * reaches code the passes before did not). Plugged in again at pass 1.
+ */
+static void walk_shape(struct rawdev *r)
+{
+	bool ok;
+
+	pthread_mutex_lock(&r->lock);
+	ok = r->walk_done && r->walk.pass == HZG_WALK_TRIAL && replug_free(r);
+	if (ok) {
+		replug_unlock(r);
+		return;
+	}
+	pthread_mutex_unlock(&r->lock);
+	/* refused: its walk is over again, so that the guest counts it */
+	say(r, "walk: not walked again (its shape's trial was walked, or it is gone)");
+	event(r, "walk=done passes=0");
+}
+
+/* "hold I": the guest saw device I's driver bind; its open() comes. */
+static void hold(struct rawdev *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->walk.active_us = mono_us();
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* The -c file's "WORD I" lines, and what each does to device I. */
+static const struct {
+	const char *word;
+	void (*fn)(struct rawdev *r);
+} commands[] = {
+	{ "probed", walk_begin },
+	{ "shape", next_shape },
+	{ "walk", walk_shape },
+	{ "hold", hold },
+};
+
+/* @line's "WORD I" command for one of ours: done, true; else false. */
+static bool command(const struct control *c, const char *line)
+{
+	char word[16];
+	unsigned int i;
+
+	if (sscanf(line, "%15s %u", word, &i) != 2 || i < c->base || i - c->base >= c->n)
+		return false;
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+		if (!strcmp(word, commands[k].word)) {
+			commands[k].fn(&c->devs[i - c->base]);
+			return true;
+		}
+	return false;
+}
+
 /*
  * -c FILE: "unplug I COUNT SINCE_US" lines the guest's log watcher appends
  * (and, for the walk, "probed I" once device I's modprobe returned)
@@ -831,15 +1220,12 @@ static void *read_control(void *arg)
 				char kind[16] = "flood";
 
 				off = ftell(f);
-				if (sscanf(line, "probed %u", &i) == 1 && i >= c->base &&
-				    i - c->base < c->n) {
-					walk_begin(&c->devs[i - c->base]);
+				if (command(c, line))
 					continue;
-				}
 				if (sscanf(line, "unplug %u %u %llu %15s", &i, &count, &since, kind) < 3 ||
 				    (strcmp(kind, "flood") && strcmp(kind, "calls")) ||
 				    i < c->base || i - c->base >= c->n) {
-					fprintf(stderr, "hzrig-rawdev: %s: not 'unplug I COUNT SINCE_US' or 'probed I' with I one of ours: %.60s",
+					fprintf(stderr, "hzrig-rawdev: %s: not 'unplug I COUNT SINCE_US', 'probed I', 'shape I', 'walk I' or 'hold I' with I one of ours: %.60s",
 						c->path, line);
 					continue;
 				}
@@ -854,24 +1240,31 @@ static void *read_control(void *arg)
 	return NULL;
 }
 
-static int load(struct rawdev *r)
+/* Device file @path into @d; -1 (said on stderr) when it cannot be. */
+static int parse_file(const char *path, struct hzg_device_file *d)
 {
-	char text[16384], err[160];
-	FILE *f = fopen(r->path, "r");
+	static char text[16384];	/* one reader at a time: load(), next_shape() */
+	char err[160];
+	FILE *f = fopen(path, "r");
 	size_t n;
 
 	if (!f) {
-		fprintf(stderr, "hzrig-rawdev: %s: %s\n", r->path, strerror(errno));
+		fprintf(stderr, "hzrig-rawdev: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[n] = 0;
-	if (hzg_dev_parse(&r->dev, text, err, sizeof(err))) {
-		fprintf(stderr, "hzrig-rawdev: %s: %s\n", r->path, err);
+	if (hzg_dev_parse(d, text, err, sizeof(err))) {
+		fprintf(stderr, "hzrig-rawdev: %s: %s\n", path, err);
 		return -1;
 	}
 	return 0;
+}
+
+static int load(struct rawdev *r)
+{
+	return parse_file(r->path, &r->dev);
 }
 
 static void on_wake(int sig)
@@ -881,13 +1274,15 @@ static void on_wake(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: hzrig-rawdev [-k K] [-d MS] [-u UDC_BASE] [-l LOG] [-c FILE] DEVICE_FILE...\n"
+	fprintf(stderr, "usage: hzrig-rawdev [-k K] [-w PASSES] [-d MS] [-u UDC_BASE] [-l LOG] [-c FILE] [-p FILE] DEVICE_FILE...\n"
 		"Presents each device file on its own dummy_hcd UDC through\n"
 		"raw-gadget; NAKs the first K (default 2) unanswered class or\n"
 		"vendor requests of each device, STALLs the rest. -d MS unplugs\n"
 		"a device MS ms into its first NAKed request. A device whose\n"
 		"driver loops on its refusals is unplugged; -c FILE takes\n"
-		"'unplug I COUNT SINCE_US' lines for a driver that floods the log.\n");
+		"'unplug I COUNT SINCE_US' lines for a driver that floods the log.\n"
+		"-w PASSES walks each probe's requests; -p FILE gets a line for\n"
+		"each event that is news (not a request seen since the last plug).\n");
 }
 
 static unsigned int number(const char *s, const char *what, unsigned int max)
@@ -905,6 +1300,18 @@ static unsigned int number(const char *s, const char *what, unsigned int max)
 	return (unsigned int)v;
 }
 
+/* @path opened to append to (-l, -p), or exit 2 saying why. */
+static FILE *append_to(const char *path)
+{
+	FILE *f = fopen(path, "a");
+
+	if (!f) {
+		fprintf(stderr, "hzrig-rawdev: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	return f;
+}
+
 int main(int argc, char **argv)
 {
 	static struct rawdev devs[RAWDEV_MAX];
@@ -917,7 +1324,7 @@ int main(int argc, char **argv)
 	int opt, sig;
 
 	logf = stdout;
-	while ((opt = getopt(argc, argv, "k:w:d:u:l:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "k:w:d:u:l:c:p:h")) != -1) {
 		switch (opt) {
 		case 'k':
 			nak_first = number(optarg, "-k", 1000);
@@ -934,13 +1341,11 @@ int main(int argc, char **argv)
 		case 'c':
 			ctl.path = optarg;
 			break;
+		case 'p':
+			newsf = append_to(optarg);
+			break;
 		case 'l':
-			logf = fopen(optarg, "a");
-			if (!logf) {
-				fprintf(stderr, "hzrig-rawdev: %s: %s\n", optarg,
-					strerror(errno));
-				return 2;
-			}
+			logf = append_to(optarg);
 			break;
 		default:
 			usage();

@@ -73,9 +73,12 @@ fi
 if [ -n "${HZRIG_SWEEP_DEVICES:-}" ]; then
 	mkdir -p "$root/etc/hzrig/sweep" "$root/lib/firmware"
 	cp "$HZRIG_SWEEP_DEVICES/"*.device "$root/etc/hzrig/sweep/"
+	# each device's other shapes (MODULE.shapeN), tried when it does not bind
+	find "$HZRIG_SWEEP_DEVICES" -maxdepth 1 -name '*.shape[0-9]' -exec cp -t "$root/etc/hzrig/sweep/" {} +
 	cp "$(dirname "$gadget")/hzrig-rawdev" "$root/bin/hzrig-rawdev"
 	cp "$(dirname "$runner")/hzrig-usbmon-dump" "$root/bin/hzrig-usbmon-dump"
 	cp "$(dirname "$runner")/hzrig-stream" "$root/bin/hzrig-stream"
+	cp "$(dirname "$runner")/hzrig-netup" "$root/bin/hzrig-netup"
 	cp "$here/sweep.sh" "$root/bin/hzrig-sweep"
 	# the host keeps the debug information (file:line); the guest needs none
 	find "$root/lib/modules" -name '*.ko' -exec strip --strip-debug {} +

@@ -11,11 +11,14 @@
 #   2. hzrig-rawdev presents the batch: it answers enumeration, NAKs the
 #      first K class or vendor requests of each device and STALLs the rest;
 #      with UNPLUG_MS (the unplug pass, on a debug kernel), each device is
-#      unplugged that long into its first NAKed request;
+#      unplugged that long into its first NAKed request (walking, into
+#      each pass's, and plugged in again for the next pass);
 #   3. once the devices are enumerated, every device's module is loaded at
 #      once (modprobe in parallel: each probe runs in its modprobe);
-#   4. the batch ends when every modprobe has returned and nothing moved on
-#      any bus for QUIET_S seconds, or after MAX_S seconds;
+#   4. the batch ends when every modprobe has returned and no device did
+#      anything new for QUIET_S seconds (hzrig-rawdev -p: a request not
+#      seen since its last plug; a driver's poll, or a root hub's, does
+#      not keep the batch up), or after MAX_S seconds;
 #   5. the devices are unplugged (hzrig-rawdev stops), and "sweep end".
 # Everything goes to OUT as it is made (hzrig-stream, every 100 ms, with a
 # heartbeat "sweep alive" every second): "sweep ..." framing, the device
@@ -50,6 +53,15 @@ echo 4096 > $T/buffer_size_kb
 # size, timeout): timeout is the ninth; usb_control_msg_send/_recv too.
 # usb_bulk_msg and usb_interrupt_msg(dev, pipe, data, len, actual,
 # timeout): the sixth.
+# A call's stack is taken from inside its kprobe. Only the guessing
+# unwinder sees past an optimized kprobe's trampoline: ORC's (the debugging
+# kernel's) and the frame-pointer one's stacks end there, and no call would
+# be a driver's. With those, the kprobes are plain int3 ones.
+if grep -qE ' (unwind_module_init|update_stack_state)$' /proc/kallsyms 2>/dev/null &&
+   [ -w /proc/sys/debug/kprobes-optimization ]; then
+	echo 0 > /proc/sys/debug/kprobes-optimization &&
+		log "kprobes not optimized: this kernel's unwinder stops at their trampoline"
+fi
 for ev in \
 	'p:hzrig/ctl usb_control_msg pipe=%si:u32 req=%dx:u8 type=%cx:u8 timeout=$stack3:s32 ip=$stack0:symbol' \
 	'r64:hzrig/ctl_ret usb_control_msg ret=$retval:s32' \
@@ -106,7 +118,11 @@ fi
 N=$(wc -l < /tmp/batch)
 [ "$N" -gt 0 ] || { log "batch $BATCH of $SIZE: no device files"; exit 21; }
 log "batch $BATCH: $N devices, NAK $K then STALL"
-[ "$UNPLUG_MS" -gt 0 ] && log "each device unplugged $UNPLUG_MS ms into its first NAKed request"
+if [ "$UNPLUG_MS" -gt 0 ] && [ "$WALK" -gt 0 ]; then
+	log "each device unplugged $UNPLUG_MS ms into each pass's NAKed request, and plugged in again for the next"
+elif [ "$UNPLUG_MS" -gt 0 ]; then
+	log "each device unplugged $UNPLUG_MS ms into its first NAKed request"
+fi
 
 # The stream: the guest's own lines (L), rawdev's, usbmon's, the trace.
 # On a console (a LAVA lab, hzrig.samples=console) every line is framed
@@ -131,13 +147,14 @@ hzrig-stream -o "$OUT" -p "$PREFIX" -m /tmp/bus-module -r /tmp/calls-rate \
 ST=$!
 
 : > /tmp/rawdev.ctl
+: > /tmp/rawdev.news
 # shellcheck disable=SC2046
 # the walk (WALK passes at most): each request of a probe NAKed in turn,
 # the device plugged in again for each (hzrig-rawdev -w)
 WALK_OPT=
 [ "$WALK" -gt 0 ] && WALK_OPT="-w $WALK" && log "the walk: each request NAKed in turn, $WALK passes at most"
 # shellcheck disable=SC2086
-hzrig-rawdev -k "$K" $WALK_OPT -d "$UNPLUG_MS" -l /tmp/rawdev.txt -c /tmp/rawdev.ctl \
+hzrig-rawdev -k "$K" $WALK_OPT -d "$UNPLUG_MS" -l /tmp/rawdev.txt -c /tmp/rawdev.ctl -p /tmp/rawdev.news \
 	$(cat /tmp/batch) 2>/tmp/rawdev.err &
 RD=$!
 
@@ -206,44 +223,87 @@ entry() {	# entry BUS MODULE SYSFS_NODE
 	sub=$(basename "$(readlink "$3/subsystem" 2>/dev/null)")
 	kind=$sub
 	case "$sub" in
+	net) n=$(basename "$3") ;;
+	tty | input | hidraw | usbmisc | usb | video4linux | sound) ;;
+	*) return ;;
+	esac
+	# on the console as it begins and ends, as a modprobe: an open that
+	# crashes the guest (gspca's read starts streaming) is the suspect
+	# (rig/sweep/suspects.sh), where the stream goes out every 100 ms
+	log "open-begin module=$2 bus=$1 entry=$kind:${n:-?}"
+	case "$sub" in
 	net)
-		n=$(basename "$3")
-		timeout 10 ip link set dev "$n" up > /tmp/open-"$n".err 2>&1 ;;
+		# (busybox's ip wants an INET or PACKET socket, which the
+		# sweep's kernels lack: hzrig-netup asks through netlink's)
+		timeout 10 hzrig-netup "$n" > /tmp/open-"$n".err 2>&1 ;;
 	tty)
 		timeout 10 stty -F "/dev/$n" 9600 raw > /dev/null 2>&1 ;;
-	input | hidraw | usbmisc | usb | video4linux)
-		timeout 5 head -c 1 "/dev/$n" > /dev/null 2>&1 ;;
 	sound)
 		case "$n" in
 		*p) timeout 5 sh -c ": > /dev/$n" 2>/dev/null ;;
 		*) timeout 5 head -c 1 "/dev/$n" > /dev/null 2>&1 ;;
 		esac ;;
-	*) return ;;
+	*)
+		timeout 5 head -c 1 "/dev/$n" > /dev/null 2>&1 ;;
 	esac
 	rc=$?
-	# a failed network set-up says why (ip's first line, one word)
+	log "open-end module=$2 bus=$1 entry=$kind:${n:-?} rc=$rc"
+	# a failed network set-up says why (hzrig-netup's line, one word)
 	err=
 	[ "$rc" -eq 0 ] || [ "$sub" != net ] ||
 		err=" err=$(head -n 1 /tmp/open-"$n".err 2>/dev/null | tr -c 'A-Za-z0-9:._-' '_' | cut -c1-80)"
 	echo "open module=$2 bus=$1 entry=$kind:${n:-?} rc=$rc t=$(cut -d' ' -f1 /proc/uptime)$err" >> $L
 }
+# Each plug a driver bound to (a walk's pass, a shape) is said once,
+# "bound module=M bus=B dev=D t=T": a driver that binds only in a later
+# pass and then hangs the guest is the one that bound last
+# (rig/sweep/suspects.sh), though its modprobe's probe failed.
 opener() {
-	: > /tmp/opened
+	# what was said bound and what was used, " KEY KEY ... " in the
+	# shell (no process a round: the guest's one CPU is the drivers')
+	bound=" " opened=" " was="" young=0 round=0
 	while [ ! -e /tmp/stop-open ]; do
+		# the interfaces a driver holds, "INTF,BUS,MODULE,DEVNUM ..."
+		held=""
 		while read -r bus m; do
 			for intf in /sys/bus/usb/devices/"$bus"-1:*; do
 				[ -e "$intf/driver" ] || continue
-				dn=$(cat "/sys/bus/usb/devices/$bus-1/devnum" 2>/dev/null)
+				dn=
+				read -r dn 2>/dev/null < "/sys/bus/usb/devices/$bus-1/devnum"
+				held="$held $intf,$bus,$m,$dn"
+				case "$bound" in
+				*" $bus-$dn "*) ;;
+				*)
+					bound="$bound$bus-$dn "
+					read -r up _ < /proc/uptime
+					echo "bound module=$m bus=$bus dev=${dn:-?} t=$up" >> $L
+					# the walk's pass waits for what open() asks
+					echo "hold $((bus - 1))" >> /tmp/rawdev.ctl ;;
+				esac
+			done
+		done < /tmp/bus-module
+		# Their nodes are looked for (find and grep: processes) for 2 s
+		# after what is held changed, and every 5 s: each round, for
+		# each interface held, they were most of the guest's forks.
+		round=$((round + 1))
+		[ "$held" = "$was" ] || young=10
+		was=$held
+		if [ $young -gt 0 ] || [ $((round % 25)) -eq 0 ]; then
+			[ $young -eq 0 ] || young=$((young - 1))
+			for h in $held; do
+				intf=${h%%,*} h=${h#*,}
+				bus=${h%%,*} h=${h#*,}
+				m=${h%%,*} dn=${h#*,}
 				for node in $(find "$intf"/ -mindepth 2 -maxdepth 5 -name uevent 2>/dev/null |
 					xargs -r grep -l '^DEVNAME=\|^INTERFACE=' 2>/dev/null); do
 					node=${node%/uevent}
-					key="$bus-$dn-$(basename "$node")"
-					grep -qxF "$key" /tmp/opened && continue
-					echo "$key" >> /tmp/opened
+					key="$bus-$dn-${node##*/}"
+					case "$opened" in *" $key "*) continue ;; esac
+					opened="$opened$key "
 					entry "$bus" "$m" "$node" &
 				done
 			done
-		done < /tmp/bus-module
+		fi
 		usleep 200000
 	done
 }
@@ -271,7 +331,9 @@ flood() {
 	# stall the guest, so only they count toward turning the console
 	# down (the walk's plugging in again says "new ... USB device" at
 	# info level); a device's own count takes every level
-	dmesg -r | awk -v now="$now" -v flood=$FLOOD -v need=$FLOOD_S '
+	# (the last 3000 lines hold the last second of any flood this counts:
+	# awk over the whole buffer, each second, was the guest's CPU's)
+	dmesg -r | tail -n 3000 | awk -v now="$now" -v flood=$FLOOD -v need=$FLOOD_S '
 		FILENAME == "/tmp/bus-module" { mod[$2] = $1; next }
 		FILENAME == "/tmp/flood-hot" { hot[$1] = $2; since[$1] = $3; next }
 		FILENAME == "/tmp/flood-done" { done[$1] = 1; next }
@@ -319,21 +381,103 @@ flood() {
 : > /tmp/flood-done
 : >> /tmp/calls-rate
 
-# Quiet: every modprobe returned, and neither usbmon nor the gadget moved
-# for QUIET_S seconds.
+# Devices that do not bind: once a device's walk is over and no driver
+# holds an interface of it, it is plugged in again in its next shape
+# (MODULE.shapeN beside its device file; hzrig-rawdev's "shape I"), and
+# walked again, until one binds or none is left. /tmp/final counts the
+# devices that are through. Not in the unplug pass, nor without the walk.
+echo 0 > /tmp/final
+# the devices through, " I I ... ": not looked at again (bindings() and
+# the files are processes, and the shaper runs on each second's news)
+through=" "
+shaper() {
+	# per device index: walks over, gone for good, the last walk had no
+	# pass, shapes asked for, walks asked for (one process, not three a
+	# device)
+	awk 'FILENAME == "/tmp/rawdev.ctl" { if ($1 == "shape") a[$2]++; else if ($1 == "walk") w[$2]++; next }
+	     /walk=done/ { sub("rawdev=", "", $1); d[$1]++; p[$1] = $4 }
+	     /shape=none|contain=/ { sub("rawdev=", "", $1); x[$1] = 1 }
+	     END { for (i in d) print i, d[i], (i in x), (p[i] == "passes=0"), a[i] + 0, w[i] + 0 }' \
+		/tmp/rawdev.ctl /tmp/rawdev.txt > /tmp/walks
+	final=0
+	while read -r bus m; do
+		i=$((bus - 1))
+		case "$through" in *" $i "*) final=$((final + 1)); continue ;; esac
+		set -- 0 0 0 0 0
+		while read -r wi wd wx wp wa ww; do
+			[ "$wi" = "$i" ] && set -- "$wd" "$wx" "$wp" "$wa" "$ww" && break
+		done < /tmp/walks
+		asked=$4 walks=$5
+		# gone for good (contained), or refused a shape asked for
+		# (shape=none: a replug that failed left it unplugged): through
+		if [ "$2" -eq 1 ]; then
+			final=$((final + 1)) through="$through$i "
+			continue
+		fi
+		# its walk (of its current shape) is not over yet
+		[ "$1" -gt $((asked + walks)) ] || continue
+		# a shape that bound in its trial but was not walked (the trial
+		# made no more requests than a pass before it): walked all the
+		# same, once, for the code binding reaches
+		if [ "$3" -eq 1 ] && [ "$asked" -gt 0 ] && [ "$walks" -lt "$asked" ] &&
+		   [ -n "$(bindings "$bus")" ]; then
+			log "$m bound in its shape's trial: its walk"
+			echo "walk $i" >> /tmp/rawdev.ctl
+			continue
+		fi
+		f=$(sed -n "${bus}p" /tmp/batch)
+		# its shapes (numbered by kind, with gaps: hzrig-rawdev takes
+		# the next there is)
+		shapes=$(ls "${f%.device}".shape[0-9] 2>/dev/null | wc -l)
+		# bound (what bindings() lists), out of shapes, or the unplug
+		# pass (which tries none)
+		if [ -n "$(bindings "$bus")" ] || [ "$asked" -ge "$shapes" ] ||
+		   [ "$UNPLUG_MS" -gt 0 ]; then
+			final=$((final + 1)) through="$through$i "
+			continue
+		fi
+		log "$m did not bind: its next shape ($((asked + 1)) of $shapes)"
+		echo "shape $i" >> /tmp/rawdev.ctl
+	done < /tmp/bus-module
+	echo "$final" > /tmp/final
+}
+
+# Quiet: every modprobe returned, and no device did anything new for
+# QUIET_S seconds (/tmp/rawdev.news stood still: a driver that polls its
+# device, the same request every few seconds, or a root hub's port
+# status, kept the batch up to MAX_S when usbmon's log was watched).
 # MAX_S by the clock: a loaded guest's rounds take longer than their sleep
-last="" still=0 s=0
-deadline=$(($(cut -d. -f1 /proc/uptime) + MAX_S))
-while [ "$(cut -d. -f1 /proc/uptime)" -lt "$deadline" ]; do
+# The trace's ring buffer overwrites what the stream has not read yet
+# when the stream waits for the CPU (drivers looping in softirq): the
+# events it lost, said every 10 s and at the end ("sweep trace
+# overrun=N"), make the batch's calls a lower bound.
+overrun() {
+	ov=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' $T/per_cpu/cpu*/stats 2>/dev/null) &&
+		echo "sweep trace overrun=$ov" >> $L
+}
+# (the shell's own read for the clock and the counts it keeps: a
+# process each 100 ms is the drivers' CPU under TCG)
+last="" still=0 s=0 shaped="" walked=$N
+read -r up _ < /proc/uptime
+deadline=$((${up%%.*} + MAX_S))
+while read -r up _ < /proc/uptime && [ "${up%%.*}" -lt "$deadline" ]; do
 	usleep 100000
 	s=$((s + 1))
 	[ $((s % 10)) -ne 0 ] || flood
-	now="$(wc -c < /tmp/usbmon.txt) $(wc -c < /tmp/rawdev.txt 2>/dev/null)"
+	[ $((s % 100)) -ne 0 ] || overrun
+	now=$(wc -c < /tmp/rawdev.news)
 	if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; last=$now; fi
 	done_n=$(wc -l < /tmp/modprobe.txt)
-	# and, walking, every device's walk is over
-	walked=$N
-	[ "$WALK" -eq 0 ] || walked=$(grep -c 'walk=done' /tmp/rawdev.txt)
+	# and, walking, every device's walk is over (and its shapes')
+	# (shaper reads rawdev's whole log: once a second at most, and only
+	# when a device did something new: a walk's end is news)
+	if [ "$WALK" -gt 0 ]; then
+		if [ $((s % 10)) -eq 5 ] && [ "$now" != "$shaped" ]; then
+			shaper
+			shaped=$now
+		fi
+		read -r walked < /tmp/final
+	fi
 	[ "$done_n" -ge "$N" ] && [ "$walked" -ge "$N" ] && [ $still -ge $((QUIET_S * 10)) ] && break
 done
 # reap PID S: PID gone, or S seconds past (a process stuck in the kernel,
@@ -346,6 +490,21 @@ reap() {
 	done
 	kill -0 "$1" 2>/dev/null && log "pid $1 still there after $2 s: left behind"
 }
+# at MAX_S unsettled: what it waited for (each costs a batch its limit)
+read -r up _ < /proc/uptime
+if [ "${up%%.*}" -ge "$deadline" ]; then
+	[ "$done_n" -ge "$N" ] || log "unsettled: modprobes returned $done_n of $N"
+	if [ "$walked" -lt "$N" ]; then
+		# the devices whose walk has not ended once (rawdev indices)
+		left=$(awk -v n="$N" '/walk=done/ { sub("rawdev=", "", $1); d[$1] = 1 }
+			END { for (i = 0; i < n; i++) if (!(i in d)) printf "%d ", i }' /tmp/rawdev.txt)
+		log "unsettled: walks through $walked of $N (no walk ended yet: ${left:-none of them})"
+	fi
+	# the devices whose news kept coming (a line per event: its index)
+	[ $still -ge $((QUIET_S * 10)) ] ||
+		log "unsettled: news still coming, of the last 50 from rawdev index (count): $(tail -n 50 /tmp/rawdev.news |
+			sort -n | uniq -c | sort -rn | head -n 3 | awk '{ printf "%s (%s) ", $2, $1 }')"
+fi
 touch /tmp/stop-open
 reap "$OP" 5
 settled=$(($(cut -d. -f1 /proc/uptime) - deadline + MAX_S))
@@ -367,6 +526,7 @@ kill "$RD"
 reap "$RD" 10
 usleep 500000
 echo 0 > $T/tracing_on
+overrun
 kill "$UM"
 reap "$UM" 5
 # the stream's last round, then its end, from this one writer

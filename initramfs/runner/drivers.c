@@ -345,7 +345,7 @@ int drivers_run_case(const struct hzrig_plan_case *pc, unsigned int hz,
 	static struct drv d;
 	struct usbmon mon;
 	struct hzrig_window w;
-	char cmd[64];
+	char cmd[128];
 	int64_t arg = hzrig_mode_timeout_arg((int)hz, pc->mode, pc->timeout_ms);
 	uint8_t ep;
 	uint32_t k;

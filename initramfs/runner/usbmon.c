@@ -136,6 +136,7 @@ bool usbmon_drain_to(struct usbmon *m,
 			.devnum = h.devnum, .busnum = h.busnum,
 			.setup_seen = h.flag_setup == 0,
 			.us = h.ts_sec * 1000000 + h.ts_usec, .status = h.status,
+			.length = h.len_urb,
 		};
 
 		memcpy(e.setup, h.setup, sizeof(e.setup));

@@ -52,6 +52,7 @@ struct usbmon_event {
 	uint8_t setup[8];
 	int64_t us;		/* realtime */
 	int status;
+	unsigned int length;	/* the URB's: asked for ('S'), done (else) */
 };
 
 /*

@@ -24,6 +24,7 @@ struct hzrig_qemu_conf {
 	unsigned int boot_budget_s;
 	unsigned int slack_percent;
 	unsigned int smoke_timeout_s;
+	unsigned int done_grace_s;	/* after "guest done", to power off */
 };
 
 /* 0, or -1 with the file, line and key said on stderr. */

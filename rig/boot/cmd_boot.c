@@ -138,6 +138,7 @@ int hzrig_qemu_conf_load(const char *path, struct hzrig_qemu_conf *c)
 	c->boot_budget_s = 90;
 	c->slack_percent = 200;
 	c->smoke_timeout_s = 30;
+	c->done_grace_s = 15;
 	if (!f) {
 		fprintf(stderr, "hzrig: %s: %s\n", path, why);
 		return -1;
@@ -176,6 +177,8 @@ int hzrig_qemu_conf_load(const char *path, struct hzrig_qemu_conf *c)
 			ret = conf_uint(&c->slack_percent, key, val, path, line);
 		else if (!strcmp(key, "smoke_timeout_s"))
 			ret = conf_uint(&c->smoke_timeout_s, key, val, path, line);
+		else if (!strcmp(key, "done_grace_s"))
+			ret = conf_uint(&c->done_grace_s, key, val, path, line);
 		else if (strcmp(key, "console") && strcmp(key, "samples")) {
 			fprintf(stderr, "%s:%d: unknown key '%s'\n", path, line,
 				key);
@@ -366,11 +369,18 @@ static int qemu_argv(const struct hzrig_qemu_conf *c, const struct guest *g,
 	return 0;
 }
 
+/* How the guest ended by its console alone. */
+static void judge_console(struct guest_result *r)
+{
+	const char *st = hzrig_console_status(&r->con);
+
+	r->status = !strcmp(st, "ok") ? BOOT_OK :
+		    !strcmp(st, "failed") ? BOOT_FAILED : BOOT_CRASHED;
+}
+
 /* How the guest ended, once QEMU exited with @wstatus. */
 static void judge_exit(struct guest_result *r, int wstatus)
 {
-	const char *st;
-
 	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
 		/* QEMU itself failed: a bad option, a missing file, KVM. */
 		r->status = BOOT_ERROR;
@@ -380,9 +390,7 @@ static void judge_exit(struct guest_result *r, int wstatus)
 			 r->con.last);
 		return;
 	}
-	st = hzrig_console_status(&r->con);
-	r->status = !strcmp(st, "ok") ? BOOT_OK :
-		    !strcmp(st, "failed") ? BOOT_FAILED : BOOT_CRASHED;
+	judge_console(r);
 }
 
 /*
@@ -406,12 +414,20 @@ static bool stream_quiet(const struct guest *g, off_t *size, double *since)
 	return mono_s() - *since >= g->quiet_s;
 }
 
+/*
+ * A guest that said it was done ("hzrig: guest done rc=N") and then did
+ * not power off (a driver's shutdown that hangs: the whole-tree sweep's
+ * batch 7 twice) is stopped the config's done_grace_s after, and judged
+ * by its console: its work is whole, where the stream's silence,
+ * expected after its end, called it hung and its batch was booted again.
+ */
 static int run_guest(const struct hzrig_qemu_conf *c, const struct guest *g,
 		     struct guest_result *r)
 {
 	char lbuf[4096];
 	struct qemu_cmd q;
-	double t0 = mono_s(), deadline = t0 + g->timeout_s, stream_since;
+	double t0 = mono_s(), deadline = t0 + g->timeout_s, stream_since, done_at = 0;
+	bool stopped_done = false;
 	off_t stream_size;
 	size_t llen = 0;
 	int fd, wstatus = 0;
@@ -446,14 +462,24 @@ static int run_guest(const struct hzrig_qemu_conf *c, const struct guest *g,
 		char buf[4096];
 		ssize_t n;
 
-		if (left <= 0) {
+		if (r->con.guest_rc >= 0 && !done_at)
+			done_at = mono_s();
+		if (left <= 0 && !done_at) {
 			/* The watchdog: the whole process group goes. */
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			r->status = BOOT_HUNG;
 			break;
 		}
-		if (g->quiet_s && stream_quiet(g, &stream_size, &stream_since)) {
+		if (done_at && (left <= 0 || mono_s() - done_at >= c->done_grace_s)) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			stopped_done = true;
+			fprintf(stderr, "hzrig: %s: the guest said it was done but did not power off within %u s: stopped\n",
+				g->variant, c->done_grace_s);
+			break;
+		}
+		if (!done_at && g->quiet_s && stream_quiet(g, &stream_size, &stream_since)) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			r->status = BOOT_HUNG;
@@ -480,7 +506,9 @@ static int run_guest(const struct hzrig_qemu_conf *c, const struct guest *g,
 	waitpid(pid, &wstatus, 0);
 	fclose(log);
 	r->wall_s = mono_s() - t0;
-	if (r->status != BOOT_HUNG)
+	if (stopped_done)
+		judge_console(r);
+	else if (r->status != BOOT_HUNG)
 		judge_exit(r, wstatus);
 	return 0;
 }

@@ -350,6 +350,9 @@ fail() {
 	FAILED_ORDER+=("$1")
 	CAUSE[$1]=${3:-}
 	NFAILED=$((NFAILED + 1))
+	# what a boot takes from an earlier build must not be booted as this
+	# one's (a sweep boots what --build-only left)
+	rm -f "$B/$1/initramfs.cpio"
 	if [ -n "${4:-}" ]; then
 		log "$1" "FAILED at $2, as $4 did"
 	else
@@ -475,9 +478,7 @@ ACCEL_USED=$ACCEL
 if [ "$ACCEL" = auto ]; then
 	for v in "$@"; do
 		[ -z "${FAILED[$v]:-}" ] || continue
-		ACCEL_USED=$("$HZRIG" accel --kernel "$B/$v/kernel/arch/x86/boot/bzImage" \
-			--initrd "$B/$v/initramfs.cpio" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
-			--scratch "$B/$v")
+		ACCEL_USED=$(variant_accel "$v")
 		echo "matrix: accelerator: $ACCEL_USED"
 		break
 	done

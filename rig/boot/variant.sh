@@ -2,7 +2,8 @@
 # variant.sh: sourced by the rig's shell stages (matrix.sh, robustness.sh,
 # bench.sh). A variant is a data file, kernel/variants/NAME.variant: "key =
 # value" lines and comments (docs/architecture.md, "add a variant"). TOP
-# and B must be set; KSRC, if set, is the tree of variants that name none.
+# and B must be set (and HZRIG for variant_accel); KSRC, if set, is the
+# tree of variants that name none.
 
 # variant_field NAME KEY: the value of KEY in variant NAME, empty if absent.
 variant_field() {
@@ -99,4 +100,14 @@ tree_key() {
 tree_version() {
 	awk -F' *= *' '$1 == "VERSION" {v = $2} $1 == "PATCHLEVEL" {p = $2}
 		$1 == "SUBLEVEL" {s = $2} END {print v "." p "." s}' "$1/Makefile"
+}
+
+# variant_accel VARIANT: the accelerator its built kernel and initramfs
+# (in $B/VARIANT) boot with here, by hzrig accel's KVM smoke boot (its
+# files in $B/VARIANT): kvm, or tcg. One decision for a matrix or a
+# sweep, not one a boot.
+variant_accel() {
+	"$HZRIG" accel --kernel "$B/$1/kernel/arch/x86/boot/bzImage" \
+		--initrd "$B/$1/initramfs.cpio" --qemu-config "$TOP/rig/boot/qemu/x86_64.conf" \
+		--scratch "$B/$1"
 }

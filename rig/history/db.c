@@ -149,6 +149,17 @@ const char *const hzrig_db_migrations[] = {
 	 * flood, a hang): the record's "diagnosis".
 	 */
 	"ALTER TABLE sweep_drivers ADD COLUMN diagnosis TEXT;",
+
+	/*
+	 * 9: how far the sweep went with a driver: the walk's passes that
+	 * NAKed a request, the shape its device bound in (or was last tried
+	 * as), the firmware stand-ins it ran on, the entries the guest used
+	 * after it bound (one "KIND:NODE rc=R" a line).
+	 */
+	"ALTER TABLE sweep_drivers ADD COLUMN walk_passes INTEGER;"
+	"ALTER TABLE sweep_drivers ADD COLUMN shape INTEGER;"
+	"ALTER TABLE sweep_drivers ADD COLUMN firmware_standin TEXT;"
+	"ALTER TABLE sweep_drivers ADD COLUMN opened TEXT;",
 };
 
 const int hzrig_db_version =
@@ -438,18 +449,42 @@ sqlite3 *hzrig_db_open_readonly(const char *path, FILE *err)
 	return open_readonly(path, &v, err);
 }
 
-/* WAL, unless it already is (a change needs every other reader gone). */
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * WAL, unless it already is. The switch reads the database, then writes
+ * it: when another hzrig holds the write lock meanwhile (a migration, an
+ * ingest, its own switch), SQLite says busy at once rather than wait, as
+ * waiting there could deadlock. So wait here, as the busy timeout would,
+ * and look again: the other one may have switched it already.
+ */
 static int want_wal(sqlite3 *db, FILE *err)
 {
-	char mode[16] = "";
+	int64_t until = now_ms() + HZRIG_DB_BUSY_MS;
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	char mode[16];
 
-	if (query_row(db, "PRAGMA journal_mode", NULL, mode, sizeof(mode)) < 0) {
-		fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
-		return -1;
+	for (;;) {
+		if (query_row(db, "PRAGMA journal_mode", NULL, mode, sizeof(mode)) < 0) {
+			fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
+			return -1;
+		}
+		if (!strcmp(mode, "wal"))
+			return 0;
+		if (sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) == SQLITE_OK)
+			return 0;
+		if ((sqlite3_errcode(db) & 0xff) != SQLITE_BUSY || now_ms() > until)
+			break;
+		nanosleep(&pause, NULL);
 	}
-	if (!strcmp(mode, "wal"))
-		return 0;
-	return hzrig_db_exec(db, "PRAGMA journal_mode = WAL", err);
+	fprintf(err, "hzrig: database: %s\n", hzrig_db_error(db));
+	return -1;
 }
 
 sqlite3 *hzrig_db_open(const char *path, enum hzrig_db_mode mode, FILE *err)

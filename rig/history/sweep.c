@@ -45,7 +45,8 @@ static int insert_rows(sqlite3 *db, const struct hzrig_sweep_run *r,
 
 	if (hzrig_db_prep(db, "INSERT INTO sweep_drivers(sweep_run, module,"
 			  " batch, outcome, errno, firmware, probe_ns, nak, stall,"
-			  " answer, diagnosis) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			  " answer, diagnosis, walk_passes, shape, firmware_standin,"
+			  " opened) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			  &ds, err) ||
 	    hzrig_db_prep(db, "INSERT INTO sweep_calls(sweep_run, module, idx,"
 			  " call, site, function, timeout_arg, ret, action, urb_ns,"
@@ -67,6 +68,19 @@ static int insert_rows(sqlite3 *db, const struct hzrig_sweep_run *r,
 		sqlite3_bind_int(ds, 9, d->stall);
 		sqlite3_bind_int(ds, 10, d->answer);
 		hzrig_db_bind_text(ds, 11, d->diagnosis);
+		hzrig_db_bind_int(ds, 12, d->walk_passes);
+		hzrig_db_bind_int(ds, 13, d->shape ? d->shape : HZRIG_ABSENT);
+		hzrig_db_bind_text(ds, 14, d->firmware_standin);
+		{
+			char opened[sizeof(d->opened)];
+			size_t o = 0;
+
+			opened[0] = 0;
+			for (int k = 0; k < d->nopened && o < sizeof(opened); k++)
+				o += (size_t)snprintf(opened + o, sizeof(opened) - o, "%s%s",
+						      k ? "\n" : "", d->opened[k]);
+			hzrig_db_bind_text(ds, 15, opened);
+		}
 		if (sqlite3_step(ds) != SQLITE_DONE)
 			goto out;
 		for (size_t k = 0; k < d->ncalls; k++) {

@@ -440,7 +440,9 @@ static void lost_batch(const struct collect *c, int i, const char *ended,
 	hzrig_json_put(bo, "k", json_object_new_int(0));
 	hzrig_json_put(bo, "allowance_ns", hzrig_json_int(0));
 	hzrig_json_put(bo, "usbmon_dropped", json_object_new_int(0));
+	hzrig_json_put(bo, "trace_overrun", NULL);
 	hzrig_json_put(bo, "calls_without_urb", json_object_new_int(0));
+	hzrig_json_put(bo, "calls_refused", json_object_new_int(0));
 	hzrig_json_put(bo, "kernel_reports", reports(console));
 	json_object_array_add(batches, bo);
 	free(console);
@@ -486,6 +488,11 @@ static json_object *driver_json(const char *module, int batch,
 	/* the walk's passes that NAKed a request of its probe (null: no walk) */
 	hzrig_json_put(o, "walk_passes", d && d->walk_passes >= 0 ?
 		       json_object_new_int(d->walk_passes) : NULL);
+	/*
+	 * the last shape its device was plugged in as, when the default one
+	 * did not bind (null: only the default); bound, it bound in that one
+	 */
+	hzrig_json_put(o, "shape", d && d->shape > 0 ? json_object_new_int(d->shape) : NULL);
 	hzrig_json_put(o, "reports", reports);
 	hzrig_json_put(o, "calls", calls);
 	return o;
@@ -562,15 +569,26 @@ static json_object *record_of(struct collect *c, const struct hzrig_sweep_batch 
 {
 	json_object *calls = json_object_new_array();
 	json_object *rep = json_object_new_array();
+	json_object *req = json_object_new_array();
 	json_object *o;
 	const char *what;
 	char fw[256], words[320], si[256];
 	int err;
 
+	/*
+	 * Its reports, and, when the unplug pass walked, the request each
+	 * came under: that of the pass that was on at the report's time.
+	 */
 	for (size_t f = 0; f < found->n; f++)
 		if (json_object_array_length(rep) < HZRIG_SWEEP_REPORTS_MAX &&
-		    hzrig_sweep_report_names(found->v[f].excerpt, dr->module))
+		    hzrig_sweep_report_names(found->v[f].excerpt, dr->module)) {
+			int64_t t = hzrig_sweep_report_us(found->v[f].excerpt);
+
 			json_object_array_add(rep, hzrig_json_str(found->v[f].title));
+			json_object_array_add(req, b->walk && b->unplug_ms && t >= 0 ?
+					      json_object_new_int(hzrig_sweep_pass_at(dr, t)) :
+					      NULL);
+		}
 	outcome(c, console, dr, json_object_array_length(rep) > 0, &what,
 		&err, fw, sizeof(fw));
 	if (force_outcome && strcmp(what, "kernel report"))
@@ -591,6 +609,8 @@ static json_object *record_of(struct collect *c, const struct hzrig_sweep_batch 
 		if (!strcmp(b->call[k].module, dr->module) && b->call[k].nchain)
 			json_object_array_add(calls, call_json(c, &b->call[k], allow));
 	o = driver_json(dr->module, i, dr, what, err, fw, words, rep, calls);
+	/* beside its reports: the walk's request each came under (unplug pass) */
+	hzrig_json_put(o, "report_requests", req);
 	/* beside the outcome: it ran on a stand-in, not a real device's */
 	standins(c, dr->module, si, sizeof(si));
 	hzrig_json_put(o, "firmware_standin", si[0] ? hzrig_json_str(si) : NULL);
@@ -635,20 +655,65 @@ static bool earlier_boot(const struct collect *c, int i, int k, const char *what
 }
 
 /*
+ * The entry of @mod that the guest on @console began to use and never
+ * finished ("hzrig-sweep: open-begin module=M bus=B entry=E" without its
+ * "open-end ... rc=R": initramfs/sweep.sh's opener), "KIND:NODE" into
+ * @entry; false when there is none.
+ */
+static bool open_left(const char *console, const char *mod, char *entry, size_t n)
+{
+	static const char begin[] = "hzrig-sweep: open-begin module=";
+	size_t ml = strlen(mod);
+
+	for (const char *p = console; p && (p = strstr(p, begin)); p++) {
+		const char *what = p + sizeof(begin) - 1, *e;
+		char end[512];
+		size_t l;
+
+		if (strncmp(what, mod, ml) || what[ml] != ' ')
+			continue;
+		l = strcspn(what, "\r\n");
+		/* "M bus=B entry=E" ended is "open-end module=M bus=B entry=E rc=" */
+		if (snprintf(end, sizeof(end), "hzrig-sweep: open-end module=%.*s rc=",
+			     (int)l, what) >= (int)sizeof(end) || strstr(console, end))
+			continue;
+		e = strstr(what, " entry=");
+		if (!e || e > what + l)
+			continue;
+		e += strlen(" entry=");
+		snprintf(entry, n, "%.*s", (int)(what + l - e), e);
+		return true;
+	}
+	return false;
+}
+
+/*
  * What the guest was seen doing when it died with suspect @dr loaded
  * (@console: that boot's; @boot: its file's name), into @w; @confirmed:
- * a boot of the batch without it ended well.
+ * a boot of the batch without it ended well. A kernel panic on the
+ * console is a crash, else a hang; an open of its entry that never
+ * ended is where.
  */
 static void suspect_words(const struct hzrig_sweep_driver *dr, const char *console,
 			  int i, const char *boot, bool confirmed, char *w, size_t n)
 {
 	bool returned = dr->modprobe_done || dr->end_mark_us >= 0;
 	bool flood = console && strstr(console, "hzrig-sweep: kernel log flood");
+	bool crash = console && strstr(console, "Kernel panic");
+	char entry[128], what[192];
 
-	snprintf(w, n, "%s (batch %d, %s%s)",
-		 !returned ? "its modprobe never returned: the guest hung or crashed" :
-		 flood ? "flooded the log after probe: the guest hung" :
-		 "hung the guest after probe", i, boot,
+	if (!returned)
+		snprintf(what, sizeof(what), "its modprobe never returned: the guest %s",
+			 crash ? "crashed" : "hung or crashed");
+	else if (console && open_left(console, dr->module, entry, sizeof(entry)))
+		snprintf(what, sizeof(what), "%s the guest on open (%s)",
+			 crash ? "crashed" : "hung", entry);
+	else if (flood)
+		snprintf(what, sizeof(what), "flooded the log after probe: the guest hung");
+	else
+		snprintf(what, sizeof(what), "%s the guest after probe",
+			 crash ? "crashed" : "hung");
+	snprintf(w, n, "%s (batch %d, %s%s)", what, i, boot,
 		 confirmed ? "; the boot without it ended well" :
 		 "; not confirmed: no boot without it ended well");
 }
@@ -848,6 +913,39 @@ static char *batch_console(const struct collect *c, int i,
 	return console;
 }
 
+/* A parsed batch's own entry in sweep.json's "batches". */
+static json_object *batch_object(int i, const struct hzrig_sweep_batch *b,
+				 const char *ended, int64_t allow,
+				 const char *console)
+{
+	json_object *bo;
+
+	bo = json_object_new_object();
+	hzrig_json_put(bo, "batch", json_object_new_int(i));
+	hzrig_json_put(bo, "complete", json_object_new_boolean(b->complete));
+	/* how its guest ended, and its last heartbeat (a streamed batch) */
+	hzrig_json_put(bo, "ended", hzrig_json_str(ended));
+	hzrig_json_put(bo, "last_alive_ms", b->last_alive_us >= 0 ?
+		       hzrig_json_int(b->last_alive_us / 1000) : NULL);
+	hzrig_json_put(bo, "settled_s", json_object_new_int(b->settled_s));
+	/* a streamed batch's lines that came broken, skipped */
+	hzrig_json_put(bo, "bad_lines", json_object_new_int((int)b->bad_lines));
+	hzrig_json_put(bo, "k", json_object_new_int(b->k));
+	hzrig_json_put(bo, "unplug_ms", json_object_new_int(b->unplug_ms));
+	hzrig_json_put(bo, "allowance_ns", hzrig_json_int(allow));
+	/* how many schedule_timeout() timers the grid was fitted from */
+	hzrig_json_put(bo, "timers", json_object_new_int((int)b->ntimers));
+	hzrig_json_put(bo, "usbmon_dropped", json_object_new_int((int)b->usbmon_dropped));
+	/* trace events overwritten before read: its calls are a lower bound */
+	hzrig_json_put(bo, "trace_overrun", b->trace_overrun >= 0 ?
+		       hzrig_json_int(b->trace_overrun) : NULL);
+	hzrig_json_put(bo, "calls_without_urb", json_object_new_int((int)b->unmatched_urbs));
+	/* calls that failed before their URB reached the bus (-ENODEV) */
+	hzrig_json_put(bo, "calls_refused", json_object_new_int((int)b->refused_urbs));
+	hzrig_json_put(bo, "kernel_reports", reports(console));
+	return bo;
+}
+
 static int batch_json(struct collect *c, int i, json_object *drivers,
 		      json_object *batches)
 {
@@ -855,7 +953,6 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	char *text, *console;
 	size_t len;
 	struct hzrig_sweep_batch b;
-	json_object *bo;
 	int64_t allow;
 	struct hzrig_findings found = { 0 };
 	const char *ended;
@@ -900,25 +997,7 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	}
 	c->grid = !hzrig_jiffy_grid_fit(b.timers, b.ntimers, hzrig_tick_ns((int)c->hz),
 					&c->grid_ns, &c->grid_jiffies);
-	bo = json_object_new_object();
-	hzrig_json_put(bo, "batch", json_object_new_int(i));
-	hzrig_json_put(bo, "complete", json_object_new_boolean(b.complete));
-	/* how its guest ended, and its last heartbeat (a streamed batch) */
-	hzrig_json_put(bo, "ended", hzrig_json_str(ended));
-	hzrig_json_put(bo, "last_alive_ms", b.last_alive_us >= 0 ?
-		       hzrig_json_int(b.last_alive_us / 1000) : NULL);
-	hzrig_json_put(bo, "settled_s", json_object_new_int(b.settled_s));
-	/* a streamed batch's lines that came broken, skipped */
-	hzrig_json_put(bo, "bad_lines", json_object_new_int((int)b.bad_lines));
-	hzrig_json_put(bo, "k", json_object_new_int(b.k));
-	hzrig_json_put(bo, "unplug_ms", json_object_new_int(b.unplug_ms));
-	hzrig_json_put(bo, "allowance_ns", hzrig_json_int(allow));
-	/* how many schedule_timeout() timers the grid was fitted from */
-	hzrig_json_put(bo, "timers", json_object_new_int((int)b.ntimers));
-	hzrig_json_put(bo, "usbmon_dropped", json_object_new_int((int)b.usbmon_dropped));
-	hzrig_json_put(bo, "calls_without_urb", json_object_new_int((int)b.unmatched_urbs));
-	hzrig_json_put(bo, "kernel_reports", reports(console));
-	json_object_array_add(batches, bo);
+	json_object_array_add(batches, batch_object(i, &b, ended, allow, console));
 	if (suspect_list(c, i, &sus)) {
 		free(console);
 		hzrig_findings_free(&found);

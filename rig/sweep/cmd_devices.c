@@ -20,17 +20,22 @@ struct pick {
 	struct hzrig_usb_id id;
 	char alias[256];
 	unsigned int entries;
+	int stream;	/* what it streams, from --dep (ids.c) */
 };
 
 static void devices_usage(FILE *f)
 {
 	fputs("usage: hzrig sweep devices --alias MODULES.ALIAS --out DIR\n"
-	      "                           [--overrides DIR[:DIR...]]\n"
+	      "                           [--overrides DIR[:DIR...]] [--dep MODULES.DEP]\n"
 	      "Writes DIR/MODULE.device for every module with a USB entry in\n"
 	      "MODULES.ALIAS: a device one of its entries matches (a\n"
 	      "vendor/product entry when it has one, else its first), with the\n"
-	      "default endpoints (docs/sweep.md). A file MODULE.device in\n"
+	      "default endpoints (docs/sweep.md), and MODULE.shape1.. its other\n"
+	      "shapes, tried in turn when it does not bind. A file MODULE.device in\n"
 	      "--overrides (the first DIR that has it) replaces the built one.\n"
+	      "With --dep, a driver built on V4L2, DVB or ALSA (its modules.dep\n"
+	      "line names videodev, dvb-core or snd-pcm) gets the isochronous\n"
+	      "alternate of a video or audio interface, whatever its class.\n"
 	      "DIR/index\n"
 	      "lists each module, where its device came from, and how many\n"
 	      "entries it has.\n", f);
@@ -131,7 +136,8 @@ static int write_all(const struct pick *p, size_t n, const char *out,
 		if (err)
 			return -1;
 		if (!text) {
-			len = hzrig_usb_id_device(&p[i].id, p[i].alias, buf, sizeof(buf));
+			len = hzrig_usb_id_device(&p[i].id, p[i].alias, p[i].stream,
+						  buf, sizeof(buf));
 			if (!len) {
 				fprintf(stderr, "hzrig sweep devices: %s: its device does not fit\n",
 					p[i].id.module);
@@ -141,6 +147,15 @@ static int write_all(const struct pick *p, size_t n, const char *out,
 		snprintf(path, sizeof(path), "%s/%s.device", out, p[i].id.module);
 		rc = write_file(path, text ? text : buf, len);
 		free(text);
+		/* the other shapes, tried when it does not bind; an override has none */
+		for (unsigned int s = 1; src[0] == 'a' && !rc && s <= HZRIG_SWEEP_SHAPES; s++) {
+			len = hzrig_usb_id_shape(&p[i].id, p[i].alias, s, buf, sizeof(buf));
+			snprintf(path, sizeof(path), "%s/%s.shape%u", out, p[i].id.module, s);
+			if (len)
+				rc = write_file(path, buf, len);
+			else
+				unlink(path);
+		}
 		l = snprintf(line, sizeof(line), "%s %s %u %s\n", p[i].id.module,
 			     src, p[i].entries, p[i].alias);
 		if (l > 0 && ilen + (size_t)l + 1 > icap) {
@@ -166,15 +181,63 @@ static int write_all(const struct pick *p, size_t n, const char *out,
 }
 
 /*
+ * modules.dep at @path: each picked driver's stream class (what it is
+ * built on). 0, or 2 after a message naming the file and line.
+ */
+static int read_dep(const char *path, struct pick *p, size_t n)
+{
+	char why[HZRIG_WHY], mod[64], *text, *line, *save = NULL;
+	unsigned int no = 0;
+	size_t len;
+
+	text = hzrig_in_slurp(path, HZRIG_MAX_TEXT, &len, why, sizeof(why));
+	if (!text) {
+		fprintf(stderr, "hzrig sweep devices: %s: %s\n", path, why);
+		return 2;
+	}
+	if (strlen(text) != len) {
+		fprintf(stderr, "hzrig sweep devices: %s: a NUL byte: not modules.dep\n", path);
+		free(text);
+		return 2;
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int cls = hzrig_sweep_stream_class(line, mod, sizeof(mod));
+
+		no++;
+		if (cls < 0) {
+			fprintf(stderr, "hzrig sweep devices: %s:%u: not a modules.dep line (MODULE.ko: DEPENDENCY.ko ...)\n",
+				path, no);
+			free(text);
+			return 2;
+		}
+		for (size_t i = 0; cls && i < n; i++) {
+			char want[64];
+			size_t k;
+
+			/* modules.alias names modules with '_' */
+			for (k = 0; p[i].id.module[k] && k + 1 < sizeof(want); k++)
+				want[k] = p[i].id.module[k] == '-' ? '_' : p[i].id.module[k];
+			want[k] = 0;
+			if (!strcmp(want, mod))
+				p[i].stream = cls;
+		}
+	}
+	free(text);
+	return 0;
+}
+
+/*
  * Reads and checks the options, then modules.alias line by line
  * (each USB line parsed or refused with its number), then writes.
  */
 int cmd_sweep_devices(int argc, char **argv)
 {
-	const char *alias = NULL, *out = NULL, *over = NULL;
+	const char *alias = NULL, *out = NULL, *over = NULL, *dep = NULL;
 	const struct hzrig_opt opts[] = {
 		HZRIG_OPT_S("alias", &alias), HZRIG_OPT_S("out", &out),
-		HZRIG_OPT_S("overrides", &over), HZRIG_OPT_END,
+		HZRIG_OPT_S("overrides", &over), HZRIG_OPT_S("dep", &dep),
+		HZRIG_OPT_END,
 	};
 	char why[HZRIG_WHY], *text, *line, *save = NULL;
 	struct pick *p = NULL;
@@ -206,7 +269,8 @@ int cmd_sweep_devices(int argc, char **argv)
 			free(p);
 			return 2;
 		}
-		if (r && id.intf_number != HZRIG_ID_ANY && id.intf_number >= 8)
+		if (r && id.intf_number != HZRIG_ID_ANY &&
+		    id.intf_number >= HZRIG_SWEEP_INTF_MAX)
 			continue;	/* more interfaces than a device file holds */
 		if (r && add(&p, &n, &cap, &id, line)) {
 			free(text);
@@ -216,6 +280,10 @@ int cmd_sweep_devices(int argc, char **argv)
 		usb += r;
 	}
 	free(text);
+	if (dep && read_dep(dep, p, n)) {
+		free(p);
+		return 2;
+	}
 	if (mkdir(out, 0755) && errno != EEXIST) {
 		fprintf(stderr, "hzrig sweep devices: %s: %s\n", out, strerror(errno));
 		free(p);

@@ -109,6 +109,7 @@ static json_object *driver_rows(struct report *r, bool print)
 					       hzrig_json_str(d->firmware_standin) : NULL);
 				hzrig_json_put(x, "walk_passes", d->walk_passes == HZRIG_ABSENT ? NULL :
 					       hzrig_json_int(d->walk_passes));
+				hzrig_json_put(x, "shape", d->shape ? json_object_new_int(d->shape) : NULL);
 				{
 					json_object *op = json_object_new_array();
 
@@ -125,11 +126,17 @@ static json_object *driver_rows(struct report *r, bool print)
 				}
 				snprintf(key, sizeof(key), "%d", r->run[v].hz);
 				json_object_object_add(per, key, x);
-				if (print)
-					printf("  HZ=%-4d %-16s%s %9.1f ms %2d/%-2d", r->run[v].hz,
+				if (print) {
+					char shape[16] = "";
+
+					/* bound in another shape than the default */
+					if (d->shape && !strcmp(d->outcome, "bound"))
+						snprintf(shape, sizeof(shape), " (shape %d)", d->shape);
+					printf("  HZ=%-4d %-16s%s%s %9.1f ms %2d/%-2d", r->run[v].hz,
 					       d->outcome, d->firmware_standin[0] ? " (fw stand-in)" : "",
-					       d->probe_ns == HZRIG_ABSENT ? -1.0 :
+					       shape, d->probe_ns == HZRIG_ABSENT ? -1.0 :
 					       d->probe_ns / 1e6, d->nak, d->stall);
+				}
 			}
 			if (print)
 				putchar('\n');
@@ -377,8 +384,17 @@ static json_object *kernel_reports(struct report *r, bool print)
 				hzrig_json_put(o, "module", hzrig_json_str(d->module));
 				hzrig_json_put(o, "title", hzrig_json_str(d->reports[k]));
 				hzrig_json_put(o, "unplugged", json_object_new_boolean(d->unplugged));
+				/* the unplug pass's walk: unplugged under request N */
+				hzrig_json_put(o, "request", d->report_request[k] ?
+					       json_object_new_int(d->report_request[k]) : NULL);
 				json_object_array_add(a, o);
-				if (print)
+				if (!print)
+					continue;
+				if (d->report_request[k])
+					printf("  %s %s (unplugged under request %d of its probe): %s\n",
+					       r->run[v].variant, d->module,
+					       d->report_request[k], d->reports[k]);
+				else
 					printf("  %s %s%s: %s\n", r->run[v].variant, d->module,
 					       d->unplugged ? " (unplugged)" : "", d->reports[k]);
 			}

@@ -368,16 +368,43 @@ static int on_rawdev(struct parse *p, const char *s)
 	if (val(s, "contain"))
 		return on_contain(p, s);
 	if (val(s, "walk")) {
-		long long passes;
+		long long passes, pass;
 
 		if (!num(s, "rawdev", &dev) || dev < 0)
 			return bad(p, "a rawdev walk= line lacks rawdev=");
-		if (!val(s, "passes"))
-			return 0;	/* walk=replug: the next pass */
+		if (!val(s, "passes")) {
+			/*
+			 * walk=replug: the next pass, and when it began (pass
+			 * 1: a shape's trial got further, its walk begins)
+			 */
+			if (!num(s, "pass", &pass) || pass < 1 ||
+			    pass > HZRIG_SWEEP_PASSES_MAX || !num(s, "t_us", &t) || t < 0)
+				return bad(p, "a rawdev walk=replug line needs pass= 1..%d and t_us=",
+					   HZRIG_SWEEP_PASSES_MAX);
+			if ((size_t)dev < p->b->ndrv)
+				p->b->drv[dev].pass_us[pass] = t;
+			return 0;
+		}
 		if (!num(s, "passes", &passes) || passes < 0 || passes > 64)
 			return bad(p, "a rawdev walk=done line needs passes= 0..64");
-		if ((size_t)dev < p->b->ndrv)
+		/* a walk per shape: the longest (a shape's trial walks none) */
+		if ((size_t)dev < p->b->ndrv && passes > p->b->drv[dev].walk_passes)
 			p->b->drv[dev].walk_passes = (int)passes;
+		return 0;
+	}
+	if (val(s, "shape")) {
+		long long shape;
+
+		/* "shape=N": plugged in again in shape N; "shape=none": no more */
+		if (!num(s, "rawdev", &dev) || dev < 0)
+			return bad(p, "a rawdev shape= line lacks rawdev=");
+		if (!strncmp(val(s, "shape"), "none", 4))
+			return 0;
+		if (!num(s, "shape", &shape) || shape < 1 || shape > HZRIG_SWEEP_SHAPES_MAX)
+			return bad(p, "a rawdev shape= line needs shape= 1..%d or none",
+				   HZRIG_SWEEP_SHAPES_MAX);
+		if ((size_t)dev < p->b->ndrv)
+			p->b->drv[dev].shape = (int)shape;
 		return 0;
 	}
 	if (!num(s, "rawdev", &dev) || !num(s, "t_us", &t) || !val(s, "action"))
@@ -497,14 +524,26 @@ static int on_timer(struct parse *p, const char *line)
 
 static struct task *task_of(struct parse *p, int pid)
 {
+	struct task *t = NULL;
+
 	for (size_t i = 0; i < p->ntask; i++)
 		if (p->task[i].pid == pid)
 			return &p->task[i];
-	if (p->ntask == TASKS_MAX)
+	/*
+	 * A new one, in a slot of its own, or, all taken (a batch whose
+	 * opener and walk ran hundreds of processes), in that of a task with
+	 * no call open: what it made is in b->call already.
+	 */
+	if (p->ntask < TASKS_MAX)
+		t = &p->task[p->ntask++];
+	for (size_t i = 0; !t && i < p->ntask; i++)
+		if (!p->task[i].depth && !p->task[i].want_stack && &p->task[i] != p->last)
+			t = &p->task[i];
+	if (!t)
 		return NULL;
-	memset(&p->task[p->ntask], 0, sizeof(p->task[0]));
-	p->task[p->ntask].pid = pid;
-	return &p->task[p->ntask++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	return t;
 }
 
 /* "(ipheth_probe+0x1e2/0x380 [ipheth])" or the event's own "ip=...". */
@@ -656,6 +695,25 @@ static int on_mark(struct parse *p, const char *s, int64_t us)
 }
 
 /*
+ * Whether an ftrace line's event ran in an interrupt: its FLAGS field
+ * ("d.s..", after "[CPU] ") says so in its third letter, 'h' or 'H' for a
+ * hard interrupt, 's' for a softirq. Not 'z' or 'Z' (an NMI): a kprobe
+ * that is not optimized runs from int3, which the kernel enters as an NMI,
+ * so every event of a task shows it (the debugging kernel's).
+ */
+static bool in_irq(const char *br)
+{
+	const char *f = strchr(br + 1, ']');
+
+	if (!f)
+		return false;
+	f += 1 + strspn(f + 1, " ");
+	if (strnlen(f, 3) < 3 || f[0] == ' ' || f[1] == ' ' || f[2] == ' ')
+		return false;
+	return strchr("hHs", f[2]) != NULL;
+}
+
+/*
  * An ftrace line: "  TASK-PID  [CPU] FLAGS  SECS.USECS: EVENT: (...) ARGS".
  * Each event kind takes its own branch, and the line's three
  * fields are cut out before them.
@@ -701,7 +759,7 @@ static int on_trace(struct parse *p, const char *s)
 		return on_timer(p, s);
 	t = task_of(p, (int)pid);
 	if (!t)
-		return bad(p, "more than %d tasks made USB calls", TASKS_MAX);
+		return bad(p, "more than %d tasks were in USB calls at once", TASKS_MAX);
 	if (!strcmp(name, "<stack trace>"))
 		return 0;
 	/* a stack belongs to the event right above it */
@@ -709,10 +767,28 @@ static int on_trace(struct parse *p, const char *s)
 		p->last->want_stack = false;
 	p->last = t;
 	if (!strcmp(name, "submit")) {
+		struct hzrig_sweep_call *c;
 		uint64_t urb;
 
-		if (t->depth && t->open[0] != SIZE_MAX && addr(ev, "urb", &urb))
-			p->b->call[t->open[0]].urb = urb;
+		/*
+		 * The call's own URB is the one usb_start_wait_urb()
+		 * submits (ip=), else the first its task submits in its
+		 * own context. An interrupt that came while the task waited
+		 * runs on its stack and is traced under its name: the hub's
+		 * status URB, or a driver's interrupt URB, resubmitted from
+		 * a softirq ("d.s..", or "d.Z1." under an int3 kprobe,
+		 * which cannot be told from the task's) is not the call's.
+		 */
+		if (!t->depth || t->open[0] == SIZE_MAX || !addr(ev, "urb", &urb))
+			return 0;
+		c = &p->b->call[t->open[0]];
+		if (strstr(ev, " ip=usb_start_wait_urb+")) {
+			if (!c->urb_sync)
+				c->urb = urb;
+			c->urb_sync = true;
+		} else if (!c->urb && !in_irq(br)) {
+			c->urb = urb;
+		}
 		return 0;
 	}
 	for (int k = 0; k < HZRIG_CALL_KINDS; k++) {
@@ -754,26 +830,66 @@ static int on_open(struct parse *p, const char *s)
 	return 0;
 }
 
-/* Each call's URB in usbmon (by address, after its entry), its device. */
-static void match(struct parse *p)
+/*
+ * @c's URB's submission in usbmon: an unused 'S' of its address after its
+ * entry, and before its return (@after: up to SLACK_US after it). An URB's
+ * address is reused as soon as it is freed: a driver that resubmits its
+ * interrupt URB in a loop may get the address a control message's URB had
+ * a moment before. A control message's URB has a setup packet; a bulk or
+ * interrupt message's has none.
+ */
+static struct urb_ev *submission(struct parse *p, const struct hzrig_sweep_call *c,
+				 int64_t after)
+{
+	bool control = c->kind <= HZRIG_CALL_CONTROL_RECV;
+
+	for (size_t j = 0; c->urb && j < p->nu; j++)
+		if (p->u[j].id == c->urb && p->u[j].type == 'S' &&
+		    !p->u[j].used && p->u[j].has_setup == control &&
+		    p->u[j].t_us >= c->entry_us - SLACK_US &&
+		    (!c->returned || p->u[j].t_us <= c->return_us + after))
+			return &p->u[j];
+	return NULL;
+}
+
+/*
+ * Each call's URB in usbmon (by address, after its entry), its device.
+ * First every call takes a submission before its return; then the rest
+ * one up to SLACK_US after it. A call refused before the bus (its device
+ * away: -ENODEV at once) has none, and took, in one pass, the next call's
+ * of the same address within the slack, which left that call without.
+ */
+static int match(struct parse *p)
 {
 	struct hzrig_sweep_batch *b = p->b;
+	struct urb_ev **sub = calloc(b->ncall + 1, sizeof(*sub));
 
+	if (!sub)
+		return bad(p, "out of memory matching %zu calls to their URBs", b->ncall);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < b->ncall; i++)
+			if (!sub[i]) {
+				sub[i] = submission(p, &b->call[i], pass ? SLACK_US : 0);
+				if (sub[i])
+					sub[i]->used = true;
+			}
 	for (size_t i = 0; i < b->ncall; i++) {
 		struct hzrig_sweep_call *c = &b->call[i];
-		struct urb_ev *s = NULL;
+		struct urb_ev *s = sub[i];
 		struct hzrig_sweep_driver *d;
 
-		for (size_t j = 0; c->urb && j < p->nu && !s; j++)
-			if (p->u[j].id == c->urb && p->u[j].type == 'S' &&
-			    !p->u[j].used && p->u[j].t_us >= c->entry_us - SLACK_US &&
-			    (!c->returned || p->u[j].t_us <= c->return_us + SLACK_US))
-				s = &p->u[j];
 		if (!s) {
-			b->unmatched_urbs += !!c->urb;
+			/*
+			 * usb_submit_urb() refuses an URB for a device that
+			 * is away (-ENODEV while the walk plugs it in again)
+			 * before usbmon sees it: the call failed at once.
+			 */
+			if (c->urb && c->returned && c->ret < 0)
+				b->refused_urbs++;
+			else
+				b->unmatched_urbs += !!c->urb;
 			continue;
 		}
-		s->used = true;
 		c->bus = s->bus;
 		c->dev = s->dev;
 		c->ep = s->ep;
@@ -807,6 +923,35 @@ static void match(struct parse *p)
 			break;
 		}
 	}
+	free(sub);
+	return 0;
+}
+
+int64_t hzrig_sweep_report_us(const char *excerpt)
+{
+	for (const char *s = excerpt; *s; s += strcspn(s, "\n"), s += *s == '\n') {
+		const char *b = s + strspn(s, " \t"), *e;
+		int64_t us;
+
+		if (*b != '[')
+			continue;
+		e = b + 1 + strspn(b + 1, " ");
+		if (strcspn(e, "]\n") > 20 || e[strcspn(e, "]\n")] != ']' ||
+		    !strchr("0123456789", *e) || !secs_us(e, &us))
+			continue;
+		return us;
+	}
+	return -1;
+}
+
+int hzrig_sweep_pass_at(const struct hzrig_sweep_driver *d, int64_t t_us)
+{
+	int pass = 1;
+
+	for (int p = 2; p <= HZRIG_SWEEP_PASSES_MAX; p++)
+		if (d->pass_us[p] > 0 && d->pass_us[p] <= t_us && p > pass)
+			pass = p;
+	return pass;
 }
 
 bool hzrig_sweep_report_names(const char *excerpt, const char *module)
@@ -854,6 +999,7 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 
 	memset(b, 0, sizeof(*b));
 	b->last_alive_us = -1;
+	b->trace_overrun = -1;
 	while (*s && !rc) {
 		size_t l = strcspn(s, "\n");
 		char *line = strndup(s, l);
@@ -891,6 +1037,13 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 		} else if (!strncmp(line, "sweep t0 ", 9)) {
 			if (!val(line, "t") || !secs_us(val(line, "t"), &t0))
 				rc = bad(&p, "'sweep t0': t= is not seconds since boot");
+		} else if (!strncmp(line, "sweep trace ", 12)) {
+			long long ov;
+
+			if (!num(line, "overrun", &ov) || ov < 0)
+				rc = bad(&p, "'sweep trace' needs overrun= a count");
+			else if (ov > b->trace_overrun)
+				b->trace_overrun = ov;
 		} else if (!strncmp(line, "sweep settled ", 14)) {
 			long long st;
 
@@ -929,7 +1082,7 @@ int hzrig_sweep_batch_parse(const char *text, struct hzrig_sweep_batch *b,
 	if (!rc && !begun)
 		rc = bad(&p, "no 'sweep begin' line: the guest's batch did not start");
 	if (!rc)
-		match(&p);
+		rc = match(&p);
 	free(p.u);
 	free(p.r);
 	if (rc)

@@ -264,6 +264,32 @@ static void load_seen(struct ld *l, json_object *d, long i,
 		at(l, "drivers", "walk_passes", i);
 		r->walk_passes = num(l, d, "walk_passes", 0, 64, true);
 	}
+	/* the unplug pass's walk: the request each report came under */
+	if (!l->bad && has(d, "report_requests")) {
+		json_object *a;
+
+		at(l, "drivers", "report_requests", i);
+		a = get(l, d, "report_requests", json_type_array, false);
+		if (a && json_object_array_length(a) != (size_t)r->nreports)
+			fail(l, "%zu of them for %d reports",
+			     json_object_array_length(a), r->nreports);
+		for (int k = 0; a && !l->bad && k < r->nreports; k++) {
+			json_object *v = json_object_array_get_idx(a, (size_t)k);
+			int64_t x = 0;
+
+			if (v && !hzrig_json_int_in(v, 1, HZRIG_SWEEP_PASSES_MAX, &x))
+				fail(l, "item %d: %s is not a request number 1..%d", k,
+				     json_object_get_string(v), HZRIG_SWEEP_PASSES_MAX);
+			r->report_request[k] = (int)x;
+		}
+	}
+	if (!l->bad && has(d, "shape")) {
+		int64_t v;
+
+		at(l, "drivers", "shape", i);
+		v = num(l, d, "shape", 1, HZRIG_SWEEP_SHAPES_MAX, true);
+		r->shape = v == HZRIG_ABSENT ? 0 : (int)v;
+	}
 	if (!l->bad && has(d, "firmware_standin")) {
 		at(l, "drivers", "firmware_standin", i);
 		str(l, d, "firmware_standin", r->firmware_standin,

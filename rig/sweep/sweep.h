@@ -63,13 +63,48 @@ bool hzrig_usb_id_better(const struct hzrig_usb_id *cur,
  * 0), carrying the entry's interface class triple and the default
  * endpoints: bulk in 0x81, bulk out 0x02, interrupt in 0x83; for an audio
  * or video interface class also its alternate setting 1 with an
- * isochronous IN endpoint 0x84 (and for audio an OUT one, 0x05). A field the
+ * isochronous IN endpoint 0x84 (and for audio an OUT one, 0x05), and so
+ * for a driver whose @stream (USB_CLASS_AUDIO or USB_CLASS_VIDEO, from
+ * what it is built on: hzrig_sweep_stream_class(); 0 none) says it
+ * streams, though its entry's class is vendor-specific. A field the
  * entry leaves open gets 0, except an open interface class, which gets
  * 0xff (vendor-specific). @alias is the line it came from, for the
- * file's comment. The length written, or 0 when @cap is too small.
+ * file's comment. The length written, or 0 when @cap is too small or the
+ * entry's interface number leaves no room (HZRIG_SWEEP_INTF_MAX).
  */
+#define HZRIG_SWEEP_INTF_MAX	8	/* interfaces a built device has at most */
 size_t hzrig_usb_id_device(const struct hzrig_usb_id *id, const char *alias,
-			   char *buf, size_t cap);
+			   int stream, char *buf, size_t cap);
+
+/*
+ * What a driver streams, from one line of modules.dep ("kernel/.../M.ko:
+ * DEP.ko ..."), the modules it is built on: USB_CLASS_VIDEO for V4L2's
+ * videodev or DVB's dvb-core (gspca's subdrivers match vendor-specific
+ * interfaces, and their streaming start, where most of their requests
+ * are, wants an isochronous endpoint), USB_CLASS_AUDIO for ALSA's
+ * snd-pcm, else 0. The module's own name, '-' as '_', into @mod (@n
+ * bytes). -1 when the line is not of that form.
+ */
+int hzrig_sweep_stream_class(const char *line, char *mod, size_t n);
+/*
+ * Other shapes of the device for the same entry, tried in turn when the
+ * default one does not bind (docs/sweep.md, "Devices that do not bind"):
+ * 1, more endpoints (interrupt-out, a second bulk pair) and an
+ * alternate setting 1 with isochronous endpoints; 2, the matched
+ * interface at number 1 (or the entry's) with two more of its class,
+ * under an interface association, each with an isochronous alternate;
+ * 3, for a CDC entry (communications or CDC-data class), a control
+ * interface with its header, call-management, ACM and union descriptors
+ * and a data interface; 4, the matched interface with one interrupt IN
+ * endpoint alone (a tablet's, a remote's probe wants exactly that); 5,
+ * with an interrupt IN and OUT pair alone. Written into @buf like
+ * hzrig_usb_id_device(); 0 when @shape is not one for this entry (or does
+ * not fit): the device's files are numbered by shape, with gaps, and the
+ * guest tries those there are in turn.
+ */
+#define HZRIG_SWEEP_SHAPES	5
+size_t hzrig_usb_id_shape(const struct hzrig_usb_id *id, const char *alias,
+			  unsigned int shape, char *buf, size_t cap);
 
 /* ---------------------------------------------------------------- guest.c */
 
@@ -98,6 +133,7 @@ struct hzrig_sweep_call {
 	bool returned;
 	/* its (last) URB, as usbmon saw it; urb_us -1 when none was found */
 	uint64_t urb;
+	bool urb_sync;			/* usb_start_wait_urb() submitted it */
 	int bus, dev, ep;
 	uint8_t setup[8];
 	bool has_setup;
@@ -135,6 +171,15 @@ struct hzrig_sweep_driver {
 	int contain_ep;
 	int64_t end_mark_us;		/* trace's modprobe-end mark, -1 */
 	int walk_passes;		/* the walk's passes that NAKed; -1 none */
+	/* the last shape its device was plugged in as (0: its device file) */
+#define HZRIG_SWEEP_SHAPES_MAX	9
+	int shape;
+	/*
+	 * When each pass of the walk began (its "walk=replug pass=P" line):
+	 * pass_us[P], 0 for a pass not seen; pass 1 begins with the batch.
+	 */
+#define HZRIG_SWEEP_PASSES_MAX	64
+	int64_t pass_us[HZRIG_SWEEP_PASSES_MAX + 1];
 	/* the user-facing entries the guest used: "tty:ttyUSB0 rc=0" */
 #define HZRIG_SWEEP_OPENED_MAX	8
 	char opened[HZRIG_SWEEP_OPENED_MAX][64];
@@ -161,7 +206,14 @@ struct hzrig_sweep_batch {
 	struct hzrig_sweep_call *call;
 	size_t ncall, callcap;
 	unsigned int usbmon_dropped;
+	/*
+	 * events the trace's ring buffer overwrote before the stream read
+	 * them ("sweep trace overrun=N", the guest's count at its last say):
+	 * calls lost, so the batch's are a lower bound; -1 not said
+	 */
+	long long trace_overrun;
 	unsigned int unmatched_urbs;	/* calls whose URB usbmon lacks */
+	unsigned int refused_urbs;	/* failed calls whose URB never left */
 	/* every schedule_timeout() timer armed: the tick grid's sightings */
 	struct hzrig_timer_start *timers;
 	size_t ntimers, timercap;
@@ -182,6 +234,17 @@ void hzrig_sweep_batch_free(struct hzrig_sweep_batch *b);
  * driver whose code was running (collect's outcome "kernel report").
  */
 bool hzrig_sweep_report_names(const char *excerpt, const char *module);
+/*
+ * A kernel report's time: its excerpt's first "[  SECS.USECS]" in
+ * microseconds (the guest's clock, as the trace's and rawdev's), or -1.
+ */
+int64_t hzrig_sweep_report_us(const char *excerpt);
+/*
+ * The walk's pass of @d that was on at @t_us: 1 until its second pass
+ * began, and so on; the request that pass NAKed (or unplugged under) is
+ * request number pass.
+ */
+int hzrig_sweep_pass_at(const struct hzrig_sweep_driver *d, int64_t t_us);
 
 /* ---------------------------------------------------------------- load.c */
 
@@ -212,6 +275,7 @@ struct hzrig_sweep_rdriver {
 	/* the zero-filled files that stood in for its firmware; "" none */
 	char firmware_standin[256];
 	int64_t walk_passes;	/* the walk's passes; HZRIG_ABSENT: no walk */
+	int shape;		/* the last shape tried (0: only the default) */
 	char opened[HZRIG_SWEEP_OPENED_MAX][64];	/* entries used after bind */
 	int nopened;
 	int batch, bus, nak, stall, answer;
@@ -219,6 +283,8 @@ struct hzrig_sweep_rdriver {
 	/* the kernel reports whose stack names this module, their titles */
 	char reports[HZRIG_SWEEP_REPORTS_MAX][256];
 	int nreports;
+	/* the walk's request each came under (the unplug pass); 0: unknown */
+	int report_request[HZRIG_SWEEP_REPORTS_MAX];
 	int64_t err, modprobe_rc, probe_ns;
 	struct hzrig_sweep_rcall *calls;
 	size_t ncalls;

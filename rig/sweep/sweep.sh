@@ -5,7 +5,7 @@
 #                           [--max-s S] [--out DIR] [--db FILE]
 #                           [--accel auto|kvm|tcg] [--collect-only]
 #                           [--no-build] [--quiet-s S] [--walk P]
-#                           [--boot-with SCRIPT]
+#                           [--boot-with SCRIPT] [--jobs J]
 #                           VARIANT...
 #
 # Each VARIANT is a kernel/variants/*.variant with a "sweep =" line
@@ -30,8 +30,13 @@
 # stream (it beats every second) stays silent S seconds hung, and is
 # stopped then instead of at the watchdog; what it streamed is kept.
 # --walk P (default 6; 0: none): each request of a probe NAKed in turn,
-# the device plugged in again for each pass, P passes at most (the NAK
-# pass only: --nak 0 and --unplug-ms walk nothing).
+# the device plugged in again for each pass, P passes at most (--nak 0
+# walks nothing; with --unplug-ms each pass unplugs under its request, and
+# a kernel report is put down to the request of its pass).
+# --jobs J (default: 2 on a machine with 2 cores or more, else 1): J
+# batches' guests at once, each a TCG guest on a core of its own (the
+# batches' own noise allowance, in sweep.json and the report, says whether
+# the timing suffered); --boot-with boots one batch at a time.
 # Then `hzrig sweep report` over all of them, beside `hzrig check-tree` on
 # the swept drivers' files of the first variant's tree, as a table
 # (OUT/report.txt) and JSON (OUT/report.json), with the coverage and the
@@ -54,6 +59,7 @@ NO_BUILD=0
 QUIET_S=30
 WALK=6
 BOOT_WITH=
+JOBS=$(($(nproc) >= 2 ? 2 : 1))
 OUT=$TOP/results/sweep
 DB=${HZRIG_DB:-$TOP/results/hzrig.db}
 
@@ -71,18 +77,22 @@ while [ $# -gt 0 ]; do
 	--quiet-s) QUIET_S=$2; shift 2 ;;
 	--walk) WALK=$2; shift 2 ;;
 	--boot-with) BOOT_WITH=$2; shift 2 ;;
+	--jobs) JOBS=$2; shift 2 ;;
 	-*) echo "sweep: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
 [ $# -gt 0 ] || { echo "sweep: no variants given" >&2; exit 2; }
 DB=${OUT_DB:-$DB}
-for n in "$K" "$UNPLUG_MS" "$SIZE" "$MAX_S" "$QUIET_S" "$WALK"; do
-	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --unplug-ms, --batch-size, --max-s, --quiet-s and --walk take a number, not '$n'" >&2; exit 2 ;; esac
+for n in "$K" "$UNPLUG_MS" "$SIZE" "$MAX_S" "$QUIET_S" "$WALK" "$JOBS"; do
+	case "$n" in '' | *[!0-9]*) echo "sweep: --nak, --unplug-ms, --batch-size, --max-s, --quiet-s, --walk and --jobs take a number, not '$n'" >&2; exit 2 ;; esac
 done
+[ "$JOBS" -ge 1 ] && [ "$JOBS" -le 16 ] || { echo "sweep: --jobs must be 1..16 guests at once" >&2; exit 2; }
+[ -z "$BOOT_WITH" ] || JOBS=1
 [ "$WALK" -le 64 ] || { echo "sweep: --walk must be 0..64 passes" >&2; exit 2; }
-# the walk NAKs; the stall pass and the unplug pass do not walk (yet)
-[ "$K" -gt 0 ] && [ "$UNPLUG_MS" -eq 0 ] || WALK=0
+# the walk NAKs: the stall pass does not walk; the unplug pass does, each
+# pass unplugged under its request
+[ "$K" -gt 0 ] || WALK=0
 [ "$QUIET_S" -ge 5 ] && [ "$QUIET_S" -le 3600 ] || { echo "sweep: --quiet-s must be 5..3600" >&2; exit 2; }
 [ "$UNPLUG_MS" -le 60000 ] || { echo "sweep: --unplug-ms must be 0..60000" >&2; exit 2; }
 [ "$UNPLUG_MS" -eq 0 ] || [ "$K" -ge 1 ] || {
@@ -129,6 +139,90 @@ boot_batch() {
 # SWEEP_MAX_S, SWEEP_UNPLUG_MS and SWEEP_ACCEL.
 export SWEEP_NAK=$K SWEEP_BATCH_SIZE=$SIZE SWEEP_MAX_S=$MAX_S SWEEP_UNPLUG_MS=$UNPLUG_MS SWEEP_ACCEL=$ACCEL SWEEP_WALK=$WALK
 
+# run_batch VARIANT DIR I NUM NB: batch I (NUM devices) of NB, booted
+# (again without its suspects when it hung or crashed); a stage that
+# failed leaves DIR/failed-I. One at a time, or --jobs at once.
+run_batch() {
+	local v=$1 d=$2 i=$3 num=$4 nb=$5 st all named out prev_alive try mods sus alive b
+	# boot SKIP TRY: this batch's boot, here or --boot-with's
+	boot() {
+		if [ -n "$BOOT_WITH" ]; then
+			"$BOOT_WITH" batch "$v" "$d" "$i" "$num" "$1" "$2"
+		else
+			boot_batch "$v" "$d" "$i" "$num" "$1"
+		fi
+	}
+	boot "" 0
+	st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
+	log "$v" "batch $((i + 1))/$nb: $st, $(grep -c '^\(hzrig-sweep \)\?trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+	# "error": the rig could not boot it (hzrig boot's, or the lab's
+	# job never showed a console): a failed stage, not a finding
+	if [ "$st" = error ]; then
+		log "$v" "batch $((i + 1))/$nb could not be booted: $(jq -r .crash "$d/status-$i.json" 2>/dev/null)"
+		touch "$d/failed-$i"
+	fi
+	# A driver that hangs or crashes the guest is a finding, and the
+	# batch's other drivers are not lost: the guest said each
+	# modprobe as it began and returned; those that never returned
+	# are the suspects (suspects-N.txt, which collect records), and
+	# the batch boots again without them, up to RETRIES times (the
+	# first boot's console and status kept as *-first.*).
+	# Each boot again leaves out the newest suspects, and those the
+	# last boot left out when it got further without them (its last
+	# heartbeat 5 s or more later than the boot before); those
+	# whose leaving out changed nothing (the guest died as early
+	# without them) go back in, and are measured whole. What each
+	# boot streamed stays (batch-N-first.txt, -retryK.txt), so a
+	# suspect keeps what it measured; when nothing is left to boot,
+	# the last boot is the batch's.
+	all="" named="" out="" prev_alive=0 try=0
+	mods=$(ls "$B/$v/sweep-devices/"*.device | sort | sed -n "$((i * SIZE + 1)),$((i * SIZE + num))p" |
+		xargs -r sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' | sort -u)
+	# a batch whose stream ran to its end is whole: a kernel report that
+	# did not stop the guest (a WARNING), or a guest that hung or
+	# crashed after its end (powering off), is a finding, not a reason
+	# to boot it again (nor to blame the driver that bound last)
+	ended() { grep -aq '^\(hzrig-sweep \)\?sweep end' "$d/batch-$i.txt" 2>/dev/null; }
+	if [ "$st" != ok ] && ended; then
+		log "$v" "batch $((i + 1))/$nb: $st, but the batch ran to its end: not booted again"
+	fi
+	while [ "$st" != ok ] && ! ended && [ $try -lt $RETRIES ]; do
+		keep() {	# this boot's files under their -first/-retryK names
+			local k=first
+			[ $try = 0 ] || k=retry$try
+			mv "$d/console-$i.log" "$d/console-$i-$k.log"
+			mv "$d/status-$i.json" "$d/status-$i-$k.json"
+			mv "$d/batch-$i.txt" "$d/batch-$i-$k.txt" 2> /dev/null
+		}
+		# the modprobes that never returned, else the flooder,
+		# else the driver that bound last (what this boot streamed)
+		b=$d/batch-$i.txt
+		[ -f "$b" ] || b=
+		sus=$("$TOP/rig/sweep/suspects.sh" "$d/console-$i.log" "$d/module-names.txt" $b)
+		if [ -z "$sus" ]; then
+			log "$v" "batch $((i + 1))/$nb ended $st with no suspect: no modprobe left waiting, no flood, no driver bound (console: ${d#$TOP/}/console-$i.log): not booted again"
+			break
+		fi
+		alive=$(sed -n 's/^\(hzrig-sweep \)\?sweep alive t_us=\([0-9]*\).*/\2/p' "$d/batch-$i.txt" 2>/dev/null | tail -n 1)
+		alive=${alive:-0}
+		[ $try = 0 ] || [ "$alive" -lt $((prev_alive + 5000000)) ] || out=$all
+		prev_alive=$alive
+		named=$(printf '%s\n%s\n' "$named" "$sus" | sed '/^$/d' | sort)
+		all=$(printf '%s\n%s\n' "$sus" "$out" | sed '/^$/d' | sort -u)
+		printf '%s\n' "$named" | sort -u > "$d/suspects-$i.txt"
+		if [ -z "$(comm -23 <(printf '%s\n' "$mods") <(printf '%s\n' "$all"))" ]; then
+			log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); nothing left to boot again without them"
+			break
+		fi
+		keep
+		try=$((try + 1))
+		log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); booting it again without $(echo $all) ($try of $RETRIES)"
+		boot "$(echo $all | tr ' ' ,)" "$try"
+		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
+		log "$v" "batch $((i + 1))/$nb again: $st, $(grep -c '^\(hzrig-sweep \)\?trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+	done
+}
+
 declare -A T
 rc=0
 
@@ -136,11 +230,27 @@ t0=$SECONDS
 [ "$COLLECT_ONLY" = 1 ] || [ "$NO_BUILD" = 1 ] || "$TOP/rig/boot/matrix.sh" --build-only "$@" || rc=1
 T[build]=$((SECONDS - t0))
 
+# One accelerator decision for the sweep (hzrig accel's KVM smoke boot),
+# not one a batch: batches boot at once (--jobs), the smoke's files are
+# one per variant directory.
+if [ "$ACCEL" = auto ] && [ -z "$BOOT_WITH" ] && [ "$COLLECT_ONLY" = 0 ]; then
+	for v in "$@"; do
+		[ -f "$B/$v/kernel/arch/x86/boot/bzImage" ] && [ -f "$B/$v/initramfs.cpio" ] || continue
+		ACCEL=$(variant_accel "$v") || ACCEL=auto
+		log sweep "accelerator: $ACCEL, $JOBS guests at once"
+		break
+	done
+fi
+
 mkdir -p "$OUT"
 JSONS=()
 # one sweep, one ID: its variants' records in the history share it
 SWEEP_ID=$(date -u +%Y%m%dT%H%M%SZ)
 t0=$SECONDS
+# Every variant's batches go to one pool of JOBS guests (a variant's last
+# batch does not hold the next variant's first back); each variant is
+# collected once all are done.
+declare -A NB HZV
 for v in "$@"; do
 	d=$OUT/$v
 	if [ "$COLLECT_ONLY" = 1 ] && [ ! -f "$d/batch-0.txt" ] && [ ! -f "$d/status-0.json" ]; then
@@ -160,9 +270,15 @@ for v in "$@"; do
 	n=$(find "$B/$v/sweep-devices" -name '*.device' | wc -l)
 	nb=$(((n + SIZE - 1) / SIZE))
 	hz=$(sed -n 's/^CONFIG_HZ=//p' "$B/$v/kernel/.config")
+	NB[$v]=$nb
+	HZV[$v]=$hz
 	pass="NAK $K then STALL"
 	[ "$WALK" -eq 0 ] || pass="each request NAKed in turn, $WALK passes at most"
-	[ "$UNPLUG_MS" -eq 0 ] || pass="$pass, each device unplugged $UNPLUG_MS ms into its first NAK"
+	if [ "$UNPLUG_MS" -gt 0 ] && [ "$WALK" -gt 0 ]; then
+		pass="$pass, each device unplugged $UNPLUG_MS ms into each pass's NAKed request"
+	elif [ "$UNPLUG_MS" -gt 0 ]; then
+		pass="$pass, each device unplugged $UNPLUG_MS ms into its first NAK"
+	fi
 	log "$v" "$n devices in $nb batches of at most $SIZE, HZ=$hz, $pass"
 	if [ "$UNPLUG_MS" -gt 0 ] && ! grep -q '^CONFIG_KASAN=y' "$B/$v/kernel/.config"; then
 		log "$v" "warning: the unplug pass on a kernel without KASAN sees crashes only (a sweep-debug-* variant has KASAN and lockdep)"
@@ -170,94 +286,29 @@ for v in "$@"; do
 	# the tree's module names, for a flood's suspect (suspects.sh)
 	find "$B/$v/kmods" -name '*.ko' | sed 's|.*/||; s/\.ko$//' > "$d/module-names.txt"
 	if [ -n "$BOOT_WITH" ] && [ "$COLLECT_ONLY" = 0 ]; then
+		# the lab's batches, one variant after the other
+		wait
 		"$BOOT_WITH" start "$v" "$d" "$nb" || { log "$v" "$BOOT_WITH start failed"; rc=1; }
 	fi
+	rm -f "$d"/failed-*
 	for ((i = 0; i < nb && COLLECT_ONLY == 0; i++)); do
 		num=$SIZE
 		[ $(((i + 1) * SIZE)) -le "$n" ] || num=$((n - i * SIZE))
-		if [ -n "$BOOT_WITH" ]; then
-			"$BOOT_WITH" batch "$v" "$d" "$i" "$num" "" 0
-		else
-			boot_batch "$v" "$d" "$i" "$num" ""
-		fi
-		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
-		log "$v" "batch $((i + 1))/$nb: $st, $(grep -c '^\(hzrig-sweep \)\?trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
-		# "error": the rig could not boot it (hzrig boot's, or the lab's
-		# job never showed a console): a failed stage, not a finding
-		if [ "$st" = error ]; then
-			log "$v" "batch $((i + 1))/$nb could not be booted: $(jq -r .crash "$d/status-$i.json" 2>/dev/null)"
-			rc=1
-		fi
-		# A driver that hangs or crashes the guest is a finding, and the
-		# batch's other drivers are not lost: the guest said each
-		# modprobe as it began and returned; those that never returned
-		# are the suspects (suspects-N.txt, which collect records), and
-		# the batch boots again without them, up to RETRIES times (the
-		# first boot's console and status kept as *-first.*).
-		# Each boot again leaves out the newest suspects, and those the
-		# last boot left out when it got further without them (its last
-		# heartbeat 5 s or more later than the boot before); those
-		# whose leaving out changed nothing (the guest died as early
-		# without them) go back in, and are measured whole. What each
-		# boot streamed stays (batch-N-first.txt, -retryK.txt), so a
-		# suspect keeps what it measured; when nothing is left to boot,
-		# the last boot is the batch's.
-		all="" named="" out="" prev_alive=0 try=0
-		mods=$(ls "$B/$v/sweep-devices/"*.device | sort | sed -n "$((i * SIZE + 1)),$((i * SIZE + num))p" |
-			xargs -r sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' | sort -u)
-		# a kernel report that did not stop the guest (a WARNING) is a
-		# finding of a batch that ran to its end: nothing to boot again
-		ended() { grep -aq '^\(hzrig-sweep \)\?sweep end' "$d/batch-$i.txt" 2>/dev/null; }
-		if [ "$st" = crashed ] && ended; then
-			log "$v" "batch $((i + 1))/$nb: a kernel report, and the batch ran to its end: not booted again"
-		fi
-		while [ "$st" != ok ] && ! { [ "$st" = crashed ] && ended; } && [ $try -lt $RETRIES ]; do
-			keep() {	# this boot's files under their -first/-retryK names
-				if [ $try = 0 ]; then
-					mv "$d/console-$i.log" "$d/console-$i-first.log"
-					mv "$d/status-$i.json" "$d/status-$i-first.json"
-					mv "$d/batch-$i.txt" "$d/batch-$i-first.txt" 2> /dev/null
-				else
-					mv "$d/console-$i.log" "$d/console-$i-retry$try.log"
-					mv "$d/status-$i.json" "$d/status-$i-retry$try.json"
-					mv "$d/batch-$i.txt" "$d/batch-$i-retry$try.txt" 2> /dev/null
-				fi
-			}
-			# the modprobes that never returned, else the flooder,
-			# else the driver that bound last (what this boot streamed)
-			b=$d/batch-$i.txt
-			[ -f "$b" ] || b=
-			sus=$("$TOP/rig/sweep/suspects.sh" "$d/console-$i.log" "$d/module-names.txt" $b)
-			if [ -z "$sus" ]; then
-				log "$v" "batch $((i + 1))/$nb ended $st with no suspect: no modprobe left waiting, no flood, no driver bound (console: ${d#$TOP/}/console-$i.log): not booted again"
-				break
-			fi
-			alive=$(sed -n 's/^\(hzrig-sweep \)\?sweep alive t_us=\([0-9]*\).*/\2/p' "$d/batch-$i.txt" 2>/dev/null | tail -n 1)
-			alive=${alive:-0}
-			[ $try = 0 ] || [ "$alive" -lt $((prev_alive + 5000000)) ] || out=$all
-			prev_alive=$alive
-			named=$(printf '%s\n%s\n' "$named" "$sus" | sed '/^$/d' | sort)
-			all=$(printf '%s\n%s\n' "$sus" "$out" | sed '/^$/d' | sort -u)
-			printf '%s\n' "$named" | sort -u > "$d/suspects-$i.txt"
-			if [ -z "$(comm -23 <(printf '%s\n' "$mods") <(printf '%s\n' "$all"))" ]; then
-				log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); nothing left to boot again without them"
-				break
-			fi
-			keep
-			try=$((try + 1))
-			log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); booting it again without $(echo $all) ($try of $RETRIES)"
-			if [ -n "$BOOT_WITH" ]; then
-				"$BOOT_WITH" batch "$v" "$d" "$i" "$num" "$(echo $all | tr ' ' ,)" "$try"
-			else
-				boot_batch "$v" "$d" "$i" "$num" "$(echo $all | tr ' ' ,)"
-			fi
-			st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
-			log "$v" "batch $((i + 1))/$nb again: $st, $(grep -c '^\(hzrig-sweep \)\?trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"
+		# a free slot, then the batch in the background
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+			wait -n
 		done
+		run_batch "$v" "$d" "$i" "$num" "$nb" &
 	done
+done
+wait
+for v in "$@"; do
+	[ -n "${NB[$v]:-}" ] || continue
+	d=$OUT/$v
+	! ls "$d"/failed-* > /dev/null 2>&1 || rc=1
 	find "$B/$v/kmods" -name '*.ko' > "$d/modules.list"
 	if "$HZRIG" sweep collect --dir "$d" --variant "$v" --sweep-id "$SWEEP_ID" \
-		--hz "$hz" --batches "$nb" \
+		--hz "${HZV[$v]}" --batches "${NB[$v]}" \
 		--tree "$(readlink -f "$B/$v/src")" --modules "$d/modules.list" \
 		--firmware "$B/$v/sweep-firmware.txt"; then
 		JSONS+=("$d/sweep.json")
@@ -323,6 +374,11 @@ for j in "${JSONS[@]}"; do
 		"$(jq '[.drivers[].calls[] | select(.verdict != null)] | length' "$j")" \
 		"$(jq '[.drivers[].calls[] | select(.verdict != null and (.jiffies_lag // 0) > 0)] | length' "$j")" \
 		"$(jq '[.drivers[].calls[] | select(.verdict == "outside")] | length' "$j")"
+	# calls the trace lost (its ring buffer overwrote them unread): what
+	# the lines above count is a lower bound in those batches
+	lost=$(jq -r '[.batches[] | select((.trace_overrun // 0) > 0) | "batch \(.batch + 1): \(.trace_overrun)"] | join(", ")' "$j")
+	[ -z "$lost" ] ||
+		printf '  %-24s trace events lost (the ring buffer overran; calls there are a lower bound): %s\n' "" "$lost"
 done
 if [ "$COLLECT_ONLY" = 1 ]; then
 	echo "Time: collected again (no build, no boot) in ${T[boot]} s, check-tree ${T[check_tree]} s"

@@ -11,9 +11,18 @@
 #   - hang (1209:0002): two seconds after its probe returned it takes the
 #     guest's CPU for good; the host stops the guest when its stream goes
 #     quiet (30 s, not the 360 s watchdog) and boots the batch again
-#     without it.
-# The sweep walks (each request NAKed in turn): the loop starts in the
-# first pass, after its first request, and is contained there.
+#     without it;
+#   - shape (1209:0003): its probe wants an alternate setting 1 with an
+#     isochronous IN endpoint, which the default device lacks (tm6000's
+#     kind): its devices come from `hzrig sweep devices`, shapes and all,
+#     and the sweep plugs it in again in its shape 1, where it binds and
+#     makes its NAKed requests.
+# The sweep walks (each request NAKed in turn): 1209:0001 and 0002 first
+# read their bulk-in endpoint and go on only with data, so the first pass
+# NAKs that read (measured, 250 ms at both HZ) and the second, which
+# answers it with zeros (hzrig-rawdev's answer to a bulk transfer before
+# the pass's request), reaches the HZ * 3 request; the loop starts in the
+# second pass, after that request, and is contained there.
 # Asserts, at both HZ and in both, that the driver keeps its NAKed sites
 # with their waits inside their windows, the report names its HZ * 3 site
 # HZ-dependent, its outcome and diagnosis say what it did (looped after
@@ -72,6 +81,14 @@ stage() {
 	depmod -b "$t/kmods" "$rel" || return 1
 	mkdir -p "$t/sweep-devices"
 	cp "$B/$v/sweep-devices/ipheth.device" "$t/sweep-devices/"
+	if [ "$p" = 0003 ]; then
+		# the sweep's own devices for its 1209:0003 entry: the default and
+		# shapes (its other entries left out: the first would be picked)
+		grep -i ' *alias usb:v1209p0003' "$t/kmods/lib/modules/$rel/modules.alias" > "$W/$p/alias-$v"
+		"$HZRIG" sweep devices --alias "$W/$p/alias-$v" \
+			--out "$W/$p/devices-$v" > /dev/null || return 1
+		cp "$W/$p/devices-$v/hzrig_sweeptest".* "$t/sweep-devices/"
+	else
 	cat > "$t/sweep-devices/hzrig_sweeptest.device" <<-DEV
 	# the test driver's device (tests/e2e/sweep-loop.sh): 1209:$p
 	driver name=hzrig_sweeptest module=hzrig_sweeptest
@@ -81,6 +98,7 @@ stage() {
 	endpoint address=0x02 type=bulk
 	endpoint address=0x83 type=interrupt
 	DEV
+	fi
 	HZRIG_KMODS=$t/kmods HZRIG_SWEEP_DEVICES=$t/sweep-devices \
 		HZRIG_SWEEP_FIRMWARE=$t/sweep-firmware.txt \
 		"$TOP/initramfs/mkinitramfs.sh" "$t/initramfs.cpio" /bin/busybox \
@@ -95,7 +113,7 @@ stage() {
 for v in $VARIANTS; do
 	build_module "$v" || { echo "sweep-loop: the test driver did not build for $v" >&2; exit 1; }
 done
-for p in 0001 0002; do
+for p in 0001 0002 0003; do
 	for v in $VARIANTS; do
 		stage "$v" "$p" || { echo "sweep-loop: staging $v for 1209:$p failed" >&2; exit 1; }
 	done
@@ -115,13 +133,16 @@ for p in 0001 0002; do
 		s=$W/$p/out/$v/sweep.json
 		hz=$(jq -r .hz "$s" 2>/dev/null)
 		want=$((hz * 3))
-		# (the loop's clear-halts, answered by dummy_hcd, are not its
-		# NAKed requests: once one was taken for a NAKed one, ret 0)
+		# (every call the device NAKed: a loop's clear-halt, answered
+		# by dummy_hcd, once took a NAKed request's line through an
+		# interrupt URB at its URB's address; guest.c's match())
 		check "$what $v: its NAKed requests measured, ETIMEDOUT, inside their windows" \
-			"drv '$s' '[.calls[] | select(.action == \"nak\" and .ret == -110)] | length >= 1 and all(.verdict == \"inside\")'"
+			"drv '$s' '[.calls[] | select(.action == \"nak\")] | length >= 1 and all(.verdict == \"inside\" and .ret == -110)'"
 		check "$what $v: the HZ * 3 site passes $want and is $SITE" \
 			"drv '$s' '[.calls[] | select(.action == \"nak\" and .timeout_arg == $want and (.site | test(\"$SITE_RE\")))] | length == 1'"
 		check "$what $v: its modprobe returned 0" "drv '$s' '.modprobe_rc == 0'"
+		check "$what $v: its bulk read NAKed in the first pass (250 ms, inside), answered with data in the next (the walk's answer)" \
+			"drv '$s' '[.calls[] | select(.timeout_arg == 250)] | any(.action == \"nak\" and .verdict == \"inside\") and any(.action == \"answer\" and .ret == 0)'"
 		check "$what $v: its firmware, which no one ships, had a stand-in, and its record says so" \
 			"grep -qx 'hzrig_sweeptest hzrig_sweeptest.fw standin' '$W/$p/b/$v/sweep-firmware.txt' && drv '$s' '.firmware_standin == \"hzrig_sweeptest.fw\"'"
 		check "$what $v: ipheth measured too (its NAKed site inside its window)" \
@@ -141,11 +162,31 @@ for p in 0001 0002; do
 		fi
 	done
 	R=$W/$p/out/report.json
-	check "$what: the report names the HZ * 3 site HZ-dependent, and only it" \
-		"jq -e '[.sites[] | select(.hz_dependent) | .site] | length == 2 and (map(select(test(\"$SITE_RE\"))) | length == 1)' '$R' > /dev/null"
+	check "$what: the report names the HZ * 3 site HZ-dependent, and of its own only it (the others ipheth's)" \
+		"jq -e '[.sites[] | select(.hz_dependent) | .site] | (map(select(test(\"$SITE_RE\"))) | length == 1) and (map(select(test(\"$SITE_RE\") | not)) | length >= 1 and all(startswith(\"drivers/net/usb/ipheth.c:\")))' '$R' > /dev/null"
 	check "$what: the report lists what the guest saw it do" \
 		"jq -e '[.loops_and_hangs[] | select(.module == \"hzrig_sweeptest\")] | length == 2' '$R' > /dev/null"
 	check "$what: the history has its diagnosis" \
 		"[ \"\$(sqlite3 '$W/$p/hzrig.db' \"SELECT count(*) FROM sweep_drivers WHERE module = 'hzrig_sweeptest' AND diagnosis IS NOT NULL\")\" = 2 ]"
 done
+
+# 1209:0003: the default device does not bind; shape 1 does.
+p=0003
+for v in $VARIANTS; do
+	s=$W/$p/out/$v/sweep.json
+	hz=$(jq -r .hz "$s" 2>/dev/null)
+	check "shape $v: hzrig sweep devices made its shapes (shape 1: an isochronous alternate)" \
+		"[ -e '$W/$p/devices-$v/hzrig_sweeptest.shape1' ] && grep -q 'alt=1' '$W/$p/devices-$v/hzrig_sweeptest.shape1' && ! grep -q 'alt=1' '$W/$p/devices-$v/hzrig_sweeptest.device'"
+	check "shape $v: the default device did not bind (-EINVAL), and the guest plugged it in again in shape 1" \
+		"grep -q 'hzrig_sweeptest did not bind: its next shape (1 of ' '$W/$p/out/$v/console-0.log' && grep -q '^rawdev=0 t_us=[0-9]* shape=1.\\?\$' '$W/$p/out/$v/batch-0.txt'"
+	check "shape $v: shape 1's trial (all answered) got further than the default device, so shape 1 was walked from pass 1" \
+		"sed -n '/^rawdev=0 t_us=[0-9]* shape=1/,\$p' '$W/$p/out/$v/batch-0.txt' | grep -m1 '^rawdev=0 t_us=[0-9]* walk=' | grep -q 'walk=replug pass=1.\\?\$'"
+	check "shape $v: bound in shape 1, and its record says so" \
+		"drv '$s' '.outcome == \"bound\" and .shape == 1'"
+	check "shape $v: the HZ * 3 site, reached in its shape, NAKed and inside its window" \
+		"drv '$s' '[.calls[] | select(.action == \"nak\" and .timeout_arg == $((hz * 3)) and .verdict == \"inside\" and (.site | test(\"$SITE_RE\")))] | length == 1'"
+	check "shape $v: the batch ran to its end" "jq -e 'all(.batches[]; .complete)' '$s' > /dev/null"
+done
+check "shape: the report names the HZ * 3 site HZ-dependent, and shows the shape it bound in" \
+	"jq -e '[.sites[] | select(.hz_dependent) | .site] | map(select(test(\"$SITE_RE\"))) | length == 1' '$W/$p/out/report.json' > /dev/null && grep -Eq 'hzrig_sweeptest +HZ=100 +bound .*\\(shape 1\\)' '$W/$p/out/report.txt'"
 e2e_done sweep-loop

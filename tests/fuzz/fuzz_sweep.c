@@ -9,7 +9,11 @@
  *      read): what it accepts has drivers whose batch exists, outcomes it
  *      knows and windows in order, and the site rule runs on it;
  *   2  a modules.alias line (ids.c), and the device built from what it
- *      accepts fits and is a device file.
+ *      accepts, and each of its shapes, fits and is a device file whose
+ *      descriptors can be built;
+ *   3  a device file (gadget/device_file.c: hzrig-rawdev's and
+ *      hzrig-gadget's), and the descriptors built from what it accepts,
+ *      their wTotalLength their length.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +22,7 @@
 
 #include "lib/util.h"
 #include "sweep/sweep.h"
+#include "device_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -69,15 +74,48 @@ static void sweep_json(const char *text)
 	hzrig_sweep_run_free(&r);
 }
 
+/* A device file's descriptors: built whole, or refused as too big. */
+static void descriptors(const struct hzg_device_file *d)
+{
+	static uint8_t b[HZG_DEV_MAX_BYTES];
+	size_t n;
+
+	for (int hs = 0; hs < 2; hs++) {
+		n = hzg_dev_config_desc(d, b, sizeof(b), hs);
+		if (n && (n < USB_DT_CONFIG_SIZE || (size_t)(b[2] | b[3] << 8) != n))
+			abort();
+	}
+	if (hzg_dev_device_desc(d, b, sizeof(b)) != USB_DT_DEVICE_SIZE)
+		abort();
+}
+
 static void alias(const char *text)
 {
+	static struct hzg_device_file d;
 	struct hzrig_usb_id id;
 	char why[160], buf[4096];
 
-	if (hzrig_usb_id_parse(text, &id, why, sizeof(why)) == 1 &&
-	    hzrig_usb_id_device(&id, text, buf, sizeof(buf)) > 0 &&
-	    !strstr(buf, "\ndevice vendor="))
-		abort();
+	if (hzrig_usb_id_parse(text, &id, why, sizeof(why)) != 1)
+		return;
+	for (unsigned int s = 0; s <= HZRIG_SWEEP_SHAPES; s++) {
+		size_t n = s ? hzrig_usb_id_shape(&id, text, s, buf, sizeof(buf)) :
+			       hzrig_usb_id_device(&id, text, 0, buf, sizeof(buf));
+
+		if (!n)
+			continue;
+		if (!strstr(buf, "\ndevice vendor=") || hzg_dev_parse(&d, buf, why, sizeof(why)))
+			abort();
+		descriptors(&d);
+	}
+}
+
+static void device_file(const char *text)
+{
+	static struct hzg_device_file d;
+	char why[160];
+
+	if (!hzg_dev_parse(&d, text, why, sizeof(why)))
+		descriptors(&d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -91,15 +129,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		batch(text);
 		break;
 	case 1:
 		sweep_json(text);
 		break;
-	default:
+	case 2:
 		alias(text);
+		break;
+	default:
+		device_file(text);
 	}
 	free(text);
 	return 0;

@@ -61,7 +61,8 @@ seed() {
 			i=$((i + 1)); { printf '\2'; cat "$f"; } > "$s/build-$i"
 		done ;;
 	fuzz_sweep)
-		# First byte: 0 a guest batch, 1 sweep.json, 2 a modules.alias line.
+		# First byte: 0 a guest batch, 1 sweep.json, 2 a modules.alias
+		# line, 3 a device file.
 		for f in "$TOP"/tests/data/sweep/*/batch-*.txt; do
 			i=$((i + 1)); { printf '\0'; head -c 12000 "$f"; } > "$s/batch-$i"
 		done
@@ -69,7 +70,12 @@ seed() {
 			i=$((i + 1)); { printf '\1'; cat "$f"; } > "$s/sweep-$i"
 		done
 		printf '\2alias usb:v05ACp*d*dc*dsc*dp*icFFiscFDip01in* ipheth\n' > "$s/alias-1"
-		printf '\2alias usb:v0451p3410d01[0-3]*dc*dsc*dp*ic*isc*ip*in02* x\n' > "$s/alias-2" ;;
+		printf '\2alias usb:v0451p3410d01[0-3]*dc*dsc*dp*ic*isc*ip*in02* x\n' > "$s/alias-2"
+		printf '\2alias usb:v*p*d*dc*dsc*dp*ic02isc02ip01in* cdc_acm\n' > "$s/alias-3"
+		# 3: a device file, as hzrig-rawdev and hzrig-gadget read them
+		for f in "$TOP"/gadget/devices/*.device "$TOP"/gadget/devices/sweep/*.device; do
+			i=$((i + 1)); { printf '\3'; cat "$f"; } > "$s/device-$i"
+		done ;;
 	esac
 	echo "$s"
 }

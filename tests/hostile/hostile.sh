@@ -208,6 +208,21 @@ check "26 concurrent ingests of one run: none fails" "[ $fails -eq 0 ] && saniti
 check "26 concurrent ingests: recorded once, database intact" \
 	"[ \"\$(sqlite3 '$T/c.db' 'SELECT count(*) FROM runs')\" = 1 ] && [ \"\$(sqlite3 '$T/c.db' 'PRAGMA integrity_check')\" = ok ]"
 
+# A database in a rollback journal (an older hzrig, or sqlite3 by hand)
+# while another writer holds its write lock: switching it to WAL reads,
+# then writes, and SQLite says busy at once there instead of waiting. The
+# ingest waits for the lock as every other write does.
+rm -f "$T/w.db"*
+$HZRIG ingest --db "$T/w.db" "$DATA/history/20261203T094306Z" >/dev/null 2>&1
+sqlite3 "$T/w.db" 'PRAGMA journal_mode = DELETE' >/dev/null
+(echo 'BEGIN IMMEDIATE;'; sleep 2; echo 'COMMIT;') | sqlite3 "$T/w.db" &
+holder=$!
+sleep 0.5
+run $HZRIG ingest --db "$T/w.db" "$DATA/history/20261203T102031Z"
+wait $holder
+check "ingest into a rollback-journal database another writer holds: waits, then records" \
+	"[ $rc -eq 0 ] && [ \"\$(sqlite3 '$T/w.db' 'SELECT count(*) FROM runs')\" = 2 ] && [ \"\$(sqlite3 '$T/w.db' 'PRAGMA journal_mode')\" = wal ]"
+
 # kill -9 at random moments of an ingest: the database stays intact, and
 # the run is in it whole or not at all.
 rm -f "$T/ref.db"

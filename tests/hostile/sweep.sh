@@ -32,6 +32,63 @@ run $HZRIG sweep devices --alias "$T/ok.alias" --overrides "$T/none::$T/over2:$T
 check "devices: --overrides DIR:DIR: the first that has the module's file wins, a missing or empty one skipped" \
 	"[ $rc -eq 0 ] && cmp -s '$T/over2/ipheth.device' '$T/dev3/ipheth.device' && quiet"
 
+printf 'alias usb:v0402p5602d*dc*dsc*dp*ic*isc*ip*in* gspca_m5602\n' >> "$T/ok.alias"
+printf '%s\n' 'kernel/drivers/media/usb/gspca/m5602/gspca_m5602.ko: kernel/drivers/media/usb/gspca/gspca_main.ko kernel/drivers/media/v4l2-core/videodev.ko' \
+	'kernel/drivers/net/usb/ipheth.ko:' > "$T/ok.dep"
+run $HZRIG sweep devices --alias "$T/ok.alias" --dep "$T/ok.dep" --out "$T/dev4"
+check "devices --dep: a driver built on V4L2 gets the isochronous alternate, one built on nothing none" \
+	"[ $rc -eq 0 ] && grep -q '^interface number=0 alt=1 class=0xff' '$T/dev4/gspca_m5602.device' && grep -q 'type=isochronous' '$T/dev4/gspca_m5602.device' && ! grep -q 'alt=1' '$T/dev4/ipheth.device' && quiet"
+printf 'kernel/a.ko: b.ko\nthis is not modules.dep\n' > "$T/bad.dep"
+run $HZRIG sweep devices --alias "$T/ok.alias" --dep "$T/bad.dep" --out "$T/dev5"
+check "devices --dep: a line that is not modules.dep's is named by file:line, no device written" \
+	"[ $rc -eq 2 ] && said 'bad.dep:2: not a modules.dep line' && [ ! -e '$T/dev5' ] && quiet"
+run $HZRIG sweep devices --alias "$T/ok.alias" --dep "$T/no.dep" --out "$T/dev5"
+check "devices --dep: a missing file is named, no device written" \
+	"[ $rc -eq 2 ] && said 'no.dep' && [ ! -e '$T/dev5' ] && quiet"
+printf 'kernel/a.ko: b\000.ko\n' > "$T/nul.dep"
+run $HZRIG sweep devices --alias "$T/ok.alias" --dep "$T/nul.dep" --out "$T/dev5"
+check "devices --dep: a NUL byte is refused" "[ $rc -eq 2 ] && said 'NUL' && quiet"
+
+# --- hzrig boot: a guest done, then not powering off -----------------------
+# A fake QEMU: its stream beats once, its console says the guest is done,
+# and then it neither powers off nor writes again (a driver's shutdown
+# that hangs). Its stream's silence is expected after the end: the guest
+# is stopped done_grace_s later and judged by its console, not called
+# hung (its batch was booted twice again, its last-bound driver blamed).
+cat > "$T/fakeqemu" <<'FAKE'
+#!/bin/sh
+# the file of the second -serial is the guest's stream
+n=0 out=
+for a in "$@"; do
+	case "$prev" in -serial) n=$((n + 1)); [ $n -eq 2 ] && out=${a#file:} ;; esac
+	prev=$a
+done
+echo "sweep alive t_us=1" > "$out"
+echo "hzrig: guest done rc=${FAKE_RC:-0}"
+exec sleep 60
+FAKE
+chmod +x "$T/fakeqemu"
+printf 'binary = %s\nargs = -nodefaults\ncpu_tcg = max\nappend = console=ttyS0\ndone_grace_s = 2\n' "$T/fakeqemu" > "$T/fake.conf"
+printf 'x' > "$T/img"
+bootit() {
+	run timeout 50 $HZRIG boot --variant v --kernel "$T/img" --initrd "$T/img" --timeout 40 --accel tcg \
+		--qemu-config "$T/fake.conf" --console "$T/fc.log" --samples "$T/fs" --status "$T/fst.json" --quiet-s 5
+}
+t0=$SECONDS
+bootit
+check "boot: a guest done that does not power off is stopped after done_grace_s, ok by its console" \
+	"[ $rc -eq 0 ] && [ \$((SECONDS - t0)) -lt 20 ] && jq -e '.status == \"ok\" and .guest_rc == 0' '$T/fst.json' > /dev/null && said 'did not power off within 2 s' && quiet"
+FAKE_RC=3 bootit
+check "boot: ... and a guest done with rc 3 so stopped is 'failed'" \
+	"[ $rc -eq 1 ] && jq -e '.status == \"failed\"' '$T/fst.json' > /dev/null"
+sed -i 's/^echo "hzrig: guest done.*/: no done line/' "$T/fakeqemu"
+bootit
+check "boot: a guest that never says done, its stream silent: hung at --quiet-s" \
+	"jq -e '.status == \"hung\" and (.crash | test(\"went quiet for 5 s\"))' '$T/fst.json' > /dev/null"
+printf 'done_grace_s = x\n' >> "$T/fake.conf"
+bootit
+check "boot: a done_grace_s that is no number is named" "[ $rc -eq 2 ] && said 'done_grace_s' && quiet"
+
 # --- select.py: the rule and the dependencies it opens, on a made-up tree -----
 K=$T/ktree
 mkdir -p "$K/drivers/cam"
@@ -149,6 +206,26 @@ check "collect: a suspect keeps the NAKed call its first boot streamed, judged, 
 	"[ $rc -eq 0 ] && jq -e '.drivers[] | select(.module == \"loopy\") | .outcome == \"hung the guest\" and (.diagnosis | startswith(\"hung the guest after probe\")) and .modprobe_rc == 0 and ([.calls[] | select(.action == \"nak\" and .verdict == \"inside\" and .timeout_arg == 300)] | length == 1) and .reports == []' '$T/c5/sweep.json' > /dev/null"
 check "collect: the boot again without it is the batch, whole" \
 	"jq -e '.batches[0].complete and .batches[0].ended == \"ok\" and ([.drivers[].module] | sort == [\"ch341\", \"loopy\"])' '$T/c5/sweep.json' > /dev/null"
+# the same boot crashed while the guest read the driver's video node
+# (gspca's read starts streaming): where it died is said
+cp "$T/c5/console-0-first.log" "$T/c5/console.keep"
+printf '%s\n' 'hzrig-sweep: open-begin module=loopy bus=1 entry=input:input/event3' \
+	'hzrig-sweep: open-end module=loopy bus=1 entry=input:input/event3 rc=143' \
+	'hzrig-sweep: open-begin module=loopy bus=1 entry=video4linux:video0' \
+	'hzrig-sweep: open-begin module=loopy10 bus=1 entry=tty:ttyUSB0' \
+	'[   19.3] general protection fault, probably for non-canonical address 0xdead000000000125: 0000 [#1]' \
+	'[   19.4] Kernel panic - not syncing: Fatal exception' >> "$T/c5/console-0-first.log"
+rm -f "$T/c5/sweep.json"
+run $HZRIG sweep collect --dir "$T/c5" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a suspect whose open never ended on a boot that panicked: 'crashed the guest on open (ENTRY)'" \
+	"[ $rc -eq 0 ] && jq -e '.drivers[] | select(.module == \"loopy\") | .diagnosis | startswith(\"crashed the guest on open (video4linux:video0)\")' '$T/c5/sweep.json' > /dev/null && quiet"
+printf '%s\n' 'hzrig-sweep: open-end module=loopy bus=1 entry=video4linux:video0 rc=1' >> "$T/c5/console-0-first.log"
+rm -f "$T/c5/sweep.json"
+run $HZRIG sweep collect --dir "$T/c5" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: its opens all ended (another driver's did not): 'crashed the guest after probe'" \
+	"[ $rc -eq 0 ] && jq -e '.drivers[] | select(.module == \"loopy\") | .diagnosis | startswith(\"crashed the guest after probe\")' '$T/c5/sweep.json' > /dev/null && quiet"
+mv "$T/c5/console.keep" "$T/c5/console-0-first.log"
+rm -f "$T/c5/sweep.json"
 printf 'loopy loopy/fw.bin standin\nloopy ok.bin present\nloopy \033[31mred.bin standin\nch341 x.bin missing\n' > "$T/c5/fw.txt"
 rm -f "$T/c5/sweep.json"
 run $HZRIG sweep collect --dir "$T/c5" --variant v --sweep-id s1 --hz 100 --batches 1 --firmware "$T/c5/fw.txt"
@@ -201,6 +278,68 @@ check "suspects: a crash whose work item is one of the modprobes left waiting: o
 grep -v Workqueue "$T/con7" > "$T/con8"
 check "suspects: a crash that names none of them: every modprobe left waiting" \
 	"[ \"\$('$S' '$T/con8' '$T/mods' | tr '\n' ,)\" = prism2_usb,quatech2,r8152, ]"
+# ums_sddr09's transport thread crashed at 125 s, its modprobe long
+# returned, while four other modprobes waited: those four were blamed
+# and the batch booted three times more, each crashing the same way.
+printf 'ums_sddr09\nusb_storage\nusbtest\nums_karma\nlibertas_tf_usb\nlibertas_tf\n' >> "$T/mods"
+{
+	printf 'hzrig-sweep: modprobe-begin module=%s\r\n' usb_storage ums_sddr09 usbtest ums_karma
+	printf 'hzrig-sweep: modprobe-end module=%s rc=0\r\n' usb_storage ums_sddr09
+	printf '%s\r\n' '[  125.720123] BUG: kernel NULL pointer dereference, address: 0000000000000034' \
+		'[  125.721074] Oops: 0000 [#1]' \
+		'[  125.721198] CPU: 0 PID: 2941 Comm: usb-storage Not tainted 6.1.192 #1 ' \
+		'[  125.721390] RIP: 0010:sddr09_transport+0x116/0xcdd [ums_sddr09]' \
+		'[  125.723511] Call Trace:' \
+		'[  125.723822]  ? dpcm_transport+0x32/0x46 [ums_sddr09]' \
+		'[  125.723956]  ? usb_stor_invoke_transport+0x21/0x3aa [usb_storage]' \
+		'[  125.726440] Modules linked in: usbtest(+) ums_karma(+) ums_sddr09 usb_storage' \
+		'[  125.728838] Kernel panic - not syncing: Fatal exception'
+} > "$T/con11"
+check "suspects: a crash whose faulting frame is a driver whose modprobe returned, while others wait: that driver" \
+	"[ \"\$('$S' '$T/con11' '$T/mods')\" = ums_sddr09 ]"
+{
+	printf 'hzrig-sweep: modprobe-begin module=%s\r\n' usbtest libertas_tf_usb
+	printf 'hzrig-sweep: modprobe-end module=libertas_tf_usb rc=0\r\n'
+	printf '%s\r\n' '[  127.0] BUG: kernel NULL pointer dereference, address: 0000000000000000' \
+		'[  127.0] Workqueue: libertastf lbtf_cmd_work [libertas_tf]' \
+		'[  127.0] RIP: 0010:usb_submit_urb+0x52/0x536' \
+		'[  127.0]  ? usb_tx_block+0x6e/0x75 [libertas_tf_usb]' \
+		'[  127.0]  ? lbtf_execute_next_command+0xb0/0xf7 [libertas_tf]' \
+		'[  127.1] Kernel panic - not syncing: Fatal exception'
+} > "$T/con12"
+check "suspects: a crash in the core's code, a library's work item: the batch's driver innermost in the trace" \
+	"[ \"\$('$S' '$T/con12' '$T/mods')\" = libertas_tf_usb ]"
+printf 'gspca_m5602\ngspca_main\ngspca_gl860\n' >> "$T/mods"
+{
+	printf 'hzrig-sweep: modprobe-begin module=%s\r\n' gspca_gl860 gspca_m5602
+	printf 'hzrig-sweep: modprobe-end module=gspca_m5602 rc=0\r\n'
+	printf 'hzrig-sweep: open-begin module=%s\r\n' 'gspca_m5602 bus=3 entry=input:input/event2' \
+		'gspca_m5602 bus=3 entry=video4linux:video1' 'ch341 bus=4 entry=tty:ttyUSB0'
+	printf 'hzrig-sweep: open-end module=%s\r\n' 'gspca_m5602 bus=3 entry=input:input/event2 rc=143' \
+		'ch341 bus=4 entry=tty:ttyUSB0 rc=0'
+	printf '%s\r\n' '[   19.3] general protection fault, probably for non-canonical address 0xdead000000000125: 0000 [#1]' \
+		'[   19.3] CPU: 0 PID: 1350 Comm: head Tainted: G        WC         6.1.192 #1 ' \
+		'[   19.3] RIP: 0010:alt_xfer+0x14/0x43 [gspca_main]' \
+		'[   19.3]  ? gspca_init_transfer.constprop.0+0xdc/0x6a6 [gspca_main]' \
+		'[   19.3]  ? v4l2_read+0x40/0x84 [videodev]' \
+		'[   19.4] Kernel panic - not syncing: Fatal exception'
+} > "$T/con14"
+check "suspects: a crash in the opener's read, a library's frames only: the driver whose open never ended" \
+	"[ \"\$('$S' '$T/con14' '$T/mods')\" = gspca_m5602 ]"
+sed 's/Comm: head/Comm: modprobe/' "$T/con14" > "$T/con15"
+check "suspects: the same crash in a modprobe: the modprobe left waiting" \
+	"[ \"\$('$S' '$T/con15' '$T/mods')\" = gspca_gl860 ]"
+{
+	printf 'hzrig-sweep: modprobe-begin module=%s\r\n' usbtest libertas_tf_usb
+	printf 'hzrig-sweep: modprobe-end module=libertas_tf_usb rc=0\r\n'
+	printf '%s\r\n' '[  17.4] ------------[ cut here ]------------' \
+		'[  17.4] WARNING: CPU: 0 PID: 947 at drivers/usb/core/urb.c:411 usb_submit_urb+0x15d/0x536' \
+		'[  17.4] RIP: 0010:usb_submit_urb+0x15d/0x536' \
+		'[  17.4]  ? usb_tx_block+0x6e/0x75 [libertas_tf_usb]' \
+		'[  17.4] ---[ end trace 0000000000000000 ]---'
+} > "$T/con13"
+check "suspects: a WARNING's trace is no crash: the modprobe left waiting" \
+	"[ \"\$('$S' '$T/con13' '$T/mods')\" = usbtest ]"
 {
 	printf 'hzrig-sweep: modprobe-begin module=%s\r\nhzrig-sweep: modprobe-end module=%s rc=0\r\n' \
 		dvb_usb_pctv452e dvb_usb_pctv452e em28xx em28xx
@@ -218,6 +357,11 @@ printf '%s\r\n' 'modprobe module=mceusb rc=0 t=3.1' 'bind intf=2-1:1.0 driver=mc
 	'bind intf=1-1:1.0 driver=ipheth' > "$T/stream9"
 check "suspects: every modprobe returned, no flood: the driver that bound last, from the stream (a root hub's binding is none)" \
 	"[ \"\$('$S' '$T/con9' '$T/mods' '$T/stream9')\" = mceusb ]"
+printf '%s\r\n' 'modprobe module=mceusb rc=0 t=3.1' 'bind intf=2-1:1.0 driver=mceusb' \
+	'modprobe module=ipheth rc=0 t=5.1' 'bound module=mceusb bus=2 dev=2 t=5.0' \
+	'rawdev=0 t_us=9000000 walk=replug pass=3' 'bound module=ipheth bus=1 dev=4 t=9.6' 'sweep alive t_us=10200000' > "$T/stream10"
+check "suspects: a driver that bound only in a later pass of the walk (its modprobe's probe failed), and last: it" \
+	"[ \"\$('$S' '$T/con9' '$T/mods' '$T/stream10')\" = ipheth ]"
 check "suspects: the same without the stream: no suspect" \
 	"[ -z \"\$('$S' '$T/con9' '$T/mods')\" ]"
 check "suspects: a modprobe left waiting wins over the stream's last bound" \
@@ -289,7 +433,9 @@ bad newline '.drivers[0].calls[0].site = "a\nb"'
 bad reports '.drivers[0].reports = [1]'
 bad unreported '.drivers[0].outcome = "kernel report" | .drivers[0].reports = []'
 bad unplug '.batches[0].unplug_ms = 60001'
-for k in type range outcome window batch twice name newline reports unreported unplug; do
+bad requests '.drivers[0].reports = ["WARNING: x"] | .drivers[0].report_requests = [65]'
+bad requestn '.drivers[0].reports = ["WARNING: x"] | .drivers[0].report_requests = [1, 2]'
+for k in type range outcome window batch twice name newline reports unreported unplug requests requestn; do
 	run $HZRIG sweep report "$T/$k.json"
 	check "report: sweep.json with a bad $k is refused, the field named" \
 		"[ $rc -eq 2 ] && grep -q '$k.json: ' '$T/err' && quiet"
@@ -312,6 +458,12 @@ check "ingest --sweep: the same sweep and variant, changed: unchanged, exit 1" \
 	"[ $rc -eq 1 ] && said 'already ingested but the file differs' && quiet"
 run $HZRIG ingest --db "$T/h2.db" --sweep --lava "$SW/sweep.json"
 check "ingest: --sweep with --lava is bad usage" "[ $rc -eq 2 ] && said 'one or the other' && quiet"
+# schema 9: how far the sweep went with a driver, in columns of its own
+jq '.sweep_id = "s9" | .drivers[0].walk_passes = 3 | .drivers[0].shape = 2 | .drivers[0].firmware_standin = "x.fw" | .drivers[0].opened = ["net:eth0 rc=0", "tty:ttyUSB0 rc=1"]' \
+	"$SW/sweep.json" > "$T/s9.json"
+run $HZRIG ingest --db "$T/h9.db" --sweep "$T/s9.json"
+check "ingest --sweep: a driver's walk passes, shape, firmware stand-in and opened entries in their columns" \
+	"[ $rc -eq 0 ] && [ \"\$(sqlite3 '$T/h9.db' \"SELECT walk_passes || '|' || shape || '|' || firmware_standin || '|' || replace(opened, char(10), ',') FROM sweep_drivers WHERE module = (SELECT module FROM sweep_drivers ORDER BY rowid LIMIT 1)\")\" = '3|2|x.fw|net:eth0 rc=0,tty:ttyUSB0 rc=1' ] && [ \"\$(sqlite3 '$T/h9.db' 'SELECT count(*) FROM sweep_drivers WHERE shape IS NOT NULL')\" = 1 ]"
 
 # --- hzrig lava jobs on a sweep variant --------------------------------------
 mkdir -p "$T/b/sweep-check-hz-100/sweep-devices" "$T/b/sweep-check-hz-100/kernel/arch/x86/boot"
@@ -363,6 +515,12 @@ check "sweep.sh: --unplug-ms with --nak 0 (nothing NAKed to unplug under) is ref
 	"[ $rc -eq 2 ] && said 'needs --nak 1 or more'"
 run "$TOP/rig/sweep/sweep.sh" --unplug-ms 1e3 sweep-check-debug-hz-250
 check "sweep.sh: --unplug-ms not a number is refused, named" "[ $rc -eq 2 ] && said \"not '1e3'\""
+# --jobs: guests at once, 1..16
+run "$TOP/rig/sweep/sweep.sh" --jobs 0 --out "$T/nojobs" sweep-check-hz-100
+check "sweep.sh: --jobs 0 is refused, named, nothing written" \
+	"[ $rc -eq 2 ] && said '--jobs must be 1..16' && [ ! -e '$T/nojobs' ]"
+run "$TOP/rig/sweep/sweep.sh" --jobs two --out "$T/nojobs" sweep-check-hz-100
+check "sweep.sh: --jobs not a number is refused, named" "[ $rc -eq 2 ] && said \"not 'two'\" && [ ! -e '$T/nojobs' ]"
 run $HZRIG lava jobs --build "$T/b" --out "$T/jobs2" --unplug-ms 100 --nak 0 sweep-check-hz-100
 check "lava jobs: --unplug-ms with --nak 0 is refused, nothing written" \
 	"[ $rc -eq 2 ] && said 'needs --nak 1 or more' && [ ! -e '$T/jobs2' ] && quiet"

@@ -42,7 +42,7 @@ from progscan import (BUILTINS, KEYWORDS, Shell, c_places,  # noqa: E402
 PROJECT = {
     'hzrig', 'hzrig-gadget', 'hzrig-runner', 'hzrig-hold',
     'hzrig-ioctl-fuzz', 'hzrig-robustness', 'hzrig-rawdev',
-    'hzrig-usbmon-dump', 'hzrig-stream', 'hzrig-sweep',
+    'hzrig-usbmon-dump', 'hzrig-stream', 'hzrig-sweep', 'hzrig-netup',
 }
 
 def read_list(top, path=None):

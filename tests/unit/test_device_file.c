@@ -33,6 +33,32 @@ static void load(const char *name, struct hzg_device_file *d)
 		fail_msg("%s: %s", name, err);
 }
 
+/*
+ * The sweep's iPhone (gadget/devices/sweep/ipheth.device): ipheth's
+ * interface is number 2, after two others, its endpoints in alternate 1,
+ * as open()'s usb_set_interface(udev, IPHETH_INTFNUM, 1) wants; the
+ * configuration says three interfaces.
+ */
+static void test_sweep_ipheth(void **state)
+{
+	struct hzg_device_file d;
+	uint8_t b[1024];
+	size_t len;
+
+	(void)state;
+	load("sweep/ipheth.device", &d);
+	assert_string_equal(d.module, "ipheth");
+	assert_true(hzg_dev_has_alt(&d, 2, 1));
+	assert_false(hzg_dev_has_alt(&d, 0, 1));
+	assert_int_equal(d.intf[3].number, 2);
+	assert_int_equal(d.intf[3].n_ep, 2);
+	assert_int_equal(d.intf[2].n_ep, 0);
+	len = hzg_dev_build(&d, b, sizeof(b), true);
+	assert_true(len > 9);
+	assert_int_equal(b[5], USB_DT_CONFIG);
+	assert_int_equal(b[8], 3);	/* bNumInterfaces */
+}
+
 static void test_ipheth(void **state)
 {
 	struct hzg_device_file d;
@@ -210,6 +236,60 @@ static void test_raw_descriptors(void **state)
 	assert_string_equal(d.site, "");
 }
 
+/*
+ * Class-specific descriptors ("extra": CDC's functional ones) go right
+ * after their interface, before its endpoints; an interface association
+ * (IAD) right before its first interface's alternate setting 0; both count
+ * in wTotalLength.
+ */
+static void test_extra_and_association(void **state)
+{
+	struct hzg_device_file d;
+	uint8_t b[1024];
+	size_t len;
+	char err[160];
+
+	(void)state;
+	if (hzg_dev_parse(&d, "device vendor=1 product=2\n"
+			  "interface number=0 alt=0 class=0xff\n"
+			  "association first=1 count=2 class=0x02 subclass=0x02\n"
+			  "interface number=1 alt=0 class=0x02 subclass=0x02\n"
+			  "extra data=05,24,00,10,01\n"
+			  "extra data=05,24,06,01,02\n"
+			  "endpoint address=0x83 type=interrupt\n"
+			  "interface number=2 alt=0 class=0x0a\n"
+			  "endpoint address=0x81 type=bulk\n"
+			  "endpoint address=0x02 type=bulk\n", err, sizeof(err)))
+		fail_msg("%s", err);
+	len = hzg_dev_config_desc(&d, b, sizeof(b), true);
+	assert_int_equal(len, 9 + 9 + 8 + 9 + 10 + 7 + 9 + 2 * 7);
+	assert_int_equal(b[2] | b[3] << 8, len);
+	assert_int_equal(b[4], 3);			/* bNumInterfaces */
+	assert_int_equal(b[18 + 1], USB_DT_INTERFACE_ASSOCIATION);
+	assert_int_equal(b[18 + 2], 1);			/* bFirstInterface */
+	assert_int_equal(b[18 + 3], 2);
+	assert_int_equal(b[18 + 4], 0x02);
+	assert_int_equal(b[26 + 1], USB_DT_INTERFACE);
+	assert_int_equal(b[26 + 2], 1);
+	assert_int_equal(b[35], 5);			/* the header, then the union */
+	assert_int_equal(b[35 + 1], 0x24);
+	assert_int_equal(b[40 + 2], 0x06);
+	assert_int_equal(b[45 + 1], USB_DT_ENDPOINT);
+	assert_int_equal(b[45 + 2], 0x83);
+
+	/* an isochronous endpoint's sync type: async unless sync= says */
+	if (hzg_dev_parse(&d, "device vendor=1 product=2\n"
+			  "interface number=0 alt=0 class=0xff\n"
+			  "interface number=0 alt=1 class=0xff\n"
+			  "endpoint address=0x81 type=isochronous sync=none\n"
+			  "endpoint address=0x02 type=isochronous\n"
+			  "endpoint address=0x83 type=isochronous sync=adaptive\n", err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(d.ep[0].attributes, USB_ENDPOINT_XFER_ISOC);
+	assert_int_equal(d.ep[1].attributes, USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC);
+	assert_int_equal(d.ep[2].attributes, USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ADAPTIVE);
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -240,16 +320,35 @@ static void test_refused(void **state)
 	refused("driver name=x module=x site=\n", "site= must be 1..");
 	refused("driver name=x module=x site=a.c:1 transfer=ctrl-in\n",
 		"no key 'transfer'");
+	refused("device vendor=1 product=2\ninterface number=0 class=1\n"
+		"extra data=05,24,00\n", "line 3: data= is not one descriptor");
+	refused("device vendor=1 product=2\ninterface number=0 class=1\n"
+		"endpoint address=0x81 type=isochronous sync=maybe\n",
+		"sync=maybe is not none, async, adaptive or sync");
+	refused("device vendor=1 product=2\ninterface number=0 class=1\n"
+		"endpoint address=0x81 type=bulk sync=none\n", "no key 'sync'");
+	refused("device vendor=1 product=2\nextra data=03,24,00\n",
+		"an extra descriptor before any interface");
+	refused("device vendor=1 product=2\ninterface number=0 class=1\n"
+		"endpoint address=0x81 type=bulk\nextra data=03,24,00\n",
+		"after its interface's endpoints");
+	refused("device vendor=1 product=2\ninterface number=0 class=1\n"
+		"association first=3 count=1 class=2\n",
+		"association 1: no interface 3 alt 0");
+	refused("device vendor=1 product=2\ninterface number=0 class=1\n"
+		"association first=0 count=0 class=2\n", "is not a run of interfaces");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ipheth),
+		cmocka_unit_test(test_sweep_ipheth),
 		cmocka_unit_test(test_orinoco),
 		cmocka_unit_test(test_answer_data),
 		cmocka_unit_test(test_isochronous),
 		cmocka_unit_test(test_raw_descriptors),
+		cmocka_unit_test(test_extra_and_association),
 		cmocka_unit_test(test_refused),
 	};
 

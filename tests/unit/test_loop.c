@@ -114,14 +114,21 @@ static void walk_next(void **state)
 	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US - 1), HZG_WALK_WAIT);
 	/* quiet: the next pass */
 	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_REPLUG);
-	/* a pass that made one request of the two: the probe has no more */
+	/*
+	 * a pass that made one request of the two: the probe has no more,
+	 * but its open may (the guest opens what the driver made): done
+	 * only once quiet for HZG_WALK_OPEN_US
+	 */
 	w.in_pass = 1;
-	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_DONE);
-	/* the last pass, or the walk's time spent: done */
-	w.in_pass = 2;
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_WAIT);
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_OPEN_US - 1), HZG_WALK_WAIT);
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_OPEN_US), HZG_WALK_DONE);
+	/* the last pass (its request p came), or the walk's time spent: done */
 	w.pass = w.max_pass;
+	w.in_pass = w.max_pass;
 	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_DONE);
 	w.pass = 2;
+	w.in_pass = 2;
 	w.active_us = w.start_us + HZG_WALK_TOTAL_US;
 	w.pass_us = w.active_us - 1;
 	assert_int_equal(hzg_walk_next(&w, w.active_us + HZG_WALK_QUIET_US), HZG_WALK_DONE);
@@ -131,6 +138,88 @@ static void walk_next(void **state)
 	w.active_us = 6000000;
 	w.nak_pending = true;
 	assert_int_equal(hzg_walk_next(&w, 5000000 + HZG_WALK_PASS_US), HZG_WALK_REPLUG);
+}
+
+/*
+ * A shape's trial answers all; quiet, its shape is walked when it made
+ * more requests than any pass before and one no plug made before, else
+ * its walk is done at once.
+ */
+static void walk_trial(void **state)
+{
+	struct hzg_walk w = { .pass = HZG_WALK_TRIAL, .max_pass = 6,
+			      .in_pass = 5, .most = 5, .fresh = 1, .start_us = 1000000,
+			      .pass_us = 1000000, .active_us = 3000000 };
+
+	(void)state;
+	/* every request of a trial is answered */
+	assert_int_equal(hzg_walk_action(HZG_WALK_TRIAL, 1), HZG_WALK_ANSWER);
+	assert_int_equal(hzg_walk_action(HZG_WALK_TRIAL, 1000), HZG_WALK_ANSWER);
+	/* not quiet yet */
+	assert_int_equal(hzg_walk_next(&w, 3000000 + HZG_WALK_QUIET_US - 1), HZG_WALK_WAIT);
+	/* as many as before: nothing new in this shape */
+	assert_int_equal(hzg_walk_next(&w, 3000000 + HZG_WALK_QUIET_US), HZG_WALK_DONE);
+	/* one more: walked */
+	w.in_pass = 6;
+	assert_int_equal(hzg_walk_next(&w, 3000000 + HZG_WALK_QUIET_US), HZG_WALK_REPLUG);
+	/*
+	 * more, but every one made by a plug before (a probe that fails the
+	 * same way in every shape, past the passes that stalled): done
+	 */
+	w.fresh = 0;
+	assert_int_equal(hzg_walk_next(&w, 3000000 + HZG_WALK_QUIET_US), HZG_WALK_DONE);
+	w.fresh = 1;
+	/* a trial never quiet ends at the pass's limit all the same */
+	w.active_us = w.pass_us + HZG_WALK_PASS_US;
+	assert_int_equal(hzg_walk_next(&w, w.pass_us + HZG_WALK_PASS_US), HZG_WALK_REPLUG);
+	w.in_pass = 0;
+	assert_int_equal(hzg_walk_next(&w, w.pass_us + HZG_WALK_PASS_US), HZG_WALK_DONE);
+	/* the trial's own pass count is not bounded by max_pass */
+	w.in_pass = 7;
+	w.max_pass = 1;
+	assert_int_equal(hzg_walk_next(&w, w.pass_us + HZG_WALK_PASS_US), HZG_WALK_REPLUG);
+}
+
+/* Known: all a device's plugs; a full set takes every key as fresh. */
+static void known_fresh(void **state)
+{
+	static struct hzg_known k;
+	unsigned int i;
+
+	(void)state;
+	assert_true(hzg_known_new(&k, 7));
+	assert_false(hzg_known_new(&k, 7));
+	for (i = 0; k.n < HZG_KNOWN_MAX; i++)
+		assert_true(hzg_known_new(&k, 100 + i));
+	assert_false(hzg_known_new(&k, 7));
+	assert_false(hzg_known_new(&k, 100 + i - 1));
+	assert_true(hzg_known_new(&k, 9));
+	assert_true(hzg_known_new(&k, 9));
+	assert_int_equal(k.n, HZG_KNOWN_MAX);
+}
+
+/* News: a request not seen before; a poll is not; a full set takes all as news. */
+static void seen_news(void **state)
+{
+	struct hzg_seen s = { .n = 0 };
+	unsigned int i;
+
+	(void)state;
+	assert_true(hzg_seen_new(&s, 42));
+	assert_false(hzg_seen_new(&s, 42));
+	assert_true(hzg_seen_new(&s, 43));
+	assert_false(hzg_seen_new(&s, 42));
+	for (i = 0; s.n < HZG_SEEN_MAX; i++)
+		assert_true(hzg_seen_new(&s, 1000 + i));
+	/* remembered to the last */
+	assert_false(hzg_seen_new(&s, 1000 + i - 1));
+	/* full: a new key is news each time */
+	assert_true(hzg_seen_new(&s, 5));
+	assert_true(hzg_seen_new(&s, 5));
+	assert_int_equal(s.n, HZG_SEEN_MAX);
+	/* a plug forgets */
+	s.n = 0;
+	assert_true(hzg_seen_new(&s, 42));
 }
 
 int main(void)
@@ -143,6 +232,9 @@ int main(void)
 		cmocka_unit_test(clock_back_starts_over),
 		cmocka_unit_test(walk_actions),
 		cmocka_unit_test(walk_next),
+		cmocka_unit_test(walk_trial),
+		cmocka_unit_test(known_fresh),
+		cmocka_unit_test(seen_news),
 	};
 
 	return cmocka_run_group_tests_name("loop", tests, NULL, NULL);

@@ -161,18 +161,24 @@ static bool matches(const struct hzrig_usb_id *id, const struct hzg_device_file 
 #undef EQ
 }
 
-static void built(const char *alias, struct hzrig_usb_id *id,
-		  struct hzg_device_file *d)
+static void built_streaming(const char *alias, int stream, struct hzrig_usb_id *id,
+			    struct hzg_device_file *d)
 {
 	char buf[2048], why[128];
 	size_t n;
 
 	assert_int_equal(hzrig_usb_id_parse(alias, id, why, sizeof(why)), 1);
-	n = hzrig_usb_id_device(id, alias, buf, sizeof(buf));
+	n = hzrig_usb_id_device(id, alias, stream, buf, sizeof(buf));
 	assert_true(n > 0 && n < sizeof(buf));
 	assert_int_equal(strlen(buf), n);
 	if (hzg_dev_parse(d, buf, why, sizeof(why)))
 		fail_msg("the built device does not parse: %s\n%s", why, buf);
+}
+
+static void built(const char *alias, struct hzrig_usb_id *id,
+		  struct hzg_device_file *d)
+{
+	built_streaming(alias, 0, id, d);
 }
 
 static void test_device_matches_its_entry(void **state)
@@ -259,6 +265,140 @@ static void test_device_isochronous(void **state)
 	/* no other class gets one */
 	built(CLASS, &id, &d);
 	assert_int_equal(d.n_intf, 1);
+
+	/*
+	 * a vendor-specific interface whose driver is built on V4L2 (a
+	 * gspca camera): the video alternate all the same, its own class
+	 * kept; on ALSA, the audio one; built on nothing, none
+	 */
+	built_streaming(IPHETH, USB_CLASS_VIDEO, &id, &d);
+	assert_int_equal(d.n_intf, 2);
+	assert_int_equal(d.intf[1].alt, 1);
+	assert_int_equal(d.intf[1].cls, 0xff);
+	assert_int_equal(d.intf[1].n_ep, 1);
+	assert_int_equal(d.ep[d.intf[1].first_ep].attributes & USB_ENDPOINT_XFERTYPE_MASK,
+			 USB_ENDPOINT_XFER_ISOC);
+	built_streaming(IPHETH, USB_CLASS_AUDIO, &id, &d);
+	assert_int_equal(d.intf[1].n_ep, 2);
+	built_streaming(IPHETH, 0, &id, &d);
+	assert_int_equal(d.n_intf, 1);
+	/* a video interface stays video whatever its driver is built on */
+	built_streaming(VIDEO, USB_CLASS_AUDIO, &id, &d);
+	assert_int_equal(d.intf[1].n_ep, 1);
+}
+
+/* What a driver streams, from its modules.dep line. */
+static void test_stream_class(void **state)
+{
+	char mod[64];
+
+	(void)state;
+	assert_int_equal(hzrig_sweep_stream_class(
+		"kernel/drivers/media/usb/gspca/gspca_mars.ko: kernel/drivers/media/usb/gspca/gspca_main.ko kernel/drivers/media/v4l2-core/videodev.ko kernel/drivers/media/mc/mc.ko",
+		mod, sizeof(mod)), USB_CLASS_VIDEO);
+	assert_string_equal(mod, "gspca_mars");
+	assert_int_equal(hzrig_sweep_stream_class(
+		"kernel/drivers/media/usb/dvb-usb/dvb-usb-a800.ko.xz: kernel/drivers/media/dvb-core/dvb-core.ko.xz",
+		mod, sizeof(mod)), USB_CLASS_VIDEO);
+	assert_string_equal(mod, "dvb_usb_a800");
+	assert_int_equal(hzrig_sweep_stream_class(
+		"kernel/sound/usb/caiaq/snd-usb-caiaq.ko: kernel/sound/core/snd-pcm.ko kernel/sound/core/snd.ko",
+		mod, sizeof(mod)), USB_CLASS_AUDIO);
+	assert_string_equal(mod, "snd_usb_caiaq");
+	/* built on both: video (em28xx's ALSA part streams beside V4L2) */
+	assert_int_equal(hzrig_sweep_stream_class(
+		"a/em28xx.ko: b/snd-pcm.ko c/videodev.ko", mod, sizeof(mod)), USB_CLASS_VIDEO);
+	/* a name that only begins like one is not it */
+	assert_int_equal(hzrig_sweep_stream_class(
+		"kernel/drivers/net/usb/cdc_ether.ko: kernel/drivers/net/usb/usbnet.ko kernel/x/videodevx.ko",
+		mod, sizeof(mod)), 0);
+	assert_int_equal(hzrig_sweep_stream_class("kernel/drivers/usb/misc/usbtest.ko:", mod,
+						  sizeof(mod)), 0);
+	/* not a modules.dep line */
+	assert_int_equal(hzrig_sweep_stream_class("no colon here", mod, sizeof(mod)), -1);
+	assert_int_equal(hzrig_sweep_stream_class("README: x.ko", mod, sizeof(mod)), -1);
+	assert_int_equal(hzrig_sweep_stream_class(".ko: x.ko", mod, sizeof(mod)), -1);
+	assert_int_equal(hzrig_sweep_stream_class("a/b.ko: x", mod, 1), -1);
+}
+
+/* One shape of @alias's device, parsed; false when the entry has none. */
+static bool shaped(const char *alias, unsigned int shape, struct hzrig_usb_id *id,
+		   struct hzg_device_file *d)
+{
+	char buf[4096], why[128];
+	size_t n;
+
+	assert_int_equal(hzrig_usb_id_parse(alias, id, why, sizeof(why)), 1);
+	n = hzrig_usb_id_shape(id, alias, shape, buf, sizeof(buf));
+	if (!n)
+		return false;
+	assert_int_equal(strlen(buf), n);
+	if (hzg_dev_parse(d, buf, why, sizeof(why)))
+		fail_msg("shape %u does not parse: %s\n%s", shape, why, buf);
+	return true;
+}
+
+/*
+ * Devices that do not bind get other shapes: 1, every kind of endpoint and
+ * an isochronous alternate; 2, the matched interface at 1 (or its entry's
+ * number) and two more of its class under an association; 3, CDC's
+ * control and data interfaces, for a CDC entry only; 4 and 5, an
+ * interrupt IN alone, and with an OUT. Each still matches the entry.
+ */
+static void test_device_shapes(void **state)
+{
+	struct hzrig_usb_id id;
+	struct hzg_device_file d;
+	bool iso = false;
+
+	(void)state;
+	assert_true(shaped(FTDI, 1, &id, &d));
+	assert_int_equal(d.vendor, 0x0403);
+	assert_int_equal(d.n_intf, 2);
+	assert_int_equal(d.intf[0].n_ep, 6);
+	assert_int_equal(d.intf[1].alt, 1);
+	for (unsigned int e = 0; e < d.intf[1].n_ep; e++)
+		iso |= (d.ep[d.intf[1].first_ep + e].attributes & USB_ENDPOINT_XFERTYPE_MASK) ==
+		       USB_ENDPOINT_XFER_ISOC && (d.ep[d.intf[1].first_ep + e].address & 0x80);
+	assert_true(iso);
+
+	assert_true(shaped(FTDI, 2, &id, &d));
+	assert_int_equal(d.n_iad, 1);
+	assert_int_equal(d.iad[0].first, 1);
+	assert_int_equal(d.iad[0].count, 3);
+	assert_int_equal(d.intf[0].number, 0);
+	assert_int_equal(d.intf[1].number, 1);
+	assert_int_equal(d.n_intf, 1 + 3 * 2);
+	/* an entry's interface number stays the matched one */
+	assert_true(shaped(INTNUM, 2, &id, &d));
+	assert_int_equal(d.iad[0].first, 2);
+	assert_true(matches(&id, &d, &d.intf[2]));
+
+	/* CDC: only for a communications entry */
+	assert_false(shaped(FTDI, 3, &id, &d));
+	assert_true(shaped(CLASS, 3, &id, &d));
+	assert_int_equal(d.n_intf, 2);
+	assert_true(matches(&id, &d, &d.intf[0]));
+	assert_int_equal(d.intf[0].n_extra, 5 + 5 + 4 + 5);
+	assert_int_equal(d.intf[0].extra[5 + 5 + 4 + 2], 0x06);	/* the union */
+	assert_int_equal(d.intf[1].cls, USB_CLASS_CDC_DATA);
+	assert_int_equal(d.intf[1].n_ep, 2);
+
+	/* 4: one interrupt IN alone; 5: with an interrupt OUT; for any entry */
+	assert_true(shaped(FTDI, 4, &id, &d));
+	assert_int_equal(d.n_intf, 1);
+	assert_int_equal(d.intf[0].n_ep, 1);
+	assert_int_equal(d.ep[0].address, 0x81);
+	assert_int_equal(d.ep[0].attributes & USB_ENDPOINT_XFERTYPE_MASK, USB_ENDPOINT_XFER_INT);
+	assert_true(matches(&id, &d, &d.intf[0]));
+	assert_true(shaped(INTNUM, 5, &id, &d));
+	assert_int_equal(d.intf[d.n_intf - 1].n_ep, 2);
+	assert_int_equal(d.ep[d.intf[d.n_intf - 1].first_ep + 1].address, 0x02);
+	assert_true(matches(&id, &d, &d.intf[d.n_intf - 1]));
+
+	/* no sixth shape, no shape 0 */
+	assert_false(shaped(CLASS, HZRIG_SWEEP_SHAPES + 1, &id, &d));
+	assert_false(shaped(CLASS, 0, &id, &d));
 }
 
 static void test_device_too_small(void **state)
@@ -268,8 +408,8 @@ static void test_device_too_small(void **state)
 
 	(void)state;
 	hzrig_usb_id_parse(FTDI, &id, why, sizeof(why));
-	assert_int_equal(hzrig_usb_id_device(&id, FTDI, buf, sizeof(buf)), 0);
-	assert_int_equal(hzrig_usb_id_device(&id, FTDI, buf, 0), 0);
+	assert_int_equal(hzrig_usb_id_device(&id, FTDI, 0, buf, sizeof(buf)), 0);
+	assert_int_equal(hzrig_usb_id_device(&id, FTDI, 0, buf, 0), 0);
 }
 
 static struct hzrig_site_wait wait_at(int hz, int arg, int64_t median_ns)
@@ -348,14 +488,37 @@ static void test_rule_other_requests(void **state)
 
 static void test_rule_room_edge(void **state)
 {
-	struct hzrig_site_wait a = wait_at(100, 500, 500 * MS);
+	/* HZ / 2 passed as milliseconds: 50 and 500, windows 10 and 8 ms wide */
+	struct hzrig_site_wait a = wait_at(100, 50, 500 * MS);
 	struct hzrig_site_wait b = wait_at(1000, 500, 522 * MS);
 	char why[320];
 
 	(void)state;
+	assert_int_equal(a.hi_ns - a.lo_ns, 10 * MS);
+	assert_int_equal(b.hi_ns - b.lo_ns, 8 * MS);
 	assert_false(hzrig_sweep_hz_dependent(&a, &b, why, sizeof(why)));
 	b.median_ns += 1;
 	assert_true(hzrig_sweep_hz_dependent(&a, &b, why, sizeof(why)));
+}
+
+/*
+ * The same timeout at both HZ, and one call late past the room
+ * (appledisplay's 250 ms: 298.6 ms at HZ=100, 252.7 ms at HZ=1000): a
+ * late call, not HZ; so too one nanosecond past the room.
+ */
+static void test_rule_same_timeout_late(void **state)
+{
+	struct hzrig_site_wait a = wait_at(100, 250, 298624 * 1000);
+	struct hzrig_site_wait b = wait_at(1000, 250, 252661 * 1000);
+	char why[320];
+
+	(void)state;
+	assert_false(hzrig_sweep_hz_dependent(&a, &b, why, sizeof(why)));
+	assert_non_null(strstr(why, "came late"));
+	assert_false(hzrig_sweep_hz_dependent(&b, &a, why, sizeof(why)));
+	a = wait_at(100, 500, 500 * MS);
+	b = wait_at(1000, 500, 522 * MS + 1);
+	assert_false(hzrig_sweep_hz_dependent(&a, &b, why, sizeof(why)));
 }
 
 
@@ -420,6 +583,8 @@ static const char BATCH[] =
 	"trace         modprobe-155     [000] .....     2.606100: ctl_ret: (ipheth_probe+0x160/0x393 [ipheth] <- usb_control_msg) ret=-110\n"
 	"trace      hzrig-sweep-150     [000] .....     2.000100: tracing_mark_write+0x130/0x3ee: hzrig modprobe-begin module=ipheth\n"
 	"trace      hzrig-sweep-150     [000] .....     2.612345: tracing_mark_write+0x130/0x3ee: hzrig modprobe-end module=ipheth rc=0\n"
+	"sweep trace overrun=12\n"
+	"sweep trace overrun=7\n"
 	"sweep end\n";
 
 static const struct hzrig_sweep_call *call_where(const struct hzrig_sweep_batch *b,
@@ -455,6 +620,8 @@ static void test_batch_parse(void **state)
 	assert_int_equal(b.drv[1].answer, 1);
 	assert_int_equal(b.usbmon_dropped, 0);
 	assert_int_equal(b.unmatched_urbs, 0);
+	/* the trace's events overwritten: the most the guest said */
+	assert_int_equal(b.trace_overrun, 12);
 	/* the core's enumeration, ch341's outer call and ipheth's: three */
 	assert_int_equal(b.ncall, 3);
 
@@ -654,6 +821,217 @@ static void test_batch_bulk(void **state)
 }
 
 /*
+ * A freed URB's address is reused at once: a driver that resubmits its
+ * interrupt URB in a loop got, 1 ms before its clear-halt's entry, the
+ * address the clear-halt's control URB then had. The control message takes
+ * the URB with a setup packet, not the interrupt one in its slack. A
+ * softirq's submit on a task's stack is not the task's call's (the call's
+ * is the one usb_start_wait_urb() submits); a call that failed before its
+ * URB reached the bus is counted apart.
+ */
+static void test_batch_urb_reused(void **state)
+{
+	static const char text[] =
+		"sweep begin batch=0 size=1 k=1 devices=1 t0=1.00 settled_s=3 max_s=60\n"
+		"file index=0 name=foo.device\n"
+		"driver module=foo\n"
+		"device name=1-1 vendor=1234 product=5678\n"
+		"bind device=1-1:1.0 driver=foo\n"
+		"usbmon t_us=1999000 id=0xffff888000004000 type=S xfer=1 ep=0x81 bus=1 dev=2 status=-115\n"
+		"rawdev=0 t_us=1999100 ep=0x81 xfer=int action=stall\n"
+		"usbmon t_us=1999200 id=0xffff888000004000 type=C xfer=1 ep=0x81 bus=1 dev=2 status=-32\n"
+		"trace         kworker-15     [000] .....     2.000000: ctl: (usb_control_msg+0x0/0x105) pipe=2147483648 req=1 type=2 timeout=5000 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         kworker-15     [000] .....     2.000010: <stack trace>\n"
+		"trace  => usb_control_msg+0x1/0x105\n"
+		"trace  => foo_clear+0x10/0x50 [foo]\n"
+		"trace         kworker-15     [000] .....     2.000050: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000004000 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"usbmon t_us=2000060 id=0xffff888000004000 type=S xfer=2 ep=0x00 bus=1 dev=2 status=-115 setup=02,01,00,00,81,00,00,00\n"
+		"usbmon t_us=2000300 id=0xffff888000004000 type=C xfer=2 ep=0x00 bus=1 dev=2 status=0\n"
+		"trace         kworker-15     [000] .....     2.000400: ctl_ret: (foo_clear+0x10/0x50 [foo] <- usb_control_msg) ret=0\n"
+		/* a softirq on its stack resubmits the hub's status URB */
+		"trace         kworker-15     [000] .....     3.000000: ctl: (usb_control_msg+0x0/0x105) pipe=2147483648 req=1 type=2 timeout=5000 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         kworker-15     [000] .....     3.000010: <stack trace>\n"
+		"trace  => usb_control_msg+0x1/0x105\n"
+		"trace  => foo_clear+0x20/0x50 [foo]\n"
+		/* under an int3 kprobe a softirq's submit looks like the task's */
+		"trace         kworker-15     [000] d.Z1.     3.000040: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000008000 ip=ld_usb_interrupt_in_callback+0x32c/0x408 [ldusb]\n"
+		"usbmon t_us=3000045 id=0xffff888000008000 type=S xfer=1 ep=0x81 bus=1 dev=2 status=-115\n"
+		"trace         kworker-15     [000] .....     3.000050: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000005000 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"usbmon t_us=3000060 id=0xffff888000005000 type=S xfer=2 ep=0x00 bus=1 dev=2 status=-115 setup=02,01,00,00,81,00,00,00\n"
+		"trace         kworker-15     [000] d.s..     3.000100: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000006000 ip=hub_resubmit_irq_urb+0x1f/0x66\n"
+		"usbmon t_us=3000110 id=0xffff888000006000 type=S xfer=1 ep=0x81 bus=1 dev=1 status=-115\n"
+		"usbmon t_us=3000300 id=0xffff888000005000 type=C xfer=2 ep=0x00 bus=1 dev=2 status=0\n"
+		"trace         kworker-15     [000] .....     3.000400: ctl_ret: (foo_clear+0x20/0x50 [foo] <- usb_control_msg) ret=0\n"
+		/* refused before the bus: the device was away (an int3 kprobe) */
+		"trace         stty-20     [000] .....     4.000000: ctl: (usb_control_msg+0x0/0x105) pipe=2147483648 req=34 type=33 timeout=100 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         stty-20     [000] .....     4.000010: <stack trace>\n"
+		"trace  => usb_control_msg+0x1/0x105\n"
+		"trace  => foo_lines+0x20/0x50 [foo]\n"
+		"trace         stty-20     [000] d.Z..     4.000050: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000007000 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"trace         stty-20     [000] .....     4.000070: ctl_ret: (foo_lines+0x20/0x50 [foo] <- usb_control_msg) ret=-19\n"
+		/*
+		 * the refused call's URB, freed, is the next call's, whose
+		 * submission comes within the slack after the refused one's
+		 * return: it is the next call's, not the refused one's
+		 */
+		"trace         kworker-15     [000] .....     4.000500: ctl: (usb_control_msg+0x0/0x105) pipe=2147483648 req=1 type=35 timeout=1000 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         kworker-15     [000] .....     4.000510: <stack trace>\n"
+		"trace  => usb_control_msg+0x1/0x105\n"
+		"trace  => foo_port+0x20/0x50 [foo]\n"
+		"trace         kworker-15     [000] .....     4.001000: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000007000 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"usbmon t_us=4000990 id=0xffff888000007000 type=S xfer=2 ep=0x00 bus=1 dev=2 status=-115 setup=23,01,14,00,01,00,00,00\n"
+		"usbmon t_us=4001100 id=0xffff888000007000 type=C xfer=2 ep=0x00 bus=1 dev=2 status=0\n"
+		"trace         kworker-15     [000] .....     4.001200: ctl_ret: (foo_port+0x20/0x50 [foo] <- usb_control_msg) ret=0\n"
+		"sweep end\n";
+	struct hzrig_sweep_batch b;
+	const struct hzrig_sweep_call *c;
+	char why[160];
+
+	(void)state;
+	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	c = call_where(&b, "foo_clear+0x10/0x50 [foo]");
+	assert_non_null(c);
+	assert_true(c->has_setup);
+	assert_int_equal(c->ep, 0);
+	assert_int_equal(c->urb_status, 0);
+	assert_int_equal(c->urb_us, 240);
+	/* dummy_hcd answers a clear-halt itself: the device said nothing */
+	assert_string_equal(c->action, "");
+	c = call_where(&b, "foo_clear+0x20/0x50 [foo]");
+	assert_non_null(c);
+	assert_true(c->urb == 0xffff888000005000ULL);
+	assert_true(c->has_setup);
+	assert_int_equal(c->urb_us, 240);
+	c = call_where(&b, "foo_lines+0x20/0x50 [foo]");
+	assert_non_null(c);
+	assert_int_equal(c->ret, -19);
+	/* an int3 kprobe's event says NMI ("d.Z.."): still the task's own */
+	assert_true(c->urb == 0xffff888000007000ULL);
+	assert_int_equal(c->urb_us, -1);
+	c = call_where(&b, "foo_port+0x20/0x50 [foo]");
+	assert_non_null(c);
+	assert_true(c->has_setup);
+	assert_int_equal(c->submit_us, 4000990);
+	assert_int_equal(c->urb_us, 110);
+	assert_int_equal(b.unmatched_urbs, 0);
+	assert_int_equal(b.refused_urbs, 1);
+	hzrig_sweep_batch_free(&b);
+}
+
+/*
+ * More tasks than the parser keeps slots for made calls, one after
+ * another (the opener and the walk run hundreds of processes in a batch):
+ * a task with no call open gives its slot up, and no call is lost.
+ */
+static void test_many_tasks(void **state)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *text = malloc(cap), why[160];
+	struct hzrig_sweep_batch b;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len,
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1.00 settled_s=3 max_s=60\n"
+		"file index=0 name=foo.device\n");
+	for (int i = 0; i < 600; i++) {
+		double t = 2.0 + i * 0.001;
+
+		len += (size_t)snprintf(text + len, cap - len,
+			"trace  stty-%d  [000] .....  %.6f: ctl: (usb_control_msg+0x0/0x105) pipe=2147483648 req=34 type=33 timeout=100 ip=arch_rethook_trampoline+0x0/0x4d\n"
+			"trace  stty-%d  [000] .....  %.6f: <stack trace>\n"
+			"trace  => usb_control_msg+0x1/0x105\n"
+			"trace  => foo_lines+0x20/0x50 [foo]\n"
+			"trace  stty-%d  [000] .....  %.6f: ctl_ret: (foo_lines+0x20/0x50 [foo] <- usb_control_msg) ret=-19\n",
+			1000 + i, t, 1000 + i, t + 0.0001, 1000 + i, t + 0.0005);
+		assert_true(len < cap);
+	}
+	snprintf(text + len, cap - len, "sweep end\n");
+	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(b.ncall, 600);
+	assert_int_equal(b.call[599].ret, -19);
+	assert_true(b.call[599].returned);
+	assert_int_equal(b.call[599].timeout_arg, 100);
+	hzrig_sweep_batch_free(&b);
+	free(text);
+}
+
+/*
+ * The unplug pass walks: each "walk=replug pass=P" line says when pass P
+ * began, and a kernel report is put down to the request of the pass that
+ * was on at its time (its excerpt's first timestamp).
+ */
+static void test_walk_passes(void **state)
+{
+	static const char text[] =
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1.00 settled_s=3 max_s=60 unplug_ms=100 walk=6\n"
+		"file index=0 name=foo.device\n"
+		"rawdev=0 t_us=2000000 walk=replug pass=2\n"
+		"rawdev=0 t_us=5000000 walk=replug pass=3\n"
+		"rawdev=0 t_us=8000000 walk=done passes=3\n"
+		"sweep end\n";
+	/*
+	 * a shape whose trial got no further (its walk done at once), then
+	 * one walked from pass 1 for two passes: the longest walk is the
+	 * driver's, the last shape its shape
+	 */
+	static const char shapes[] =
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1.00 settled_s=3 max_s=60 walk=6\n"
+		"file index=0 name=foo.device\n"
+		"rawdev=0 t_us=2000000 walk=replug pass=2\n"
+		"rawdev=0 t_us=3000000 walk=replug pass=3\n"
+		"rawdev=0 t_us=4000000 walk=done passes=3\n"
+		"rawdev=0 t_us=5000000 shape=1\n"
+		"rawdev=0 t_us=6000000 walk=done passes=0\n"
+		"rawdev=0 t_us=7000000 shape=2\n"
+		"rawdev=0 t_us=8000000 walk=replug pass=1\n"
+		"rawdev=0 t_us=9000000 walk=replug pass=2\n"
+		"rawdev=0 t_us=9500000 walk=done passes=2\n"
+		"sweep end\n";
+	struct hzrig_sweep_batch b;
+	char why[160];
+
+	(void)state;
+	if (hzrig_sweep_batch_parse(shapes, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(b.drv[0].walk_passes, 3);
+	assert_int_equal(b.drv[0].shape, 2);
+	hzrig_sweep_batch_free(&b);
+	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(b.walk, 6);
+	assert_int_equal(b.unplug_ms, 100);
+	assert_int_equal(b.drv[0].walk_passes, 3);
+	assert_int_equal(hzrig_sweep_pass_at(&b.drv[0], 1500000), 1);
+	assert_int_equal(hzrig_sweep_pass_at(&b.drv[0], 2000000), 2);
+	assert_int_equal(hzrig_sweep_pass_at(&b.drv[0], 4999999), 2);
+	assert_int_equal(hzrig_sweep_pass_at(&b.drv[0], 9000000), 3);
+	hzrig_sweep_batch_free(&b);
+	/* a report's time: its first timestamp, blanks in it or not */
+	assert_int_equal(hzrig_sweep_report_us(
+		"------------[ cut here ]------------\n"
+		"[    5.250001] WARNING: CPU: 0 PID: 7 at drivers/usb/core/urb.c:1\n"
+		"[    5.250101] Modules linked in: foo\n"), 5250001);
+	assert_int_equal(hzrig_sweep_report_us("[12345.000002] BUG: x\n"), 12345000002LL);
+	assert_int_equal(hzrig_sweep_report_us("BUG: no time\n[ cut here ]\n"), -1);
+	assert_int_equal(hzrig_sweep_report_us(""), -1);
+	/* a replug line out of range, or without its time, is refused */
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
+		"rawdev=0 t_us=5 walk=replug pass=65\n", &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "pass= 1..64"));
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
+		"rawdev=0 t_us=5 walk=replug pass=0\n", &b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "pass= 1..64"));
+	assert_int_equal(hzrig_sweep_batch_parse(
+		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
+		"rawdev=0 walk=replug pass=2\n", &b, why, sizeof(why)), -1);
+}
+
+/*
  * A kernel report is the driver's when a frame of its stack is in the
  * driver's module; a module whose name another one's ends with, or one
  * named only in "Modules linked in", is not.
@@ -764,7 +1142,7 @@ static void test_batch_streamed(void **state)
 	hzrig_sweep_batch_free(&b);
 
 	/* settled, then the end: complete, nothing cut */
-	text = malloc(sizeof(STREAMED) + 128);
+	text = malloc(sizeof(STREAMED) + 256);
 	assert_non_null(text);
 	sprintf(text, "%.*s\nsweep settled s=7\nsweep end\n",
 		(int)(strrchr(STREAMED, '\n') - STREAMED), STREAMED);
@@ -782,14 +1160,22 @@ static void test_batch_streamed(void **state)
 	 */
 	sprintf(text, "%.*s\nrawdev=0 t_us=5 contain=spin count=1 since_us=1\n"
 		"rawdev=0 t_us=5 contain=loop count=1 since_us=9\n"
-		"open module=x entry=tty rc=0\nsweep settled s=9\nsweep end\n",
+		"open module=x entry=tty rc=0\nsweep trace overrun=\nsweep trace overrun=-3\n"
+		"sweep trace overrun=4\nsweep settled s=9\nsweep end\n",
 		(int)(strrchr(STREAMED, '\n') - STREAMED), STREAMED);
 	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why)))
 		fail_msg("%s", why);
-	assert_int_equal(b.bad_lines, 3);
+	assert_int_equal(b.bad_lines, 5);
 	assert_non_null(strstr(b.bad_why, "contain="));
 	assert_int_equal(b.settled_s, 9);
+	/* an overrun that is not a count is a broken line; the good one is read */
+	assert_int_equal(b.trace_overrun, 4);
 	assert_true(b.complete);
+	hzrig_sweep_batch_free(&b);
+	/* no overrun said (an older guest): unknown, not 0 */
+	if (hzrig_sweep_batch_parse(STREAMED, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(b.trace_overrun, -1);
 	hzrig_sweep_batch_free(&b);
 	/* an unstreamed batch is read as it was: a cut last line is an error */
 	assert_int_equal(hzrig_sweep_batch_parse(
@@ -970,13 +1356,19 @@ int main(void)
 		cmocka_unit_test(test_device_matches_its_entry),
 		cmocka_unit_test(test_device_fields),
 		cmocka_unit_test(test_device_isochronous),
+		cmocka_unit_test(test_stream_class),
+		cmocka_unit_test(test_device_shapes),
 		cmocka_unit_test(test_device_too_small),
 		cmocka_unit_test(test_rule_flags_hz_based),
 		cmocka_unit_test(test_rule_spares_ms),
 		cmocka_unit_test(test_rule_room_edge),
+		cmocka_unit_test(test_rule_same_timeout_late),
 		cmocka_unit_test(test_rule_other_requests),
 		cmocka_unit_test(test_batch_parse),
 		cmocka_unit_test(test_batch_bulk),
+		cmocka_unit_test(test_batch_urb_reused),
+		cmocka_unit_test(test_walk_passes),
+		cmocka_unit_test(test_many_tasks),
 		cmocka_unit_test(test_batch_missed_returns),
 		cmocka_unit_test(test_batch_refused),
 		cmocka_unit_test(test_batch_unplug),

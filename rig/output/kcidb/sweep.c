@@ -97,6 +97,8 @@ static void driver_tests(const char *origin, const struct hzrig_sweep_run *r,
 			json_object_object_add(m, "firmware", hzrig_json_str(d->firmware));
 		if (d->diagnosis[0])
 			json_object_object_add(m, "diagnosis", hzrig_json_str(d->diagnosis));
+		if (d->shape)
+			json_object_object_add(m, "shape", json_object_new_int(d->shape));
 		if (d->firmware_standin[0])
 			json_object_object_add(m, "firmware_standin",
 					       hzrig_json_str(d->firmware_standin));

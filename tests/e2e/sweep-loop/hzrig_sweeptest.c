@@ -3,7 +3,10 @@
  * hzrig_sweeptest - a USB driver that does what the driver sweep must
  * survive (tests/e2e/sweep-loop.sh, docs/sweep.md, "A looping driver is
  * contained"). Its probe loads a firmware file no distribution ships
- * (the sweep's guest has a stand-in for it, or the probe ends there), then
+ * (the sweep's guest has a stand-in for it, or the probe ends there),
+ * reads its bulk-in endpoint once and goes on only with data (the walk
+ * answers a transfer before its NAKed one with zeros; 1209:0003's shape
+ * has no bulk endpoint in the alternate it selects, and skips it), then
  * makes two requests that the sweep's device NAKs:
  * one passes a count of jiffies where usb_control_msg() takes
  * milliseconds (HZ * 3: the seeds' bug, 300 ms at HZ=100 and 3 s at
@@ -11,7 +14,13 @@
  *   - 1209:0001: loops on its interrupt-in endpoint: each STALL is
  *     logged, the halt cleared and the URB submitted again, without end;
  *   - 1209:0002: hangs the guest two seconds after its probe returned (a
- *     work item that spins with interrupts off).
+ *     work item that spins with interrupts off);
+ *   - 1209:0003: binds only to a device whose interface has an alternate
+ *     setting 1 with an isochronous IN endpoint (tm6000's kind, which
+ *     selects it first): the sweep's default device has none, so its
+ *     probe fails with -EINVAL before any request, and the sweep must
+ *     plug the device in again in another shape. Bound, it does nothing
+ *     more.
  * Built out of tree against a sweep kernel, loaded only in its guests.
  */
 #include <linux/firmware.h>
@@ -24,10 +33,13 @@
 #define SWEEPTEST_VENDOR	0x1209	/* pid.codes' test range */
 #define SWEEPTEST_LOOP		0x0001
 #define SWEEPTEST_HANG		0x0002
+#define SWEEPTEST_SHAPE		0x0003
 
 /* the seeds' bug on purpose: a count of jiffies where ms are taken */
 #define SWEEPTEST_TIMEOUT	(HZ * 3)
 #define SWEEPTEST_TIMEOUT_MS	500
+#define SWEEPTEST_BULK_TIMEOUT_MS	250
+#define SWEEPTEST_BULK_LEN	64
 #define SWEEPTEST_HANG_DELAY_MS	2000
 #define SWEEPTEST_VENDOR_REQ	0x01
 #define SWEEPTEST_FIRMWARE	"hzrig_sweeptest.fw"
@@ -82,6 +94,31 @@ static void sweeptest_hang(struct work_struct *work)
 		cpu_relax();
 }
 
+/* One bulk read, which must bring data: 0, or why the probe stops. */
+static int sweeptest_read_bulk(struct usb_interface *intf)
+{
+	struct usb_device *udev = interface_to_usbdev(intf);
+	struct usb_endpoint_descriptor *ep;
+	int len = 0, ret;
+	u8 *buf;
+
+	ret = usb_find_bulk_in_endpoint(intf->cur_altsetting, &ep);
+	if (ret)
+		return ret;
+	buf = kmalloc(SWEEPTEST_BULK_LEN, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = usb_bulk_msg(udev, usb_rcvbulkpipe(udev, ep->bEndpointAddress),
+			   buf, SWEEPTEST_BULK_LEN, &len,
+			   SWEEPTEST_BULK_TIMEOUT_MS);
+	kfree(buf);
+	dev_info(&intf->dev, "bulk read (timeout %d ms): %d, %d bytes\n",
+		 SWEEPTEST_BULK_TIMEOUT_MS, ret, len);
+	if (ret)
+		return ret;
+	return len ? 0 : -ENODATA;
+}
+
 static int sweeptest_probe(struct usb_interface *intf,
 			   const struct usb_device_id *id)
 {
@@ -92,12 +129,25 @@ static int sweeptest_probe(struct usb_interface *intf,
 	u8 *data;
 	int ret;
 
+	if (id->driver_info == SWEEPTEST_SHAPE) {
+		ret = usb_set_interface(udev, intf->cur_altsetting->desc.bInterfaceNumber, 1);
+		if (ret)
+			return ret;
+		if (!intf->cur_altsetting->desc.bNumEndpoints ||
+		    !usb_endpoint_is_isoc_in(&intf->cur_altsetting->endpoint[0].desc))
+			return -ENODEV;
+	}
 	ret = request_firmware(&fw, SWEEPTEST_FIRMWARE, &intf->dev);
 	if (ret)
 		return ret;
 	dev_info(&intf->dev, "firmware %s: %zu bytes\n", SWEEPTEST_FIRMWARE, fw->size);
 	release_firmware(fw);
 
+	if (id->driver_info != SWEEPTEST_SHAPE) {
+		ret = sweeptest_read_bulk(intf);
+		if (ret)
+			return ret;
+	}
 	data = kmalloc(8, GFP_KERNEL);
 	if (!data)
 		return -ENOMEM;
@@ -110,6 +160,8 @@ static int sweeptest_probe(struct usb_interface *intf,
 			      1, 0, data, 8, SWEEPTEST_TIMEOUT_MS);
 	dev_info(&intf->dev, "second request (timeout 500 ms): %d\n", ret);
 	kfree(data);
+	if (id->driver_info == SWEEPTEST_SHAPE)
+		return 0;	/* bound in its shape: nothing more */
 
 	ret = usb_find_int_in_endpoint(intf->cur_altsetting, &ep);
 	if (ret)
@@ -152,6 +204,8 @@ static void sweeptest_disconnect(struct usb_interface *intf)
 {
 	struct sweeptest *st = usb_get_intfdata(intf);
 
+	if (!st)
+		return;	/* 1209:0003's: nothing of its own */
 	/* poisoned, the URB is not submitted again by the work */
 	usb_poison_urb(st->urb);
 	cancel_work_sync(&st->clear);
@@ -164,6 +218,7 @@ static void sweeptest_disconnect(struct usb_interface *intf)
 static const struct usb_device_id sweeptest_ids[] = {
 	{ USB_DEVICE(SWEEPTEST_VENDOR, SWEEPTEST_LOOP), .driver_info = SWEEPTEST_LOOP },
 	{ USB_DEVICE(SWEEPTEST_VENDOR, SWEEPTEST_HANG), .driver_info = SWEEPTEST_HANG },
+	{ USB_DEVICE(SWEEPTEST_VENDOR, SWEEPTEST_SHAPE), .driver_info = SWEEPTEST_SHAPE },
 	{ }
 };
 MODULE_DEVICE_TABLE(usb, sweeptest_ids);
