@@ -37,13 +37,18 @@ enum hzg_walk_act hzg_walk_action(unsigned int p, unsigned int j)
 
 enum hzg_walk_next hzg_walk_next(const struct hzg_walk *w, uint64_t now_us)
 {
-	/* a trial answers all: quiet (or too long), its shape is walked or not */
+	/*
+	 * a trial answers all: quiet (or too long), its shape is walked or
+	 * not; one that has not got further yet is given open()'s wait (a
+	 * busy guest's probe can sit that long between two requests)
+	 */
 	if (w->pass == HZG_WALK_TRIAL) {
+		bool further = w->in_pass > w->most && w->fresh;
+
 		if (now_us - w->pass_us < HZG_WALK_PASS_US &&
-		    now_us - w->active_us < HZG_WALK_QUIET_US)
+		    now_us - w->active_us < (further ? HZG_WALK_QUIET_US : HZG_WALK_OPEN_US))
 			return HZG_WALK_WAIT;
-		return w->in_pass > w->most && w->fresh ? HZG_WALK_REPLUG :
-		       HZG_WALK_DONE;
+		return further ? HZG_WALK_REPLUG : HZG_WALK_DONE;
 	}
 	bool last = w->pass >= w->max_pass ||
 		    now_us - w->start_us >= HZG_WALK_TOTAL_US;

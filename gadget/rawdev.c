@@ -51,6 +51,9 @@
  * the kernel log, or makes synchronous calls without end: a line "unplug
  * I COUNT SINCE_US [flood|calls]" appended to FILE gives
  *   rawdev=I t_us=T contain=flood|calls count=COUNT since_us=SINCE_US
+ * and, when the device saw its driver clear a halt in the second before
+ * (a STALL / clear-halt loop that the guest's counts caught first), the
+ * loop's ep=0xEE clear_halts=C as well.
  * With -w PASSES (the walk, loop.h) K gives way: pass p answers the
  * counted requests 1 .. p-1 (zeros of the length asked for; an
  * endpoint's first bulk or interrupt transfer a plug gets zeros, or its
@@ -131,6 +134,7 @@ struct rawdev {
 	struct hzg_loop loop;
 	uint8_t refused_ep;		/* the last endpoint refused on */
 	unsigned int clear_halts;
+	uint64_t clear_halt_us;		/* the last one's time */
 	/*
 	 * A contained device: why ("loop", "flood"), how many, since when;
 	 * set before unplug_now, read by serve() when it unplugs.
@@ -138,6 +142,7 @@ struct rawdev {
 	const char *contain;
 	unsigned int contain_count;
 	uint64_t contain_since_us;
+	bool contain_halting;		/* clearing a halt as it was contained */
 	volatile sig_atomic_t contained;	/* once: loop or flood */
 	/* the walk (-w): under lock, but for replug_now */
 	struct hzg_walk walk;
@@ -256,7 +261,7 @@ static void note_contain(struct rawdev *r)
 	fprintf(logf, "rawdev=%u t_us=%llu contain=%s count=%u since_us=%llu",
 		r->index, (unsigned long long)mono_us(), r->contain,
 		r->contain_count, (unsigned long long)r->contain_since_us);
-	if (!strcmp(r->contain, "loop"))
+	if (!strcmp(r->contain, "loop") || r->contain_halting)
 		fprintf(logf, " ep=0x%02x clear_halts=%u", r->refused_ep,
 			r->clear_halts);
 	fputc('\n', logf);
@@ -816,6 +821,9 @@ static void unplug_later(struct rawdev *r)
 		say(r, "unplug: thread: %s", strerror(errno));
 }
 
+/* a clear-halt this recent: the device is in a STALL / clear-halt loop */
+#define HALTING_US	1000000ULL
+
 /*
  * Unplug @r now, its driver looping (@why "loop") or flooding the log
  * ("flood"): @count of it since @since_us. Once a device.
@@ -832,6 +840,8 @@ static void contain(struct rawdev *r, const char *why, unsigned int count,
 	r->contain_count = count;
 	r->contain_since_us = since_us;
 	r->contain = why;
+	r->contain_halting = r->clear_halts &&
+			     mono_us() - r->clear_halt_us < HALTING_US;
 	r->unplug_now = 1;
 	pthread_mutex_unlock(&r->lock);
 	pthread_kill(r->thread, SIGUSR1);
@@ -952,7 +962,10 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 		   e->setup[0] == USB_RECIP_ENDPOINT &&
 		   e->setup[1] == USB_REQ_CLEAR_FEATURE &&
 		   !e->setup[2] && !e->setup[3]) {
+		pthread_mutex_lock(&r->lock);
 		r->clear_halts++;
+		r->clear_halt_us = mono_us();
+		pthread_mutex_unlock(&r->lock);
 		refused(r, e->setup[4]);
 	}
 	if (e->type != 'S' || (e->xfer_type != 1 && e->xfer_type != 3))

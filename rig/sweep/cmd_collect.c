@@ -515,6 +515,16 @@ static void contain_words(const struct hzrig_sweep_driver *d, char *w, size_t n)
 		snprintf(w, n, "looped %s on STALL / clear-halt: %u refusals in %.1f s (ep 0x%02x, %u clear-halts), unplugged after %.1f s",
 			 when, d->contain_count, secs, d->contain_ep < 0 ? 0 : d->contain_ep,
 			 d->contain_clear_halts, secs);
+	else if (d->contain_clear_halts && d->contain_ep >= 0)
+		/*
+		 * the guest's count of its calls or log lines caught it first,
+		 * and the device saw it clear a halt then: the same loop
+		 */
+		snprintf(w, n, "looped %s on STALL / clear-halt: %u %s in %.1f s (ep 0x%02x, %u clear-halts), unplugged after %.1f s",
+			 when, d->contain_count,
+			 !strcmp(d->contain, "calls") ? "calls" : "log lines",
+			 secs > 0 ? secs : 1.0, d->contain_ep, d->contain_clear_halts,
+			 secs > 0 ? secs : 1.0);
 	else if (!strcmp(d->contain, "loop"))
 		snprintf(w, n, "looped %s on refused transfers: %u in %.1f s (ep 0x%02x), unplugged after %.1f s",
 			 when, d->contain_count, secs, d->contain_ep < 0 ? 0 : d->contain_ep, secs);

@@ -171,6 +171,32 @@ run $HZRIG sweep collect --dir "$T/c4" --variant v --sweep-id s1 --hz 100 --batc
 check "collect: a bad batch whose guest ended ok is an error, nothing written" \
 	"[ $rc -eq 1 ] && said \"no 'sweep begin'\" && [ ! -e '$T/c4/sweep.json' ] && quiet"
 
+# A STALL / clear-halt loop that the guest's count of its calls caught
+# before the device's count of refusals: the device saw the clear-halts,
+# so the diagnosis names the loop; a call loop without them does not.
+mkdir -p "$T/c6"
+for h in halting plain; do
+	ch=' ep=0x81 clear_halts=240'
+	[ $h = halting ] || ch=
+	printf '%s\n' 'sweep begin batch=0 size=32 k=2 devices=1 max_s=240 unplug_ms=0 stream=1' \
+		'file index=0 name=loopy.device' 'device name=1-1 vendor=1209 product=0001' \
+		'sweep t0 t=2.000000' \
+		'trace      hzrig-sweep-150     [000] .....     2.000100: tracing_mark_write+0x130/0x3ee: hzrig modprobe-begin module=loopy' \
+		'trace      hzrig-sweep-150     [000] .....     2.500000: tracing_mark_write+0x130/0x3ee: hzrig modprobe-end module=loopy rc=0' \
+		'modprobe module=loopy rc=0 t=2.51' 'bind intf=1-1:1.0 driver=loopy' \
+		"rawdev=0 t_us=7000000 contain=calls count=574 since_us=2500000$ch" \
+		'sweep settled s=8' 'sweep end' > "$T/c6/batch-0.txt"
+	rm -f "$T/c6/sweep.json"
+	run $HZRIG sweep collect --dir "$T/c6" --variant v --sweep-id s1 --hz 100 --batches 1
+	if [ $h = halting ]; then
+		check "collect: a loop the guest's call count caught while the device saw clear-halts: 'looped after probe on STALL / clear-halt'" \
+			"[ $rc -eq 0 ] && jq -e '.drivers[0] | .outcome == \"contained\" and (.diagnosis | startswith(\"looped after probe on STALL / clear-halt: 574 calls in 4.5 s (ep 0x81, 240 clear-halts)\"))' '$T/c6/sweep.json' > /dev/null && quiet"
+	else
+		check "collect: a call loop without clear-halts: 'looped after probe on its calls'" \
+			"[ $rc -eq 0 ] && jq -e '.drivers[0] | .outcome == \"contained\" and (.diagnosis | startswith(\"looped after probe on its calls: 574 in 4.5 s\"))' '$T/c6/sweep.json' > /dev/null && quiet"
+	fi
+done
+
 # A streamed first boot that hung after its driver's probe (the driver
 # looped and the log flood held the CPU): the suspect keeps what that
 # boot streamed of it, its NAKed call judged, though the boot never said
