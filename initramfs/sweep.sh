@@ -43,7 +43,10 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -d $T ] || mount -t tracefs tracefs $T 2>/dev/null
 [ -w $T/kprobe_events ] || { log "no kprobe events (CONFIG_KPROBE_EVENTS)"; exit 20; }
 echo mono > $T/trace_clock || { log "no mono trace clock"; exit 20; }
-echo 4096 > $T/buffer_size_kb
+# 8 MB: a firmware loader answered by its device file makes thousands of
+# calls a plug, each five events and a stack (go7007_loader: 53357 in one
+# batch of the seventh run, which overran the 4 MB the stream had not read)
+echo 8192 > $T/buffer_size_kb || echo 4096 > $T/buffer_size_kb
 # r64: a kretprobe keeps 64 calls in flight (the default, 10 on one CPU,
 # runs out when a batch's 32 probes wait at once, and their returns are
 # missed).
@@ -78,10 +81,42 @@ for ev in \
 done
 # Each call's stack too, so that a call made through a wrapper (the
 # driver's own, or the USB core's) is still put down to the driver.
+# Calls to a root hub (device 1: the hub driver's port status, each plug
+# of the walk) are no driver's, and are not traced: the pipe's device
+# number (bits 8-14) is 2 or more.
 echo sym-offset > $T/trace_options
 for e in ctl ctl_send ctl_recv bulk intr; do
-	[ -d $T/events/hzrig/$e ] && echo stacktrace > $T/events/hzrig/$e/trigger
+	[ -d $T/events/hzrig/$e ] || continue
+	if grep -q ' pipe;' $T/events/hzrig/$e/format 2>/dev/null &&
+	   echo 'pipe & 0x7e00' > $T/events/hzrig/$e/filter 2>/dev/null; then
+		echo 'stacktrace if pipe & 0x7e00' > $T/events/hzrig/$e/trigger ||
+			echo stacktrace > $T/events/hzrig/$e/trigger
+	else
+		echo stacktrace > $T/events/hzrig/$e/trigger
+	fi
 done
+# usb_submit_urb(): only the URBs the synchronous calls submit matter
+# (their pairing with usbmon), so only a submit from the USB core's
+# message functions is traced, not a driver's resubmitting its interrupt
+# URB a thousand times a second: ip within usb_start_wait_urb() or a
+# caller it may be inlined into, each up to the next symbol (kallsyms'
+# addresses are 16 hex digits: compared as strings).
+submit_filter() {
+	awk '$2 ~ /^[tT]$/ {
+		a = "" $1
+		for (f in want) if (a > want[f] && (!(f in end) || a < end[f])) end[f] = a
+		if ($3 in name) want[$3] = a
+	}
+	BEGIN { split("usb_start_wait_urb usb_internal_control_msg usb_control_msg usb_bulk_msg usb_interrupt_msg usb_control_msg_send usb_control_msg_recv", n, " ")
+		for (i in n) name[n[i]] = 1 }
+	END { for (f in want) if (f in end) { printf "%s(ip >= 0x%s && ip < 0x%s)", sep, want[f], end[f]; sep = " || " } }' /proc/kallsyms
+}
+SF=$(submit_filter 2>/dev/null)
+if [ -n "$SF" ] && [ -d $T/events/hzrig/submit ] && echo "$SF" > $T/events/hzrig/submit/filter 2>/dev/null; then
+	log "usb_submit_urb traced from the synchronous calls' own code only"
+else
+	log "usb_submit_urb traced from everywhere (no filter: ${SF:-no symbols})"
+fi
 # schedule_timeout()'s timers (function process_timeout): each driver's
 # wait is one, with the jiffies it was armed against, and all of them
 # together show where the tick grid lies (docs/model.md section 10: a

@@ -109,6 +109,30 @@ run "$TOP/rig/sweep/select.py" "$T" "$T/x.config" "$T/x.json"
 check "select.py: a directory that is no kernel tree is refused, nothing written" \
 	"[ $rc -eq 2 ] && said 'not a kernel tree' && [ ! -e '$T/x.config' ]"
 
+# --- hzrig-stream (the guest's streamer, run here on a file) ---------------
+# A stack frame in no module does not go out (collect puts a call down to
+# the first module frame of its stack); every other line goes out whole.
+STREAM=$(dirname "$HZRIG")/../runner/hzrig-stream
+if [ -x "$STREAM" ]; then
+	printf '%s\n' \
+		'  modprobe-155 [000] .....  2.0999: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 timeout=300' \
+		'  modprobe-155 [000] .....  2.0999: <stack trace>' \
+		' => optimized_callback+0x59/0x65' ' => 0xffffffffa0002034' ' => usb_control_msg+0x1/0x105' \
+		' => reg_w+0x83/0x8e [gspca_conex]' ' => sd_init+0x10/0x200 [gspca_conex]' \
+		' => really_probe+0x1/0x2' ' => kthread+0x96/0x9e' > "$T/trace.in"
+	: > "$T/stream.out"
+	"$STREAM" -o "$T/stream.out" -i 10 "trace =$T/trace.in" 2> "$T/err" &
+	sp=$!
+	sleep 0.5
+	kill -TERM $sp
+	wait $sp
+	rc=$?
+	check "hzrig-stream: a stack's frames in no module left out, its module frames and the event kept, in order" \
+		"[ $rc -eq 0 ] && [ \"\$(grep -c '=>' '$T/stream.out')\" = 2 ] && grep -q 'trace  => reg_w+0x83/0x8e \[gspca_conex\]' '$T/stream.out' && [ \"\$(sed -n 3p '$T/stream.out')\" = 'trace  => reg_w+0x83/0x8e [gspca_conex]' ] && grep -q ': ctl: (usb_control_msg' '$T/stream.out' && grep -q '<stack trace>' '$T/stream.out' && ! grep -q 'kthread\|optimized_callback\|0xffffffffa0002034' '$T/stream.out'"
+else
+	ko "hzrig-stream: $STREAM not built"
+fi
+
 # --- hzrig sweep collect ----------------------------------------------------
 mkdir -p "$T/c"
 printf 'nothing from the guest\n' > "$T/c/batch-0.txt"
