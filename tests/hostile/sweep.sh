@@ -57,10 +57,11 @@ check "devices --dep: a NUL byte is refused" "[ $rc -eq 2 ] && said 'NUL' && qui
 # hung (its batch was booted twice again, its last-bound driver blamed).
 cat > "$T/fakeqemu" <<'FAKE'
 #!/bin/sh
-# the file of the second -serial is the guest's stream
-n=0 out=
+# the guest's stream: the file of the chardev behind ttyS1 (and its
+# virtio-serial port), path= last in its options
+out=
 for a in "$@"; do
-	case "$prev" in -serial) n=$((n + 1)); [ $n -eq 2 ] && out=${a#file:} ;; esac
+	case "$prev" in -chardev) out=${a#*,path=} ;; esac
 	prev=$a
 done
 echo "sweep alive t_us=1" > "$out"
