@@ -45,8 +45,9 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo mono > $T/trace_clock || { log "no mono trace clock"; exit 20; }
 # 8 MB: a firmware loader answered by its device file makes thousands of
 # calls a plug, each five events and a stack (go7007_loader: 53357 in one
-# batch of the seventh run, which overran the 4 MB the stream had not read)
-echo 8192 > $T/buffer_size_kb || echo 4096 > $T/buffer_size_kb
+# batch of the eighth run, which overran the 4 MB the stream had not read)
+echo 8192 > $T/buffer_size_kb ||
+	{ log "trace ring buffer: 8 MB refused, 4 MB"; echo 4096 > $T/buffer_size_kb; }
 # r64: a kretprobe keeps 64 calls in flight (the default, 10 on one CPU,
 # runs out when a batch's 32 probes wait at once, and their returns are
 # missed).
@@ -86,13 +87,16 @@ done
 # number (bits 8-14) is 2 or more.
 echo sym-offset > $T/trace_options
 for e in ctl ctl_send ctl_recv bulk intr; do
-	[ -d $T/events/hzrig/$e ] || continue
-	if grep -q ' pipe;' $T/events/hzrig/$e/format 2>/dev/null &&
-	   echo 'pipe & 0x7e00' > $T/events/hzrig/$e/filter 2>/dev/null; then
-		echo 'stacktrace if pipe & 0x7e00' > $T/events/hzrig/$e/trigger ||
-			echo stacktrace > $T/events/hzrig/$e/trigger
-	else
-		echo stacktrace > $T/events/hzrig/$e/trigger
+	E=$T/events/hzrig/$e
+	[ -d $E ] || continue
+	# (usb_control_msg_send/_recv's events have no pipe: their calls go
+	# through usb_control_msg's, which has)
+	if ! grep -q ' pipe;' $E/format 2>/dev/null; then
+		echo stacktrace > $E/trigger
+	elif ! { echo 'pipe & 0x7e00' > $E/filter &&
+		 echo 'stacktrace if pipe & 0x7e00' > $E/trigger; } 2>/dev/null; then
+		log "$e: root hubs' calls traced too (the pipe filter was refused)"
+		echo stacktrace > $E/trigger
 	fi
 done
 # usb_submit_urb(): only the URBs the synchronous calls submit matter

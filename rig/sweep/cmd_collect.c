@@ -509,31 +509,30 @@ static void contain_words(const struct hzrig_sweep_driver *d, char *w, size_t n)
 	const char *when = d->end_mark_us >= 0 && d->end_mark_us <= d->contain_us ?
 			   "after probe" : "during probe";
 	double secs = (double)(d->contain_us - d->contain_since_us) / 1e6;
+	bool loop = !strcmp(d->contain, "loop");
+	/* the guest's counts are a second's at least */
+	double shown = loop || secs > 0 ? secs : 1.0;
 
 	w[0] = 0;
-	if (!strcmp(d->contain, "loop") && d->contain_clear_halts)
-		snprintf(w, n, "looped %s on STALL / clear-halt: %u refusals in %.1f s (ep 0x%02x, %u clear-halts), unplugged after %.1f s",
-			 when, d->contain_count, secs, d->contain_ep < 0 ? 0 : d->contain_ep,
-			 d->contain_clear_halts, secs);
-	else if (d->contain_clear_halts && d->contain_ep >= 0)
-		/*
-		 * the guest's count of its calls or log lines caught it first,
-		 * and the device saw it clear a halt then: the same loop
-		 */
+	/*
+	 * a STALL / clear-halt loop: caught by the device's count of
+	 * refusals, or first by the guest's of its calls or log lines while
+	 * the device saw it clear a halt (its ep= then)
+	 */
+	if (d->contain_clear_halts && (loop || d->contain_ep >= 0))
 		snprintf(w, n, "looped %s on STALL / clear-halt: %u %s in %.1f s (ep 0x%02x, %u clear-halts), unplugged after %.1f s",
 			 when, d->contain_count,
-			 !strcmp(d->contain, "calls") ? "calls" : "log lines",
-			 secs > 0 ? secs : 1.0, d->contain_ep, d->contain_clear_halts,
-			 secs > 0 ? secs : 1.0);
-	else if (!strcmp(d->contain, "loop"))
+			 loop ? "refusals" : !strcmp(d->contain, "calls") ? "calls" : "log lines",
+			 shown, d->contain_ep < 0 ? 0 : d->contain_ep, d->contain_clear_halts, shown);
+	else if (loop)
 		snprintf(w, n, "looped %s on refused transfers: %u in %.1f s (ep 0x%02x), unplugged after %.1f s",
 			 when, d->contain_count, secs, d->contain_ep < 0 ? 0 : d->contain_ep, secs);
 	else if (!strcmp(d->contain, "calls"))
 		snprintf(w, n, "looped %s on its calls: %u in %.1f s, unplugged",
-			 when, d->contain_count, secs > 0 ? secs : 1.0);
+			 when, d->contain_count, shown);
 	else if (!strcmp(d->contain, "flood"))
 		snprintf(w, n, "flooded the log %s: %u lines in %.1f s, unplugged",
-			 when, d->contain_count, secs > 0 ? secs : 1.0);
+			 when, d->contain_count, shown);
 }
 
 /* Visible ASCII alone: what goes into a one-line field as it is. */

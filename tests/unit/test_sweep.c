@@ -669,6 +669,22 @@ static void test_batch_parse(void **state)
 	hzrig_sweep_batch_free(&b);
 }
 
+/*
+ * A batch of one device whose line @line (after a good "sweep begin") is
+ * refused: -1, and the reason holds @said (NULL: any reason).
+ */
+static void assert_line_refused(const char *line, const char *said)
+{
+	struct hzrig_sweep_batch b;
+	char text[512], why[160];
+
+	snprintf(text, sizeof(text), "%s%s",
+		 "sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n", line);
+	assert_int_equal(hzrig_sweep_batch_parse(text, &b, why, sizeof(why)), -1);
+	if (said && !strstr(why, said))
+		fail_msg("'%s' refused as '%s', not '%s'", line, why, said);
+}
+
 static void test_batch_refused(void **state)
 {
 	struct hzrig_sweep_batch b;
@@ -679,19 +695,9 @@ static void test_batch_refused(void **state)
 	assert_non_null(strstr(why, "no 'sweep begin'"));
 	assert_int_equal(hzrig_sweep_batch_parse("sweep begin batch=0 size=32\n", &b, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "line 1"));
-	assert_int_equal(hzrig_sweep_batch_parse(
-		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
-		"file index=3 name=x.device\n", &b, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "line 2: 'file' needs index=0"));
-	assert_int_equal(hzrig_sweep_batch_parse(
-		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
-		"usbmon t_us=1 id=0x1 type=S bus=1\n", &b, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "usbmon line lacks"));
-	assert_int_equal(hzrig_sweep_batch_parse(
-		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
-		"trace   a-1 [000] ..... 1.000001: timer_start: timer=0 function=process_timeout expires=x [timeout=1]\n",
-		&b, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "line 2: a timer_start event"));
+	assert_line_refused("file index=3 name=x.device\n", "line 2: 'file' needs index=0");
+	assert_line_refused("usbmon t_us=1 id=0x1 type=S bus=1\n", "usbmon line lacks");
+	assert_line_refused("trace   a-1 [000] ..... 1.000001: timer_start: timer=0 function=process_timeout expires=x [timeout=1]\n", "line 2: a timer_start event");
 }
 
 /*
@@ -814,10 +820,7 @@ static void test_batch_bulk(void **state)
 	assert_int_equal(c->urb_us, 2000);
 	hzrig_sweep_batch_free(&b);
 	/* an ep= that is not a bulk or interrupt endpoint is refused */
-	assert_int_equal(hzrig_sweep_batch_parse(
-		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
-		"rawdev=0 t_us=5 ep=0x80 xfer=bulk action=nak\n", &b, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "ep= is not a bulk or interrupt endpoint"));
+	assert_line_refused("rawdev=0 t_us=5 ep=0x80 xfer=bulk action=nak\n", "ep= is not a bulk or interrupt endpoint");
 }
 
 /*
@@ -1018,17 +1021,9 @@ static void test_walk_passes(void **state)
 	assert_int_equal(hzrig_sweep_report_us("BUG: no time\n[ cut here ]\n"), -1);
 	assert_int_equal(hzrig_sweep_report_us(""), -1);
 	/* a replug line out of range, or without its time, is refused */
-	assert_int_equal(hzrig_sweep_batch_parse(
-		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
-		"rawdev=0 t_us=5 walk=replug pass=65\n", &b, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "pass= 1..64"));
-	assert_int_equal(hzrig_sweep_batch_parse(
-		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
-		"rawdev=0 t_us=5 walk=replug pass=0\n", &b, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "pass= 1..64"));
-	assert_int_equal(hzrig_sweep_batch_parse(
-		"sweep begin batch=0 size=1 k=2 devices=1 t0=1 settled_s=1 max_s=9\n"
-		"rawdev=0 walk=replug pass=2\n", &b, why, sizeof(why)), -1);
+	assert_line_refused("rawdev=0 t_us=5 walk=replug pass=65\n", "pass= 1..64");
+	assert_line_refused("rawdev=0 t_us=5 walk=replug pass=0\n", "pass= 1..64");
+	assert_line_refused("rawdev=0 walk=replug pass=2\n", NULL);
 }
 
 /*
