@@ -431,22 +431,23 @@ echo 0 > /tmp/final
 through=" "
 shaper() {
 	# per device index: walks over, gone for good, the last walk had no
-	# pass, shapes asked for, walks asked for (one process, not three a
-	# device)
+	# pass, shapes asked for, walks asked for, bound in a plug before
+	# (one process, not three a device)
 	awk 'FILENAME == "/tmp/rawdev.ctl" { if ($1 == "shape") a[$2]++; else if ($1 == "walk") w[$2]++; next }
+	     FILENAME == L { if ($1 == "bound" && $3 ~ /^bus=[0-9]+$/) { sub("bus=", "", $3); b[$3 - 1] = 1 }; next }
 	     /walk=done/ { sub("rawdev=", "", $1); d[$1]++; p[$1] = $4 }
 	     /shape=none|contain=/ { sub("rawdev=", "", $1); x[$1] = 1 }
-	     END { for (i in d) print i, d[i], (i in x), (p[i] == "passes=0"), a[i] + 0, w[i] + 0 }' \
-		/tmp/rawdev.ctl /tmp/rawdev.txt > /tmp/walks
+	     END { for (i in d) print i, d[i], (i in x), (p[i] == "passes=0"), a[i] + 0, w[i] + 0, (i in b) }' \
+		L=$L /tmp/rawdev.ctl /tmp/rawdev.txt $L > /tmp/walks
 	final=0
 	while read -r bus m; do
 		i=$((bus - 1))
 		case "$through" in *" $i "*) final=$((final + 1)); continue ;; esac
-		set -- 0 0 0 0 0
-		while read -r wi wd wx wp wa ww; do
-			[ "$wi" = "$i" ] && set -- "$wd" "$wx" "$wp" "$wa" "$ww" && break
+		set -- 0 0 0 0 0 0
+		while read -r wi wd wx wp wa ww wb; do
+			[ "$wi" = "$i" ] && set -- "$wd" "$wx" "$wp" "$wa" "$ww" "$wb" && break
 		done < /tmp/walks
-		asked=$4 walks=$5
+		asked=$4 walks=$5 ever=$6
 		# gone for good (contained), or refused a shape asked for
 		# (shape=none: a replug that failed left it unplugged): through
 		if [ "$2" -eq 1 ]; then
@@ -468,10 +469,12 @@ shaper() {
 		# its shapes (numbered by kind, with gaps: hzrig-rawdev takes
 		# the next there is)
 		shapes=$(ls "${f%.device}".shape[0-9] 2>/dev/null | wc -l)
-		# bound (what bindings() lists), out of shapes, or the unplug
-		# pass (which tries none)
-		if [ -n "$(bindings "$bus")" ] || [ "$asked" -ge "$shapes" ] ||
-		   [ "$UNPLUG_MS" -gt 0 ]; then
+		# bound (what bindings() lists, or in any plug before: the
+		# walk's last pass NAKs a request its probe may not survive,
+		# and a shape is for a device no plug of which bound), out of
+		# shapes, or the unplug pass (which tries none)
+		if [ "$ever" -eq 1 ] || [ -n "$(bindings "$bus")" ] ||
+		   [ "$asked" -ge "$shapes" ] || [ "$UNPLUG_MS" -gt 0 ]; then
 			final=$((final + 1)) through="$through$i "
 			continue
 		fi
