@@ -30,9 +30,72 @@ bool hzg_loop_note(struct hzg_loop *l, uint64_t now_us, unsigned int rate,
 	return secs && l->hot + 1 >= secs && l->in_win == rate + 1;
 }
 
-enum hzg_walk_act hzg_walk_action(unsigned int p, unsigned int j)
+uint64_t hzg_walk_kind(uint64_t key)
 {
-	return j < p ? HZG_WALK_ANSWER : j == p ? HZG_WALK_NAK : HZG_WALK_STALL;
+	return key >> 62 ? key : key & (0xffffULL << 40);
+}
+
+/* Was request @j of a pass NAKed by round 1? */
+static bool kind_request(const struct hzg_walk *w, unsigned int j)
+{
+	for (unsigned int i = 0; i < w->nkinds; i++)
+		if (w->kind_j[i] == j)
+			return true;
+	return false;
+}
+
+enum hzg_walk_act hzg_walk_decide(struct hzg_walk *w, uint64_t kind)
+{
+	unsigned int j = ++w->in_pass;
+
+	if (w->pass == HZG_WALK_TRIAL)
+		return HZG_WALK_ANSWER;
+	if (w->naked_j)
+		return HZG_WALK_STALL;	/* the pass's one NAK came */
+	if (w->in_order) {
+		if (j < w->target)
+			return HZG_WALK_ANSWER;
+	} else {
+		for (unsigned int i = 0; i < w->nkinds; i++)
+			if (w->kind[i] == kind)
+				return HZG_WALK_ANSWER;
+		if (w->nkinds >= HZG_WALK_KINDS_MAX)
+			return HZG_WALK_ANSWER;
+		w->kind[w->nkinds] = kind;
+		w->kind_j[w->nkinds++] = j;
+	}
+	w->naked_j = j;
+	w->nak_pending = true;
+	w->naked_passes++;
+	return HZG_WALK_NAK;
+}
+
+void hzg_walk_advance(struct hzg_walk *w)
+{
+	if (!w->naked_j)
+		w->in_order = true;
+	if (w->in_order) {
+		/* the first request after the last target round 1 did not NAK */
+		do
+			w->target++;
+		while (kind_request(w, w->target));
+	}
+	w->pass++;
+	w->in_pass = 0;
+	w->naked_j = 0;
+	w->nak_pending = false;
+}
+
+void hzg_walk_restart(struct hzg_walk *w)
+{
+	w->pass = 1;
+	w->in_pass = 0;
+	w->naked_j = 0;
+	w->nak_pending = false;
+	w->in_order = false;
+	w->target = 0;
+	w->naked_passes = 0;
+	w->nkinds = 0;
 }
 
 enum hzg_walk_next hzg_walk_next(const struct hzg_walk *w, uint64_t now_us)
@@ -52,19 +115,34 @@ enum hzg_walk_next hzg_walk_next(const struct hzg_walk *w, uint64_t now_us)
 	}
 	bool last = w->pass >= w->max_pass ||
 		    now_us - w->start_us >= HZG_WALK_TOTAL_US;
+	/*
+	 * a pass that NAKed nothing: in round 1, no new kind came: it
+	 * answered all, and round 2 is next when it saw a request round 1
+	 * did not NAK (a probe of one request of each kind has none: done);
+	 * in round 2, its request never came (the probe has no more: done)
+	 */
+	bool more = w->naked_j;
+
+	if (!w->naked_j && !w->in_order) {
+		unsigned int kinds_seen = 0;
+
+		for (unsigned int i = 0; i < w->nkinds; i++)
+			kinds_seen += w->kind_j[i] <= w->in_pass;
+		more = w->in_pass > kinds_seen;
+	}
 
 	/* a pass that went on too long (an asynchronous poll NAKs for good) */
 	if (now_us - w->pass_us >= HZG_WALK_PASS_US)
-		return last || w->in_pass < w->pass ? HZG_WALK_DONE : HZG_WALK_REPLUG;
+		return last || !more ? HZG_WALK_DONE : HZG_WALK_REPLUG;
 	if (w->nak_pending || now_us - w->active_us < HZG_WALK_QUIET_US)
 		return HZG_WALK_WAIT;
-	/* quiet: request pass never came, so the probe has no more; open's may */
-	if (w->in_pass < w->pass)
-		return now_us - w->active_us < HZG_WALK_OPEN_US ? HZG_WALK_WAIT :
-		       HZG_WALK_DONE;
-	if (last)
-		return HZG_WALK_DONE;
-	return HZG_WALK_REPLUG;
+	/*
+	 * quiet, nothing NAKed: the probe's requests are over, but open's
+	 * may come (the guest opens what the driver made), so open()'s wait
+	 */
+	if (!w->naked_j && now_us - w->active_us < HZG_WALK_OPEN_US)
+		return HZG_WALK_WAIT;
+	return last || !more ? HZG_WALK_DONE : HZG_WALK_REPLUG;
 }
 
 /* Add @key to @keys (@n of @max); true when it was not there (or full). */

@@ -37,17 +37,27 @@ bool hzg_loop_note(struct hzg_loop *l, uint64_t now_us, unsigned int rate,
 		   unsigned int secs);
 
 /*
- * The walk (hzrig-rawdev -w; docs/sweep.md, "Each request in turn"): pass
- * p answers a probe's requests 1 .. p-1, NAKs request p and stalls the
- * rest; then the device is plugged in again for pass p + 1, until a pass
- * sees fewer than p requests (the probe makes no request p) or the walk's
+ * The walk (hzrig-rawdev -w; docs/sweep.md, "Each request in turn"): each
+ * pass NAKs one request of a probe (or of its open), answers the ones
+ * before it (zeros) and stalls the rest; then the device is plugged in
+ * again for the next pass, until the walk runs out of requests or its
  * bounds are hit. Counted requests are the class and vendor control
  * requests no device-file rule decides, and bulk and interrupt transfers.
+ * Which request a pass NAKs, in two rounds:
+ *   1. by kind: the first request of a kind no pass NAKed before (a
+ *      control request's bRequestType and bRequest, a transfer's
+ *      endpoint). A driver's register helper makes most requests of a
+ *      probe, all of one kind and from one call site: au0828's six
+ *      passes NAKed six register writes of one helper, one site, where
+ *      by kind its second pass NAKs its first read. A pass in which no
+ *      new kind came answered all, and ends the round;
+ *   2. in order: the first request, then the next, and so on, that round
+ *      1 did not NAK (two call sites that make requests of one kind:
+ *      mos7840's six sites of two kinds).
+ * The walk is done when a pass of round 2 never saw its request, or
+ * after its passes or its time.
  */
 enum hzg_walk_act { HZG_WALK_ANSWER, HZG_WALK_NAK, HZG_WALK_STALL };
-
-/* What request @j (from 1) of pass @p gets. */
-enum hzg_walk_act hzg_walk_action(unsigned int p, unsigned int j);
 
 /*
  * A shape's trial (docs/sweep.md, "Devices that do not bind"): a device
@@ -76,12 +86,21 @@ enum hzg_walk_act hzg_walk_action(unsigned int p, unsigned int j);
 #define HZG_WALK_OPEN_US	5000000ULL
 #define HZG_WALK_PASS_US	30000000ULL	/* a pass's longest: a poll that NAKs */
 #define HZG_WALK_TOTAL_US	90000000ULL	/* a device's walk, all passes */
+#define HZG_WALK_KINDS_MAX	64	/* -w's limit on passes */
 
 struct hzg_walk {
 	unsigned int pass;	/* from 1; HZG_WALK_TRIAL a shape's trial */
 	unsigned int max_pass;
 	unsigned int in_pass;	/* requests counted this pass */
-	bool nak_pending;	/* request pass NAKed, the host still waits */
+	unsigned int naked_j;	/* the request this pass NAKed; 0 none yet */
+	bool nak_pending;	/* that request NAKed, the host still waits */
+	bool in_order;		/* round 2: every kind NAKed once */
+	unsigned int target;	/* round 2: the request this pass NAKs */
+	unsigned int naked_passes;	/* the passes that NAKed a request */
+	/* round 1's kinds NAKed, and which request of its pass each was */
+	uint64_t kind[HZG_WALK_KINDS_MAX];
+	unsigned int kind_j[HZG_WALK_KINDS_MAX];
+	unsigned int nkinds;
 	uint64_t start_us;	/* the walk's start (its first plug) */
 	uint64_t pass_us;	/* this pass's plug */
 	uint64_t active_us;	/* the device's last event */
@@ -90,6 +109,30 @@ struct hzg_walk {
 };
 
 enum hzg_walk_next { HZG_WALK_WAIT, HZG_WALK_REPLUG, HZG_WALK_DONE };
+
+/*
+ * The kind of a counted request (its walk key: a control request's
+ * bRequestType << 48 | bRequest << 40 | wValue << 24 | wIndex << 8, a
+ * transfer's 1 << 62 | endpoint): what round 1 NAKs one of.
+ */
+uint64_t hzg_walk_kind(uint64_t key);
+
+/*
+ * What the next counted request of this pass, of kind @kind, gets (it is
+ * counted, and a NAK is the pass's one: naked_j, nak_pending). A trial
+ * answers all.
+ */
+enum hzg_walk_act hzg_walk_decide(struct hzg_walk *w, uint64_t kind);
+
+/*
+ * The next pass begins (hzg_walk_next() said HZG_WALK_REPLUG on a pass
+ * that was not a trial): round 2 when this pass NAKed nothing, and its
+ * target; the pass's counts start again.
+ */
+void hzg_walk_advance(struct hzg_walk *w);
+
+/* A shape's walk begins (its trial got further): pass 1 of round 1. */
+void hzg_walk_restart(struct hzg_walk *w);
 
 /*
  * At @now_us: go on waiting, plug in again for the next pass, or stop. A

@@ -54,20 +54,23 @@
  * and, when the device saw its driver clear a halt in the second before
  * (a STALL / clear-halt loop that the guest's counts caught first), the
  * loop's ep=0xEE clear_halts=C as well.
- * With -w PASSES (the walk, loop.h) K gives way: pass p answers the
- * counted requests 1 .. p-1 (zeros of the length asked for; an
- * endpoint's first bulk or interrupt transfer a plug gets zeros, or its
- * data taken, in a thread of its own, and the endpoint's later ones are
- * stalled), NAKs request p and stalls the rest; once request p is over and the device
- * quiet, it is plugged in again (its raw-gadget file closed and opened
- * anew) and its driver probes again, for pass p + 1:
+ * With -w PASSES (the walk, loop.h) K gives way: each pass NAKs one
+ * counted request (the first of a kind no pass NAKed before; once a pass
+ * brings no new kind, the others in order), answers the ones before it
+ * (zeros of the length asked for; an endpoint's first bulk or interrupt
+ * transfer a plug gets zeros, or its data taken, in a thread of its own,
+ * and the endpoint's later ones are stalled) and stalls the rest:
+ *   rawdev=I t_us=T walk=nak pass=P request=J
+ * once that request is over and the device quiet, it is plugged in again
+ * (its raw-gadget file closed and opened anew) and its driver probes
+ * again, for the next pass:
  *   rawdev=I t_us=T walk=replug pass=P
- * until a pass makes fewer than p requests, PASSES passes or the walk's
- * time is spent:
+ * until the requests run out, PASSES passes or the walk's time is spent:
  *   rawdev=I t_us=T walk=done passes=P
- * With -w and -d both, the unplug pass walks: request p of pass p is
- * unplugged under (MS milliseconds into it), the device stays away until
- * it is quiet, and is plugged in again for pass p + 1; a kernel report is
+ * (P: the passes that NAKed a request). With -w and -d both, the unplug
+ * pass walks: each pass's request is unplugged under (MS milliseconds
+ * into it), the device stays away until it is quiet, and is plugged in
+ * again for the next pass; a kernel report is
  * then put down to the request of the pass it came in. A device plugged in
  * again in its next shape ("shape I" in FILE) first answers all (loop.h,
  * HZG_WALK_TRIAL): the shape is walked ("walk=replug pass=1") when that
@@ -478,15 +481,25 @@ static enum hzg_dev_action walk_decide(struct rawdev *r, uint64_t key)
 {
 	if (hzg_known_new(&r->known, key))
 		r->walk.fresh++;
-	switch (hzg_walk_action(r->walk.pass, ++r->walk.in_pass)) {
+	switch (hzg_walk_decide(&r->walk, hzg_walk_kind(key))) {
 	case HZG_WALK_ANSWER:
 		return HZG_DEV_ANSWER;
 	case HZG_WALK_NAK:
-		r->walk.nak_pending = true;
 		return HZG_DEV_NAK;
 	default:
 		return HZG_DEV_STALL;
 	}
+}
+
+/*
+ * The walk's NAK of this pass (@pass, its request @j), after the
+ * request's own line: "walk=nak pass=P request=J" (a kernel report in
+ * the unplug pass is put down to request J of pass P).
+ */
+static void walk_naked(struct rawdev *r, unsigned int pass, unsigned int j)
+{
+	if (walk_passes && j)
+		event(r, "walk=nak pass=%u request=%u", pass, j);
 }
 
 /*
@@ -510,6 +523,7 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 	const struct hzg_dev_rule *rule = hzg_dev_match(&r->dev, c);
 	enum hzg_dev_action a;
 	int ret = 0;
+	unsigned int pass = 0, j = 0;
 
 	/*
 	 * A file's "nak" names a request the sweep NAKs anyway: it counts
@@ -538,11 +552,14 @@ static void other(struct rawdev *r, const struct usb_ctrlrequest *c)
 		 */
 		unplug = unplug_ms && (walk_passes || !r->unplug_begun);
 		r->unplug_begun |= unplug;
+		pass = r->walk.pass;
+		j = r->walk.naked_j;
 	}
 	pthread_mutex_unlock(&r->lock);
 	switch (a) {
 	case HZG_DEV_NAK:
 		note(r, c, "nak");
+		walk_naked(r, pass, j);
 		if (unplug) {
 			/* the driver is now waiting on this request */
 			usleep(unplug_ms * 1000);
@@ -637,12 +654,13 @@ static int replug(struct rawdev *r, struct usb_raw_init *init)
 		r->walk.start_us = mono_us();
 	} else if (r->walk.pass == HZG_WALK_TRIAL) {
 		/* the trial got further: the shape's walk */
-		r->walk.pass = 1;
+		hzg_walk_restart(&r->walk);
 		r->walk.start_us = mono_us();
 	} else {
-		r->walk.pass++;
+		hzg_walk_advance(&r->walk);
 	}
 	r->walk.in_pass = 0;
+	r->walk.naked_j = 0;
 	r->walk.fresh = 0;
 	r->walk.nak_pending = false;
 	r->walk.pass_us = r->walk.active_us = mono_us();
@@ -937,7 +955,7 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 	struct rawdev *r = NULL;
 	enum hzg_dev_action act;
 	const char *action = "nak";
-	unsigned int slot, i;
+	unsigned int slot, i, pass = 0, j = 0;
 	bool line, unplug = false;
 	int err = 0;
 
@@ -987,6 +1005,8 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 		 */
 		if (walk_passes && e->xfer_type == 1)
 			r->walk.nak_pending = false;
+		pass = r->walk.pass;
+		j = r->walk.naked_j;
 		/* as other(): the first NAKed request unplugged under; walking, each pass's */
 		if (unplug_ms && (walk_passes || !r->unplug_begun)) {
 			r->unplug_begun = true;
@@ -1010,6 +1030,8 @@ static void on_urb(const struct usbmon_event *e, void *ctx)
 		say(r, "endpoint 0x%02x: halt: %s", e->epnum, strerror(err));
 	if (line || unplug)
 		note_ep(r, e->epnum, e->xfer_type, action);
+	if (act == HZG_DEV_NAK)
+		walk_naked(r, pass, j);
 	if (unplug)
 		unplug_later(r);
 }
@@ -1035,14 +1057,8 @@ static void walk_step(struct rawdev *r)
 		r->walk_done = true;
 	else if (next == HZG_WALK_REPLUG)
 		r->replug_now = 1;
-	/*
-	 * the passes that NAKed a request: the last made none, if it ended
-	 * short; a trial's shape not walked, none
-	 */
-	if (r->walk.pass == HZG_WALK_TRIAL)
-		passes = 0;
-	else
-		passes = r->walk.in_pass >= r->walk.pass ? r->walk.pass : r->walk.pass - 1;
+	/* the passes that NAKed a request; a trial's shape not walked, none */
+	passes = r->walk.pass == HZG_WALK_TRIAL ? 0 : r->walk.naked_passes;
 	if (next != HZG_WALK_WAIT && r->walk.in_pass > r->walk.most)
 		r->walk.most = r->walk.in_pass;
 	pthread_mutex_unlock(&r->lock);

@@ -595,7 +595,7 @@ static json_object *record_of(struct collect *c, const struct hzrig_sweep_batch 
 
 			json_object_array_add(rep, hzrig_json_str(found->v[f].title));
 			json_object_array_add(req, b->walk && b->unplug_ms && t >= 0 ?
-					      json_object_new_int(hzrig_sweep_pass_at(dr, t)) :
+					      json_object_new_int(hzrig_sweep_request_at(dr, t)) :
 					      NULL);
 		}
 	outcome(c, console, dr, json_object_array_length(rep) > 0, &what,

@@ -372,6 +372,18 @@ static int on_rawdev(struct parse *p, const char *s)
 
 		if (!num(s, "rawdev", &dev) || dev < 0)
 			return bad(p, "a rawdev walk= line lacks rawdev=");
+		if (!strncmp(val(s, "walk"), "nak ", 4)) {
+			long long req;
+
+			/* walk=nak: the request pass P NAKed */
+			if (!num(s, "pass", &pass) || pass < 1 || pass > HZRIG_SWEEP_PASSES_MAX ||
+			    !num(s, "request", &req) || req < 1 || req > HZRIG_SWEEP_REQUEST_MAX)
+				return bad(p, "a rawdev walk=nak line needs pass= 1..%d and request= 1..%d",
+					   HZRIG_SWEEP_PASSES_MAX, HZRIG_SWEEP_REQUEST_MAX);
+			if ((size_t)dev < p->b->ndrv)
+				p->b->drv[dev].pass_req[pass] = (int)req;
+			return 0;
+		}
 		if (!val(s, "passes")) {
 			/*
 			 * walk=replug: the next pass, and when it began (pass
@@ -952,6 +964,14 @@ int hzrig_sweep_pass_at(const struct hzrig_sweep_driver *d, int64_t t_us)
 		if (d->pass_us[p] > 0 && d->pass_us[p] <= t_us && p > pass)
 			pass = p;
 	return pass;
+}
+
+int hzrig_sweep_request_at(const struct hzrig_sweep_driver *d, int64_t t_us)
+{
+	int pass = hzrig_sweep_pass_at(d, t_us);
+
+	/* a stream from before the walk said its NAKs: pass P NAKed request P */
+	return d->pass_req[pass] ? d->pass_req[pass] : pass;
 }
 
 bool hzrig_sweep_report_names(const char *excerpt, const char *module)

@@ -277,9 +277,9 @@ static void load_seen(struct ld *l, json_object *d, long i,
 			json_object *v = json_object_array_get_idx(a, (size_t)k);
 			int64_t x = 0;
 
-			if (v && !hzrig_json_int_in(v, 1, HZRIG_SWEEP_PASSES_MAX, &x))
+			if (v && !hzrig_json_int_in(v, 1, HZRIG_SWEEP_REQUEST_MAX, &x))
 				fail(l, "item %d: %s is not a request number 1..%d", k,
-				     json_object_get_string(v), HZRIG_SWEEP_PASSES_MAX);
+				     json_object_get_string(v), HZRIG_SWEEP_REQUEST_MAX);
 			r->report_request[k] = (int)x;
 		}
 	}

@@ -180,6 +180,12 @@ struct hzrig_sweep_driver {
 	 */
 #define HZRIG_SWEEP_PASSES_MAX	64
 	int64_t pass_us[HZRIG_SWEEP_PASSES_MAX + 1];
+	/*
+	 * The request each pass NAKed (its "walk=nak pass=P request=J"
+	 * line: the J-th counted request of the plug), 0 when not seen.
+	 */
+#define HZRIG_SWEEP_REQUEST_MAX	1000000
+	int pass_req[HZRIG_SWEEP_PASSES_MAX + 1];
 	/* the user-facing entries the guest used: "tty:ttyUSB0 rc=0" */
 #define HZRIG_SWEEP_OPENED_MAX	8
 	char opened[HZRIG_SWEEP_OPENED_MAX][64];
@@ -241,10 +247,15 @@ bool hzrig_sweep_report_names(const char *excerpt, const char *module);
 int64_t hzrig_sweep_report_us(const char *excerpt);
 /*
  * The walk's pass of @d that was on at @t_us: 1 until its second pass
- * began, and so on; the request that pass NAKed (or unplugged under) is
- * request number pass.
+ * began, and so on.
  */
 int hzrig_sweep_pass_at(const struct hzrig_sweep_driver *d, int64_t t_us);
+
+/*
+ * The request that pass NAKed (or unplugged under): the number its
+ * "walk=nak" line gave, the pass's own number in a stream without one.
+ */
+int hzrig_sweep_request_at(const struct hzrig_sweep_driver *d, int64_t t_us);
 
 /* ---------------------------------------------------------------- load.c */
 

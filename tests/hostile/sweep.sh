@@ -484,7 +484,7 @@ bad newline '.drivers[0].calls[0].site = "a\nb"'
 bad reports '.drivers[0].reports = [1]'
 bad unreported '.drivers[0].outcome = "kernel report" | .drivers[0].reports = []'
 bad unplug '.batches[0].unplug_ms = 60001'
-bad requests '.drivers[0].reports = ["WARNING: x"] | .drivers[0].report_requests = [65]'
+bad requests '.drivers[0].reports = ["WARNING: x"] | .drivers[0].report_requests = [1000001]'
 bad requestn '.drivers[0].reports = ["WARNING: x"] | .drivers[0].report_requests = [1, 2]'
 for k in type range outcome window batch twice name newline reports unreported unplug requests requestn; do
 	run $HZRIG sweep report "$T/$k.json"

@@ -86,22 +86,94 @@ static void clock_back_starts_over(void **state)
 	assert_int_equal(l.win_us, 1000000);
 }
 
-/* The walk's pass p: answer what comes before request p, NAK it, stall what follows. */
-static void walk_actions(void **state)
+#define CTL(type, req, value)	((uint64_t)(type) << 48 | (uint64_t)(req) << 40 | \
+				 (uint64_t)(value) << 24)
+#define EP(ep)			(1ULL << 62 | (ep))
+
+/* One pass of @w over requests @keys (@n of them): each one's action. */
+static void pass_over(struct hzg_walk *w, const uint64_t *keys, unsigned int n,
+		      enum hzg_walk_act *act)
 {
+	for (unsigned int i = 0; i < n; i++)
+		act[i] = hzg_walk_decide(w, hzg_walk_kind(keys[i]));
+}
+
+/*
+ * Round 1 NAKs the first request of each kind in turn (a register
+ * helper's writes are one kind, whatever register), answering those
+ * before and stalling those after; a pass with no new kind answers all,
+ * and round 2 then NAKs in order the requests round 1 did not.
+ */
+static void walk_kinds(void **state)
+{
+	/* write, write, read, write, read, an interrupt endpoint */
+	static const uint64_t probe[] = {
+		CTL(0x40, 1, 16), CTL(0x40, 1, 2), CTL(0xc0, 0, 513),
+		CTL(0x40, 1, 160), CTL(0xc0, 0, 514), EP(0x81),
+	};
+	enum hzg_walk_act act[6];
+	struct hzg_walk w = { .pass = 1, .max_pass = 10 };
+
 	(void)state;
-	assert_int_equal(hzg_walk_action(1, 1), HZG_WALK_NAK);
-	assert_int_equal(hzg_walk_action(1, 2), HZG_WALK_STALL);
-	assert_int_equal(hzg_walk_action(3, 1), HZG_WALK_ANSWER);
-	assert_int_equal(hzg_walk_action(3, 2), HZG_WALK_ANSWER);
-	assert_int_equal(hzg_walk_action(3, 3), HZG_WALK_NAK);
-	assert_int_equal(hzg_walk_action(3, 4), HZG_WALK_STALL);
+	/* kinds differ by bRequestType and bRequest, not wValue or wIndex */
+	assert_true(hzg_walk_kind(CTL(0x40, 1, 16)) == hzg_walk_kind(CTL(0x40, 1, 2) | 7 << 8));
+	assert_true(hzg_walk_kind(CTL(0x40, 1, 16)) != hzg_walk_kind(CTL(0xc0, 1, 16)));
+	assert_true(hzg_walk_kind(EP(0x81)) != hzg_walk_kind(EP(0x02)));
+	/* pass 1: the first write NAKed, the rest stalled */
+	pass_over(&w, probe, 1, act);
+	assert_int_equal(act[0], HZG_WALK_NAK);
+	assert_int_equal(w.naked_j, 1);
+	assert_true(w.nak_pending);
+	pass_over(&w, probe + 1, 1, act);
+	assert_int_equal(act[0], HZG_WALK_STALL);
+	/* pass 2: writes answered, the first read NAKed */
+	hzg_walk_advance(&w);
+	assert_int_equal(w.pass, 2);
+	pass_over(&w, probe, 4, act);
+	assert_int_equal(act[0], HZG_WALK_ANSWER);
+	assert_int_equal(act[1], HZG_WALK_ANSWER);
+	assert_int_equal(act[2], HZG_WALK_NAK);
+	assert_int_equal(act[3], HZG_WALK_STALL);
+	/* pass 3: the endpoint, request 6 */
+	hzg_walk_advance(&w);
+	pass_over(&w, probe, 6, act);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(act[i], HZG_WALK_ANSWER);
+	assert_int_equal(act[5], HZG_WALK_NAK);
+	assert_int_equal(w.naked_j, 6);
+	/* pass 4: no new kind; all answered, nothing NAKed */
+	hzg_walk_advance(&w);
+	pass_over(&w, probe, 6, act);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(act[i], HZG_WALK_ANSWER);
+	assert_int_equal(w.naked_j, 0);
+	assert_int_equal(w.naked_passes, 3);
+	/* round 2: requests 2, 4, 5 in turn (1, 3, 6 were round 1's) */
+	hzg_walk_advance(&w);
+	assert_true(w.in_order);
+	assert_int_equal(w.target, 2);
+	pass_over(&w, probe, 3, act);
+	assert_int_equal(act[0], HZG_WALK_ANSWER);
+	assert_int_equal(act[1], HZG_WALK_NAK);
+	assert_int_equal(act[2], HZG_WALK_STALL);
+	hzg_walk_advance(&w);
+	assert_int_equal(w.target, 4);
+	hzg_walk_advance(&w);
+	assert_int_equal(w.target, 5);
+	hzg_walk_advance(&w);
+	assert_int_equal(w.target, 7);
+	/* restarted (a shape's walk): round 1 anew */
+	hzg_walk_restart(&w);
+	assert_int_equal(w.pass, 1);
+	pass_over(&w, probe, 2, act);
+	assert_int_equal(act[0], HZG_WALK_NAK);
+	assert_int_equal(w.naked_passes, 1);
 }
 
 /* When a pass is over, and when the walk is. */
 static void walk_next(void **state)
 {
-	struct hzg_walk w = { .pass = 2, .max_pass = 6, .in_pass = 2,
+	struct hzg_walk w = { .pass = 2, .max_pass = 6, .in_pass = 2, .naked_j = 2,
 			      .start_us = 1000000, .pass_us = 5000000,
 			      .active_us = 6000000 };
 
@@ -115,20 +187,32 @@ static void walk_next(void **state)
 	/* quiet: the next pass */
 	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_REPLUG);
 	/*
-	 * a pass that made one request of the two: the probe has no more,
-	 * but its open may (the guest opens what the driver made): done
-	 * only once quiet for HZG_WALK_OPEN_US
+	 * round 1, a pass that NAKed nothing (no new kind): it answered all;
+	 * its open may still come (the guest opens what the driver made):
+	 * over only once quiet for HZG_WALK_OPEN_US; then round 2 when it
+	 * saw a request round 1 did not NAK, else done
 	 */
-	w.in_pass = 1;
+	w.naked_j = 0;
+	w.nkinds = 2;
+	w.kind_j[0] = 1;
+	w.kind_j[1] = 2;
+	w.in_pass = 3;
 	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_WAIT);
 	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_OPEN_US - 1), HZG_WALK_WAIT);
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_OPEN_US), HZG_WALK_REPLUG);
+	w.in_pass = 2;
 	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_OPEN_US), HZG_WALK_DONE);
-	/* the last pass (its request p came), or the walk's time spent: done */
+	/* round 2, its request never came: the probe has no more, done */
+	w.in_order = true;
+	w.in_pass = 9;
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_WAIT);
+	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_OPEN_US), HZG_WALK_DONE);
+	w.in_order = false;
+	/* the last pass (its request NAKed), or the walk's time spent: done */
+	w.naked_j = 2;
 	w.pass = w.max_pass;
-	w.in_pass = w.max_pass;
 	assert_int_equal(hzg_walk_next(&w, 6000000 + HZG_WALK_QUIET_US), HZG_WALK_DONE);
 	w.pass = 2;
-	w.in_pass = 2;
 	w.active_us = w.start_us + HZG_WALK_TOTAL_US;
 	w.pass_us = w.active_us - 1;
 	assert_int_equal(hzg_walk_next(&w, w.active_us + HZG_WALK_QUIET_US), HZG_WALK_DONE);
@@ -152,9 +236,11 @@ static void walk_trial(void **state)
 			      .pass_us = 1000000, .active_us = 3000000 };
 
 	(void)state;
-	/* every request of a trial is answered */
-	assert_int_equal(hzg_walk_action(HZG_WALK_TRIAL, 1), HZG_WALK_ANSWER);
-	assert_int_equal(hzg_walk_action(HZG_WALK_TRIAL, 1000), HZG_WALK_ANSWER);
+	/* every request of a trial is answered, and none NAKed */
+	assert_int_equal(hzg_walk_decide(&w, 1), HZG_WALK_ANSWER);
+	assert_int_equal(hzg_walk_decide(&w, 2), HZG_WALK_ANSWER);
+	assert_int_equal(w.naked_j, 0);
+	w.in_pass = 5;
 	/* not quiet yet */
 	assert_int_equal(hzg_walk_next(&w, 3000000 + HZG_WALK_QUIET_US - 1), HZG_WALK_WAIT);
 	/*
@@ -237,7 +323,7 @@ int main(void)
 		cmocka_unit_test(one_busy_second_is_no_loop),
 		cmocka_unit_test(a_gap_breaks_the_run),
 		cmocka_unit_test(clock_back_starts_over),
-		cmocka_unit_test(walk_actions),
+		cmocka_unit_test(walk_kinds),
 		cmocka_unit_test(walk_next),
 		cmocka_unit_test(walk_trial),
 		cmocka_unit_test(known_fresh),

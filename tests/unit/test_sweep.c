@@ -971,7 +971,9 @@ static void test_walk_passes(void **state)
 	static const char text[] =
 		"sweep begin batch=0 size=1 k=2 devices=1 t0=1.00 settled_s=3 max_s=60 unplug_ms=100 walk=6\n"
 		"file index=0 name=foo.device\n"
+		"rawdev=0 t_us=1500000 walk=nak pass=1 request=1\n"
 		"rawdev=0 t_us=2000000 walk=replug pass=2\n"
+		"rawdev=0 t_us=2500000 walk=nak pass=2 request=7\n"
 		"rawdev=0 t_us=5000000 walk=replug pass=3\n"
 		"rawdev=0 t_us=8000000 walk=done passes=3\n"
 		"sweep end\n";
@@ -1011,7 +1013,34 @@ static void test_walk_passes(void **state)
 	assert_int_equal(hzrig_sweep_pass_at(&b.drv[0], 2000000), 2);
 	assert_int_equal(hzrig_sweep_pass_at(&b.drv[0], 4999999), 2);
 	assert_int_equal(hzrig_sweep_pass_at(&b.drv[0], 9000000), 3);
+	/*
+	 * the request each pass NAKed: its walk=nak line's (round 1 of the
+	 * walk NAKs by kind: pass 2 NAKed request 7); pass 3 said none
+	 */
+	assert_int_equal(hzrig_sweep_request_at(&b.drv[0], 1500000), 1);
+	assert_int_equal(hzrig_sweep_request_at(&b.drv[0], 4999999), 7);
+	assert_int_equal(hzrig_sweep_request_at(&b.drv[0], 9000000), 3);
 	hzrig_sweep_batch_free(&b);
+	/* a walk=nak line without its numbers, or out of range: refused */
+	{
+		static const char *const bad_nak[] = {
+			"rawdev=0 t_us=1 walk=nak pass=1\n",
+			"rawdev=0 t_us=1 walk=nak request=3\n",
+			"rawdev=0 t_us=1 walk=nak pass=65 request=3\n",
+			"rawdev=0 t_us=1 walk=nak pass=1 request=0\n",
+			"rawdev=0 t_us=1 walk=nak pass=1 request=1000001\n",
+		};
+		char doc[512];
+
+		for (size_t i = 0; i < sizeof(bad_nak) / sizeof(bad_nak[0]); i++) {
+			snprintf(doc, sizeof(doc),
+				 "sweep begin batch=0 size=1 k=2 devices=1 settled_s=3 max_s=60 walk=6\n"
+				 "file index=0 name=foo.device\n%ssweep end\n", bad_nak[i]);
+			assert_int_not_equal(hzrig_sweep_batch_parse(doc, &b, why, sizeof(why)), 0);
+			if (!strstr(why, "walk=nak"))
+				fail_msg("%s: %s", bad_nak[i], why);
+		}
+	}
 	/* a report's time: its first timestamp, blanks in it or not */
 	assert_int_equal(hzrig_sweep_report_us(
 		"------------[ cut here ]------------\n"
