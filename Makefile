@@ -84,6 +84,7 @@ check-unit: tools
 	@$(TOP)/tests/setup/check-commands.py $(TOP)
 	@$(TOP)/tests/setup/check-setup.sh
 	@$(TOP)/tests/setup/matrix-fail.sh
+	@$(TOP)/tests/setup/sweep-schedule.sh
 	@$(TOP)/tests/layout/check-layout.py $(TOP)
 	@$(MAKE) --no-print-directory -C tests unit
 	@$(MAKE) --no-print-directory -C gadget simtest O=$(B)/gadget-sim

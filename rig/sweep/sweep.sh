@@ -6,7 +6,7 @@
 #                           [--accel auto|kvm|tcg] [--collect-only]
 #                           [--no-build] [--quiet-s S] [--walk P]
 #                           [--boot-with SCRIPT] [--jobs J]
-#                           VARIANT...
+#                           [--build-first] VARIANT...
 #
 # Each VARIANT is a kernel/variants/*.variant with a "sweep =" line
 # (sweep-hz-100, sweep-small-hz-1000, ...). For each:
@@ -37,6 +37,10 @@
 # batches' guests at once, each a TCG guest on a core of its own (the
 # batches' own noise allowance, in sweep.json and the report, says whether
 # the timing suffered); --boot-with boots one batch at a time.
+# The first variant's kernel is built alone, the others' beside its
+# guests (nice 19: the guests' idle cores), each variant's batches
+# joining the pool once its kernel is in; --build-first builds every
+# kernel before any guest boots.
 # Then `hzrig sweep report` over all of them, beside `hzrig check-tree` on
 # the swept drivers' files of the first variant's tree, as a table
 # (OUT/report.txt) and JSON (OUT/report.json), with the coverage and the
@@ -48,6 +52,8 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
 HZRIG=${HZRIG:-$B/rig/hzrig}
+# (tests/setup/sweep-schedule.sh stands in its own for both)
+MATRIX=${HZRIG_MATRIX:-$TOP/rig/boot/matrix.sh}
 K=2
 UNPLUG_MS=0
 SIZE=32
@@ -59,6 +65,7 @@ NO_BUILD=0
 QUIET_S=30
 WALK=6
 BOOT_WITH=
+BUILD_FIRST=0
 JOBS=$(($(nproc) >= 2 ? 2 : 1))
 OUT=$TOP/results/sweep
 DB=${HZRIG_DB:-$TOP/results/hzrig.db}
@@ -78,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--walk) WALK=$2; shift 2 ;;
 	--boot-with) BOOT_WITH=$2; shift 2 ;;
 	--jobs) JOBS=$2; shift 2 ;;
+	--build-first) BUILD_FIRST=1; shift ;;
 	-*) echo "sweep: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -226,9 +234,40 @@ run_batch() {
 declare -A T
 rc=0
 
-t0=$SECONDS
-[ "$COLLECT_ONLY" = 1 ] || [ "$NO_BUILD" = 1 ] || "$TOP/rig/boot/matrix.sh" --build-only "$@" || rc=1
-T[build]=$((SECONDS - t0))
+# The first variant's kernel is built alone; the others' are built beside
+# its guests, niced (a guest waiting out its NAKed timeouts leaves its core
+# idle: two guests of the whole tree kept 1.3 of the 2 cores busy), and a
+# variant's batches join the pool once its kernel is in. --build-first:
+# every kernel before any guest.
+t_start=$SECONDS
+BUILD_PID="" BUILD_RC=$OUT/.build-rest.rc
+mkdir -p "$OUT"
+rm -f "$BUILD_RC"
+if [ "$COLLECT_ONLY" = 0 ] && [ "$NO_BUILD" = 0 ]; then
+	if [ "$BUILD_FIRST" = 1 ] || [ -n "$BOOT_WITH" ] || [ $# -eq 1 ]; then
+		"$MATRIX" --build-only "$@" || rc=1
+	else
+		"$MATRIX" --build-only "$1" || rc=1
+		log sweep "the first kernel built in $((SECONDS - t_start)) s; the others are built beside its guests (nice 19)"
+		( nice -n 19 "$MATRIX" --build-only "${@:2}"; echo $? > "$BUILD_RC" ) &
+		BUILD_PID=$!
+	fi
+fi
+T[build]=$((SECONDS - t_start))
+# wait_build: the kernels built beside the guests are in (their rc)
+wait_build() {
+	[ -n "$BUILD_PID" ] || return 0
+	while [ ! -f "$BUILD_RC" ]; do
+		sleep 1
+	done
+	[ "$(cat "$BUILD_RC")" = 0 ] || rc=1
+	T[build_rest]=$((SECONDS - t_start))
+	BUILD_PID=""
+}
+# the batches' guests running now (not the build beside them)
+running_batches() {
+	jobs -rp | grep -cvx "${BUILD_PID:-none}"
+}
 
 # One accelerator decision for the sweep (hzrig accel's KVM smoke boot),
 # not one a batch: batches boot at once (--jobs), the smoke's files are
@@ -253,6 +292,7 @@ t0=$SECONDS
 declare -A NB HZV
 for v in "$@"; do
 	d=$OUT/$v
+	[ "$v" = "$1" ] || wait_build
 	if [ "$COLLECT_ONLY" = 1 ] && [ ! -f "$d/batch-0.txt" ] && [ ! -f "$d/status-0.json" ]; then
 		log "$v" "no batches in $d to collect: skipped"
 		rc=1
@@ -295,7 +335,7 @@ for v in "$@"; do
 		num=$SIZE
 		[ $(((i + 1) * SIZE)) -le "$n" ] || num=$((n - i * SIZE))
 		# a free slot, then the batch in the background
-		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		while [ "$(running_batches)" -ge "$JOBS" ]; do
 			wait -n
 		done
 		run_batch "$v" "$d" "$i" "$num" "$nb" &
@@ -383,7 +423,7 @@ done
 if [ "$COLLECT_ONLY" = 1 ]; then
 	echo "Time: collected again (no build, no boot) in ${T[boot]} s, check-tree ${T[check_tree]} s"
 else
-	echo "Time: build ${T[build]} s (kernels: $(for v in "$@"; do printf '%s %s s ' "$v" "$(cat "$B/$v/kernel-build-s" 2>/dev/null || echo cached)"; done)), guests ${T[boot]} s, check-tree ${T[check_tree]} s"
+	echo "Time: build ${T[build]} s${T[build_rest]:+ (the others beside the guests, done at ${T[build_rest]} s)} (kernels: $(for v in "$@"; do printf '%s %s s ' "$v" "$(cat "$B/$v/kernel-build-s" 2>/dev/null || echo cached)"; done)), guests ${T[boot]} s, check-tree ${T[check_tree]} s, whole $((SECONDS - t_start)) s"
 fi
 echo "sweep: report in $OUT/report.txt and $OUT/report.json"
 exit $rc

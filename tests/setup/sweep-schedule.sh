@@ -1,0 +1,118 @@
+#!/bin/bash
+# sweep-schedule.sh: the sweep's kernels and guests in time (make
+# check-unit). rig/sweep/sweep.sh builds the first variant's kernel alone
+# and the others' beside its guests, niced; a variant's batches boot only
+# once its kernel is in. No kernel is built and no guest booted: a
+# stand-in matrix.sh (HZRIG_MATRIX) makes what --build-only leaves, and a
+# stand-in hzrig (HZRIG) boots by writing a batch that ended; each says
+# when it began and ended in one log. Cases:
+#   - two variants: the second's build runs niced while the first's
+#     batches boot, and its batches boot only after its build ended; the
+#     time line says so; exit 0;
+#   - --build-first: every build ends before any batch boots;
+#   - the second's build fails: the first is swept and collected, the
+#     second is named not built, exit 1.
+set -u
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/# /' "$T/out" | head -40; sed 's/^/# log: /' "$T/log" | head -40; }
+check() { if eval "$2"; then ok; else ko "$1"; fi; }
+
+A=sweep-check-hz-100
+Z=sweep-check-hz-1000
+
+# matrix.sh --build-only V...: what the sweep boots, per variant; the
+# second variant's build takes 3 s (FAIL_SECOND=1: it fails)
+cat > "$T/matrix.sh" <<'EOF'
+#!/bin/bash
+shift
+for v in "$@"; do
+	echo "build-begin $v $(date +%s%N) nice=$(awk '{ print $19 }' /proc/$$/stat)" >> "$LOG"
+	case "$v" in *-1000) sleep 3; [ "${FAIL_SECOND:-0}" = 0 ] || exit 1 ;; esac
+	mkdir -p "$B/$v/kernel/arch/x86/boot" "$B/$v/sweep-devices" "$B/$v/kmods"
+	: > "$B/$v/kernel/arch/x86/boot/bzImage"
+	: > "$B/$v/initramfs.cpio"
+	for i in 1 2 3; do echo "driver module=m$i" > "$B/$v/sweep-devices/m$i.device"; done
+	echo "CONFIG_HZ=${v##*-}" > "$B/$v/kernel/.config"
+	echo '{"kept":[]}' > "$B/$v/sweep-select.json"
+	: > "$B/$v/sweep-firmware.txt"
+	echo "build-end $v $(date +%s%N)" >> "$LOG"
+done
+EOF
+# hzrig: boot writes a batch that ended; collect a sweep.json; the rest
+# what the sweep's report and history need
+cat > "$T/hzrig" <<'EOF'
+#!/bin/bash
+arg() { local k=$1; shift; while [ $# -gt 0 ]; do [ "$1" = "$k" ] && { echo "$2"; return; }; shift; done; }
+case "$1" in
+boot)
+	v=$(arg --variant "$@")
+	echo "boot-begin $v $(date +%s%N)" >> "$LOG"
+	sleep 1
+	echo "sweep end" > "$(arg --samples "$@")"
+	: > "$(arg --console "$@")"
+	echo '{"status":"ok"}' > "$(arg --status "$@")"
+	echo "boot-end $v $(date +%s%N)" >> "$LOG" ;;
+sweep)
+	case "$2" in
+	collect) d=$(arg --dir "$@"); echo "{\"variant\":\"$(arg --variant "$@")\",\"drivers\":[],\"batches\":[]}" > "$d/sweep.json" ;;
+	report) echo "report" ;;
+	esac ;;
+check-tree) echo '{"sites":[]}' > "$(arg --json "$@")" ;;
+esac
+exit 0
+EOF
+chmod +x "$T/matrix.sh" "$T/hzrig"
+
+sweep() {
+	rm -rf "$T/b" "$T/res"
+	: > "$T/log"
+	LOG=$T/log B=$T/b HZRIG=$T/hzrig HZRIG_MATRIX=$T/matrix.sh HZRIG_DB=$T/res/hzrig.db \
+		"$TOP/rig/sweep/sweep.sh" --accel tcg --jobs 2 --batch-size 1 --out "$T/res" "$@" > "$T/out" 2>&1
+}
+# at V EVENT: the time (ns) of the first EVENT line of variant V; last V
+# EVENT: of the last
+at() { awk -v e="$2" -v v="$1" '$1 == e && $2 == v { print $3; exit }' "$T/log"; }
+last() { awk -v e="$2" -v v="$1" '$1 == e && $2 == v { t = $3 } END { print t }' "$T/log"; }
+
+# --- two variants: the second built beside the first's guests --------------
+sweep "$A" "$Z"
+rc=$?
+check "two variants: exit 0" '[ $rc = 0 ]'
+check "the second variant's build began after the first's ended" \
+	'[ "$(at $Z build-begin)" -gt "$(at $A build-end)" ]'
+check "the first variant's batches booted while the second's kernel was built" \
+	'[ "$(at $A boot-begin)" -lt "$(at $Z build-end)" ]'
+check "the second variant's build ran niced (19)" \
+	'grep -q "^build-begin $Z .* nice=19$" "$T/log" && grep -q "^build-begin $A .* nice=0$" "$T/log"'
+check "the second variant's batches booted only after its build ended" \
+	'[ "$(at $Z boot-begin)" -gt "$(at $Z build-end)" ]'
+check "each variant's three batches booted, two at a time at most" \
+	'[ "$(grep -c "^boot-begin $A " "$T/log")" = 3 ] && [ "$(grep -c "^boot-begin $Z " "$T/log")" = 3 ] &&
+	 [ "$(awk "\$1 == \"boot-begin\" { n++; if (n > m) m = n } \$1 == \"boot-end\" { n-- } END { print m }" "$T/log")" -le 2 ]'
+check "the time line says the others were built beside the guests" \
+	'grep -q "^Time: build [0-9]* s (the others beside the guests, done at [0-9]* s)" "$T/out"'
+check "both variants collected" '[ -f "$T/res/$A/sweep.json" ] && [ -f "$T/res/$Z/sweep.json" ]'
+
+# --- --build-first: every kernel before any guest ------------------------------
+sweep --build-first "$A" "$Z"
+rc=$?
+check "--build-first: exit 0" '[ $rc = 0 ]'
+check "--build-first: every build ended before the first batch booted" \
+	'[ "$(at $A boot-begin)" -gt "$(at $Z build-end)" ] && ! grep -q "nice=19" "$T/log"'
+
+# --- the second variant's build fails --------------------------------------
+FAIL_SECOND=1 sweep "$A" "$Z"
+rc=$?
+check "a build beside the guests that fails: exit 1" '[ $rc = 1 ]'
+check "... the first variant swept and collected all the same" \
+	'[ "$(grep -c "^boot-end $A " "$T/log")" = 3 ] && [ -f "$T/res/$A/sweep.json" ]'
+check "... the second named not built, none of its batches booted" \
+	'grep -qxF "[$Z] not built: skipped" "$T/out" && ! grep -q "^boot-begin $Z " "$T/log"'
+
+echo "sweep-schedule: $pass passed, $fail failed"
+[ "$fail" = 0 ]
