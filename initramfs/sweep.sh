@@ -424,7 +424,9 @@ flood() {
 # holds an interface of it, it is plugged in again in its next shape
 # (MODULE.shapeN beside its device file; hzrig-rawdev's "shape I"), and
 # walked again, until one binds or none is left. /tmp/final counts the
-# devices that are through. Not in the unplug pass, nor without the walk.
+# devices that are through, and each is said ("through module=M bus=B":
+# a batch whose guest crashed later boots again without them, and keeps
+# what they streamed). Not in the unplug pass, nor without the walk.
 echo 0 > /tmp/final
 # the devices through, " I I ... ": not looked at again (bindings() and
 # the files are processes, and the shaper runs on each second's news)
@@ -452,6 +454,7 @@ shaper() {
 		# (shape=none: a replug that failed left it unplugged): through
 		if [ "$2" -eq 1 ]; then
 			final=$((final + 1)) through="$through$i "
+			echo "through module=$m bus=$bus" >> $L
 			continue
 		fi
 		# its walk (of its current shape) is not over yet
@@ -476,6 +479,7 @@ shaper() {
 		if [ "$ever" -eq 1 ] || [ -n "$(bindings "$bus")" ] ||
 		   [ "$asked" -ge "$shapes" ] || [ "$UNPLUG_MS" -gt 0 ]; then
 			final=$((final + 1)) through="$through$i "
+			echo "through module=$m bus=$bus" >> $L
 			continue
 		fi
 		log "$m did not bind: its next shape ($((asked + 1)) of $shapes)"

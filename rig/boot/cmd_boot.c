@@ -33,6 +33,8 @@
 #include "lib/opts.h"
 
 #define MAX_ARGS	64
+/* x86's COMMAND_LINE_SIZE, its NUL included */
+#define KCMDLINE_MAX	2048
 
 enum boot_status {
 	BOOT_OK,		/* guest ran the plan and said rc=0 */
@@ -64,7 +66,7 @@ struct guest {
 	const char *accel;
 	const char *console_path;
 	const char *samples_path;
-	char extra_append[512];
+	char extra_append[KCMDLINE_MAX];
 	unsigned int timeout_s;
 	unsigned int quiet_s;	/* --quiet-s: a stream silent this long hung */
 	bool quiet;
@@ -328,7 +330,7 @@ static pid_t spawn(char **argv, int *out_fd)
 
 /* QEMU's command line, from qemu/<arch>.conf and the guest; its strings. */
 struct qemu_cmd {
-	char args[512], append[1400], serial1[8300], tcg_append[300];
+	char args[512], append[KCMDLINE_MAX], serial1[8300], tcg_append[300];
 	char *argv[MAX_ARGS];
 };
 
@@ -343,8 +345,12 @@ static int qemu_argv(const struct hzrig_qemu_conf *c, const struct guest *g,
 	hzrig_expand_append(q->tcg_append, sizeof(q->tcg_append),
 			    kvm ? "" : c->append_tcg,
 			    kvm ? 0 : hzrig_host_tsc_khz());
-	snprintf(q->append, sizeof(q->append), "%s %s %s", c->append,
-		 q->tcg_append, g->extra_append);
+	if (snprintf(q->append, sizeof(q->append), "%s %s %s", c->append,
+		     q->tcg_append, g->extra_append) >= (int)sizeof(q->append)) {
+		fprintf(stderr, "hzrig: the kernel command line would be longer than the kernel's %d characters (--append, and the QEMU conf's append)\n",
+			KCMDLINE_MAX - 1);
+		return -1;
+	}
 	/*
 	 * The samples file takes two frontends through one multiplexed
 	 * chardev: ttyS1, and a virtio-serial port a sweep guest streams
@@ -743,9 +749,14 @@ int cmd_boot(int argc, char **argv)
 		return BOOT_EXIT_USAGE;
 	pname = plan ? strrchr(plan, '/') : NULL;
 	pname = pname ? pname + 1 : plan;
-	snprintf(g.extra_append, sizeof(g.extra_append),
-		 "hzrig.variant=%s hzrig.accel=%s%s%s %s", g.variant, g.accel,
-		 pname ? " hzrig.plan=" : "", pname ? pname : "", append);
+	if (snprintf(g.extra_append, sizeof(g.extra_append),
+		     "hzrig.variant=%s hzrig.accel=%s%s%s %s", g.variant, g.accel,
+		     pname ? " hzrig.plan=" : "", pname ? pname : "", append) >=
+	    (int)sizeof(g.extra_append)) {
+		fprintf(stderr, "hzrig boot: --append: %zu characters, more than the kernel's command line takes (%d)\n",
+			strlen(append), KCMDLINE_MAX - 1);
+		return BOOT_EXIT_USAGE;
+	}
 	if (!g.quiet)
 		printf("[%s] booting under %s, watchdog %u s\n", g.variant,
 		       g.accel, g.timeout_s);

@@ -730,10 +730,13 @@ static void suspect_words(const struct hzrig_sweep_driver *dr, const char *conso
 /*
  * A suspect's own record from the last earlier boot of batch @i that had
  * it (its stream, streamed as the guest ran: docs/sweep.md): its calls,
- * what it bound, its modprobe. NULL when no boot's stream has it.
+ * what it bound, its modprobe. @kept: not a suspect, but a driver that
+ * boot was through with before its guest crashed (kept-N.txt), recorded
+ * as it did. NULL when no boot's stream has it.
  */
 static json_object *suspect_from_stream(struct collect *c, int i, const char *mod,
-					const struct hzrig_findings *found, bool confirmed)
+					const struct hzrig_findings *found, bool confirmed,
+					bool kept)
 {
 	for (int k = 8; k >= 0; k--) {
 		char path[4096], cpath[4096], why[HZRIG_WHY], diag[320];
@@ -766,7 +769,7 @@ static json_object *suspect_from_stream(struct collect *c, int i, const char *mo
 			suspect_words(dr, console, i, strrchr(path, '/') + 1, confirmed,
 				      diag, sizeof(diag));
 			o = record_of(c, &b, i, dr, console, found, allowance(&b, (int)c->hz),
-				      "hung the guest", diag);
+				      kept ? NULL : "hung the guest", kept ? NULL : diag);
 		}
 		free(console);
 		hzrig_sweep_batch_free(&b);
@@ -787,16 +790,18 @@ static bool in_batch(const struct hzrig_sweep_batch *b, const char *mod)
 
 /*
  * Batch @i's suspects (sweep.sh: DIR/suspects-N.txt, a module a line:
- * every driver an earlier boot that hung or crashed was put down to) into
- * @list, one a line; "" none. 0, or -1 when the file is not module names.
+ * every driver an earlier boot that hung or crashed was put down to), or
+ * (@what "kept") the drivers an earlier boot that crashed was through
+ * with, not booted again (DIR/kept-N.txt), into @list, one a line; NULL
+ * none. 0, or -1 when the file is not module names.
  */
-static int suspect_list(const struct collect *c, int i, char **list)
+static int module_list(const struct collect *c, const char *what, int i, char **list)
 {
 	char path[4096], why[HZRIG_WHY];
 	size_t len;
 
 	*list = NULL;
-	snprintf(path, sizeof(path), "%s/suspects-%d.txt", c->dir, i);
+	snprintf(path, sizeof(path), "%s/%s-%d.txt", c->dir, what, i);
 	if (access(path, F_OK))
 		return 0;
 	*list = hzrig_in_slurp(path, 1 << 16, &len, why, sizeof(why));
@@ -848,16 +853,20 @@ static bool listed(const char *list, const char *mod)
 static int suspects(struct collect *c, int i, const struct hzrig_sweep_batch *last,
 		    json_object *drivers)
 {
-	char *text, *s;
+	char *text, *s, *kept;
 	struct hzrig_findings found = { 0 };
 	bool confirmed = last && last->complete;
 
-	if (suspect_list(c, i, &text))
+	if (module_list(c, "suspects", i, &text))
 		return -1;
-	if (!text)
+	if (module_list(c, "kept", i, &kept)) {
+		free(text);
+		return -1;
+	}
+	if (!text && !kept)
 		return 0;
 	earlier_boots(c, i, &found);
-	for (s = text; *s;) {
+	for (s = text; s && *s;) {
 		size_t l = strcspn(s, "\n");
 		char mod[HZRIG_NAME_MAX], line[256];
 		json_object *rep, *o;
@@ -867,7 +876,7 @@ static int suspects(struct collect *c, int i, const struct hzrig_sweep_batch *la
 			mod[l] = 0;
 			if (in_batch(last, mod)) {
 				;	/* loaded again: the final boot's */
-			} else if ((o = suspect_from_stream(c, i, mod, &found, confirmed))) {
+			} else if ((o = suspect_from_stream(c, i, mod, &found, confirmed, false))) {
 				json_object_array_add(drivers, o);
 			} else {
 				bool named = false;
@@ -891,8 +900,30 @@ static int suspects(struct collect *c, int i, const struct hzrig_sweep_batch *la
 		}
 		s += l + (s[l] == '\n');
 	}
+	/* the drivers a crashed boot was through with: as that boot saw them */
+	for (s = kept; s && *s;) {
+		size_t l = strcspn(s, "\n");
+		char mod[HZRIG_NAME_MAX], line[256];
+		json_object *o;
+
+		memcpy(mod, s, l);
+		mod[l] = 0;
+		s += l + (s[l] == '\n');
+		if (!l || in_batch(last, mod) || listed(text, mod))
+			continue;
+		o = suspect_from_stream(c, i, mod, &found, confirmed, true);
+		if (!o) {
+			snprintf(line, sizeof(line),
+				 "kept from an earlier boot of batch %d, which crashed after it was through, but no stream of those boots has it",
+				 i);
+			o = driver_json(mod, i, NULL, "hung the guest", 0, "", line,
+					json_object_new_array(), json_object_new_array());
+		}
+		json_object_array_add(drivers, o);
+	}
 	hzrig_findings_free(&found);
 	free(text);
+	free(kept);
 	return 0;
 }
 
@@ -1007,7 +1038,7 @@ static int batch_json(struct collect *c, int i, json_object *drivers,
 	c->grid = !hzrig_jiffy_grid_fit(b.timers, b.ntimers, hzrig_tick_ns((int)c->hz),
 					&c->grid_ns, &c->grid_jiffies);
 	json_object_array_add(batches, batch_object(i, &b, ended, allow, console));
-	if (suspect_list(c, i, &sus)) {
+	if (module_list(c, "suspects", i, &sus)) {
 		free(console);
 		hzrig_findings_free(&found);
 		hzrig_sweep_batch_free(&b);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# suspects.sh CONSOLE MODULES [STREAM]: the drivers a sweep batch's guest that hung
+# suspects.sh [--why FILE] CONSOLE MODULES [STREAM]: the drivers a sweep batch's guest that hung
 # or crashed is put down to (docs/sweep.md, "A driver that hangs or
 # crashes the guest"), one module name a line, from its console:
 #   1. when the console holds a fatal kernel report (an oops: "BUG:",
@@ -39,10 +39,17 @@
 #      item, a URB's handler) is what ran after its probe. What the boot
 #      streamed of it is kept; its boot again without it confirms it, or
 #      names the next.
+# With --why FILE, FILE gets "oops" when rule 1 named them (the module
+# whose code faulted: certain), else "guess".
 # A serial console's lines end in CR LF. Nothing printed: no suspect.
 # Exit 0, or 2 when a file cannot be read.
 set -u
-[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: suspects.sh CONSOLE MODULES [STREAM]" >&2; exit 2; }
+WHY=
+if [ "${1:-}" = --why ]; then
+	WHY=${2:-}
+	shift 2 || { echo "usage: suspects.sh [--why FILE] CONSOLE MODULES [STREAM]" >&2; exit 2; }
+fi
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: suspects.sh [--why FILE] CONSOLE MODULES [STREAM]" >&2; exit 2; }
 for f in "$@"; do
 	if [ ! -f "$f" ] || [ ! -r "$f" ]; then
 		echo "suspects.sh: cannot read $f" >&2
@@ -70,6 +77,10 @@ sus=$(awk -v began="$began" '
 		else if (wq in ours) print wq
 		else if (opener) print "-opener"
 	}' <<< "$con")
+# rule 1 named the module whose code faulted: "oops" (--why); the later
+# rules are a guess from what the guest did
+why=guess
+[ -z "$sus" ] || [ "$sus" = -opener ] || why=oops
 if [ "$sus" = -opener ]; then
 	# the opens left waiting ("M bus=B entry=E" begun, never ended)
 	sus=$(comm -23 <(sed -n 's/.*hzrig-sweep: open-begin module=\([^ ]* bus=[0-9]* entry=[^ ]*\).*/\1/p' <<< "$con" | sort -u) \
@@ -102,4 +113,5 @@ if [ -z "$sus" ] && [ $# -eq 3 ] && [ -z "$left" ]; then
 		{ if ($0 !~ /^bind /) m = "" }
 		END { if (last != "") print last }')
 fi
+[ -z "$WHY" ] || echo "$why" > "$WHY"
 [ -z "$sus" ] || printf '%s\n' "$sus"

@@ -147,11 +147,21 @@ boot_batch() {
 # SWEEP_MAX_S, SWEEP_UNPLUG_MS and SWEEP_ACCEL.
 export SWEEP_NAK=$K SWEEP_BATCH_SIZE=$SIZE SWEEP_MAX_S=$MAX_S SWEEP_UNPLUG_MS=$UNPLUG_MS SWEEP_ACCEL=$ACCEL SWEEP_WALK=$WALK
 
+# through_of STREAM: the modules a boot's stream says it was through with
+# (the guest's "through module=M", its walk and shapes over) and whose
+# modprobe returned, one a line
+through_of() {
+	tr -d '\r' < "$1" | sed 's/^hzrig-sweep //' | awk '
+		/^through module=/ { m = $2; sub(/^module=/, "", m); t[m] = 1 }
+		/^modprobe module=/ { m = $2; sub(/^module=/, "", m); p[m] = 1 }
+		END { for (m in t) if (m in p) print m }' | sort
+}
+
 # run_batch VARIANT DIR I NUM NB: batch I (NUM devices) of NB, booted
 # (again without its suspects when it hung or crashed); a stage that
 # failed leaves DIR/failed-I. One at a time, or --jobs at once.
 run_batch() {
-	local v=$1 d=$2 i=$3 num=$4 nb=$5 st all named out prev_alive try mods sus alive b
+	local v=$1 d=$2 i=$3 num=$4 nb=$5 st all named out prev_alive try mods sus alive b kept nk
 	# boot SKIP TRY: this batch's boot, here or --boot-with's
 	boot() {
 		if [ -n "$BOOT_WITH" ]; then
@@ -183,7 +193,7 @@ run_batch() {
 	# boot streamed stays (batch-N-first.txt, -retryK.txt), so a
 	# suspect keeps what it measured; when nothing is left to boot,
 	# the last boot is the batch's.
-	all="" named="" out="" prev_alive=0 try=0
+	all="" named="" out="" prev_alive=0 try=0 kept=""
 	mods=$(ls "$B/$v/sweep-devices/"*.device | sort | sed -n "$((i * SIZE + 1)),$((i * SIZE + num))p" |
 		xargs -r sed -n 's/^driver .*module=\([^ ]*\).*/\1/p' | sort -u)
 	# a batch whose stream ran to its end is whole: a kernel report that
@@ -206,7 +216,7 @@ run_batch() {
 		# else the driver that bound last (what this boot streamed)
 		b=$d/batch-$i.txt
 		[ -f "$b" ] || b=
-		sus=$("$TOP/rig/sweep/suspects.sh" "$d/console-$i.log" "$d/module-names.txt" $b)
+		sus=$("$TOP/rig/sweep/suspects.sh" --why "$d/.why-$i" "$d/console-$i.log" "$d/module-names.txt" $b)
 		if [ -z "$sus" ]; then
 			log "$v" "batch $((i + 1))/$nb ended $st with no suspect: no modprobe left waiting, no flood, no driver bound (console: ${d#$TOP/}/console-$i.log): not booted again"
 			break
@@ -216,7 +226,19 @@ run_batch() {
 		[ $try = 0 ] || [ "$alive" -lt $((prev_alive + 5000000)) ] || out=$all
 		prev_alive=$alive
 		named=$(printf '%s\n%s\n' "$named" "$sus" | sed '/^$/d' | sort)
-		all=$(printf '%s\n%s\n' "$sus" "$out" | sed '/^$/d' | sort -u)
+		# A crash whose frames named its driver (suspects.sh: oops) is
+		# that driver's: the drivers this boot was through with (their
+		# walk over, their modprobe returned: "through module=M") are
+		# done, kept from its stream (kept-N.txt, which collect reads),
+		# and not booted again. A hang's cause is a guess, confirmed
+		# only by a boot with every other driver in it.
+		if [ "$(cat "$d/.why-$i" 2>/dev/null)" = oops ] && [ -n "$b" ]; then
+			kept=$(printf '%s\n%s\n' "$kept" "$(through_of "$b" | comm -23 - <(printf '%s\n' "$named" | sort -u))" |
+				sed '/^$/d' | sort -u)
+			printf '%s\n' "$kept" | sed '/^$/d' > "$d/kept-$i.txt"
+		fi
+		rm -f "$d/.why-$i"
+		all=$(printf '%s\n%s\n%s\n' "$sus" "$out" "$kept" | sed '/^$/d' | sort -u)
 		printf '%s\n' "$named" | sort -u > "$d/suspects-$i.txt"
 		if [ -z "$(comm -23 <(printf '%s\n' "$mods") <(printf '%s\n' "$all"))" ]; then
 			log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); nothing left to boot again without them"
@@ -224,7 +246,8 @@ run_batch() {
 		fi
 		keep
 		try=$((try + 1))
-		log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); booting it again without $(echo $all) ($try of $RETRIES)"
+		nk=$(printf '%s\n' "$kept" | sed '/^$/d' | wc -l)
+		log "$v" "batch $((i + 1))/$nb ended $st; suspects: $(echo $sus); booting it again without $(comm -23 <(printf '%s\n' "$all") <(printf '%s\n' "$kept") | xargs)${kept:+ and the $nk drivers it was through with (kept from its stream)} ($try of $RETRIES)"
 		boot "$(echo $all | tr ' ' ,)" "$try"
 		st=$(jq -r .status "$d/status-$i.json" 2>/dev/null)
 		log "$v" "batch $((i + 1))/$nb again: $st, $(grep -c '^\(hzrig-sweep \)\?trace ' "$d/batch-$i.txt" 2>/dev/null) trace lines"

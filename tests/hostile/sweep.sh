@@ -86,6 +86,20 @@ sed -i 's/^echo "hzrig: guest done.*/: no done line/' "$T/fakeqemu"
 bootit
 check "boot: a guest that never says done, its stream silent: hung at --quiet-s" \
 	"jq -e '.status == \"hung\" and (.crash | test(\"went quiet for 5 s\"))' '$T/fst.json' > /dev/null"
+# a batch booted again without its suspects and the drivers it was
+# through with names them all on the kernel's command line (2047
+# characters at most): longer is refused, named, before QEMU starts
+rm -f "$T/fc.log"
+run $HZRIG boot --variant v --kernel "$T/img" --initrd "$T/img" --timeout 40 --accel tcg \
+	--qemu-config "$T/fake.conf" --console "$T/fc.log" --samples "$T/fs" \
+	--append "hzrig.sweep_skip=$(printf 'm%.0s' $(seq 2100))"
+check "boot: an --append past the kernel's command line is refused, named, nothing booted" \
+	"[ $rc -eq 2 ] && said 'more than the kernel.s command line takes' && [ ! -e '$T/fc.log' ]"
+run $HZRIG boot --variant v --kernel "$T/img" --initrd "$T/img" --timeout 40 --accel tcg \
+	--qemu-config "$T/fake.conf" --console "$T/fc.log" --samples "$T/fs" \
+	--append "hzrig.sweep_skip=$(printf 'm%.0s' $(seq 1990))"
+check "boot: an --append that the conf's own append makes too long is refused, named, nothing booted" \
+	"[ $rc -ne 0 ] && said 'longer than the kernel.s 2047 characters' && [ ! -e '$T/fc.log' ]"
 printf 'done_grace_s = x\n' >> "$T/fake.conf"
 bootit
 check "boot: a done_grace_s that is no number is named" "[ $rc -eq 2 ] && said 'done_grace_s' && quiet"
@@ -301,6 +315,47 @@ run $HZRIG sweep report "$T/c5/sweep.json"
 check "sweep report: the hang and the batch that died are listed under loops, floods and hangs" \
 	"grep -q 'loopy (hung the guest): its modprobe never returned' '$T/out' && grep -q 'batch 0: its guest ended hung before the batch.s end (last heartbeat 2.5 s after boot)' '$T/out'"
 
+# A first boot that crashed in a driver its oops named (sweep.sh: kept-N.txt
+# lists the drivers that boot was through with, and the boot again left
+# them out): each keeps what the crashed boot streamed of it, as it was;
+# the boot again (one driver left) is the batch.
+mkdir -p "$T/c7"
+{
+	printf '%s\n' 'sweep begin batch=0 size=32 k=2 devices=3 max_s=240 unplug_ms=0 walk=6 stream=1' \
+		'file index=0 name=ch341.device' 'file index=1 name=loopy.device' 'file index=2 name=pl2303.device' \
+		'device name=1-1 vendor=1a86 product=7523' 'device name=2-1 vendor=1209 product=0001' 'sweep t0 t=2.000000' \
+		'modprobe module=ch341 rc=0 t=2.40' 'bind intf=1-1:1.0 driver=ch341' \
+		'rawdev=0 t_us=4000000 walk=done passes=2' 'through module=ch341 bus=1' \
+		'modprobe module=loopy rc=0 t=2.51' 'sweep alive t_us=5500000'
+} > "$T/c7/batch-0-first.txt"
+printf '{"status":"crashed"}\n' > "$T/c7/status-0-first.json"
+printf '%s\n' 'hzrig-sweep: modprobe-begin module=loopy' 'hzrig-sweep: modprobe-end module=loopy rc=0' \
+	'[    6.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008' \
+	'[    6.000001] RIP: 0010:loopy_work+0x8/0x60 [loopy]' \
+	'[    6.000002] Kernel panic - not syncing: Fatal exception' > "$T/c7/console-0-first.log"
+printf 'loopy\n' > "$T/c7/suspects-0.txt"
+printf 'ch341\n' > "$T/c7/kept-0.txt"
+printf '%s\n' 'sweep begin batch=0 size=32 k=2 devices=1 max_s=240 unplug_ms=0 walk=6 stream=1' \
+	'file index=0 name=pl2303.device' 'device name=1-1 vendor=067b product=2303' \
+	'modprobe module=pl2303 rc=0 t=2.40' 'sweep settled s=3' 'sweep end' > "$T/c7/batch-0.txt"
+printf '{"status":"ok"}\n' > "$T/c7/status-0.json"
+: > "$T/c7/console-0.log"
+run $HZRIG sweep collect --dir "$T/c7" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a driver the crashed boot was through with keeps that boot's record, as it was (bound), not a suspect's" \
+	"[ $rc -eq 0 ] && jq -e '(.drivers[] | select(.module == \"ch341\") | .outcome == \"bound\" and .walk_passes == 2 and .reports == []) and ([.drivers[].module] | sort == [\"ch341\", \"loopy\", \"pl2303\"])' '$T/c7/sweep.json' > /dev/null"
+check "collect: ... the driver the oops named is the crash's, its report its own" \
+	"jq -e '.drivers[] | select(.module == \"loopy\") | .outcome == \"kernel report\" and (.reports | length) == 1' '$T/c7/sweep.json' > /dev/null"
+printf 'ch341\nloopy\n' > "$T/c7/kept-0.txt"
+rm -f "$T/c7/sweep.json"
+run $HZRIG sweep collect --dir "$T/c7" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a suspect listed as kept too is the suspect, once" \
+	"[ $rc -eq 0 ] && jq -e '[.drivers[] | select(.module == \"loopy\")] | length == 1 and .[0].outcome == \"kernel report\"' '$T/c7/sweep.json' > /dev/null"
+printf 'ch341\n../x\n' > "$T/c7/kept-0.txt"
+rm -f "$T/c7/sweep.json"
+run $HZRIG sweep collect --dir "$T/c7" --variant v --sweep-id s1 --hz 100 --batches 1
+check "collect: a kept file that is not module names: named, nothing written" \
+	"[ $rc -eq 1 ] && said 'kept-0.txt: not a list of module names' && [ ! -e '$T/c7/sweep.json' ] && quiet"
+
 # --- rig/sweep/suspects.sh: whom a hung batch is put down to ---------------
 S=$TOP/rig/sweep/suspects.sh
 printf 'mceusb\npctv452e\ndvb_usb_az6007\nipheth\n' > "$T/mods"
@@ -360,6 +415,16 @@ check "suspects: a crash whose faulting frame is a driver whose modprobe returne
 } > "$T/con12"
 check "suspects: a crash in the core's code, a library's work item: the batch's driver innermost in the trace" \
 	"[ \"\$('$S' '$T/con12' '$T/mods')\" = libertas_tf_usb ]"
+# --why: "oops" when the crash's frames named the driver (its retry can
+# leave out the drivers that were through), "guess" otherwise
+check "suspects --why: a crash whose frames name the driver: oops" \
+	"[ \"\$('$S' --why '$T/why12' '$T/con12' '$T/mods')\" = libertas_tf_usb ] && [ \"\$(cat '$T/why12')\" = oops ]"
+check "suspects --why: a crash that names none of them (the modprobes left waiting): guess" \
+	"[ -n \"\$('$S' --why '$T/why8' '$T/con8' '$T/mods')\" ] && [ \"\$(cat '$T/why8')\" = guess ]"
+check "suspects --why: a modprobe left waiting, no crash: guess" \
+	"'$S' --why '$T/why1' '$T/con1' '$T/mods' > /dev/null && [ \"\$(cat '$T/why1')\" = guess ]"
+run "$S" --why
+check "suspects --why without its file: usage, exit 2" "[ $rc -eq 2 ] && said usage"
 printf 'gspca_m5602\ngspca_main\ngspca_gl860\n' >> "$T/mods"
 {
 	printf 'hzrig-sweep: modprobe-begin module=%s\r\n' gspca_gl860 gspca_m5602
