@@ -245,8 +245,8 @@ static void write_head(const struct job_opts *o, const struct job *jb, FILE *f)
 /* The job is one YAML document written top to bottom. */
 static int write_job(const struct job_opts *o, const struct job *jb, FILE *err)
 {
-	char kernel[PATH_MAX + 256], initrd[PATH_MAX + 256], extra[1300];
-	char path[PATH_MAX], why[HZRIG_WHY], cmdline[900], batch[1000] = "";
+	char kernel[PATH_MAX + 256], initrd[PATH_MAX + 256], extra[2048];
+	char path[PATH_MAX], why[HZRIG_WHY], cmdline[900], batch[1600] = "";
 	const char *v = jb->v;
 	struct hzrig_lava_qemu q;
 	struct hzrig_out out;
@@ -310,7 +310,7 @@ static int write_job(const struct job_opts *o, const struct job *jb, FILE *err)
 	fputs("actions:\n- deploy:\n    timeout:\n      minutes: 5\n"
 	      "    to: tmpfs\n    images:\n      kernel:\n        image_arg: ", f);
 	{
-		char arg[1600];
+		char arg[2200];
 
 		snprintf(arg, sizeof(arg), "-kernel {kernel} -append \"%s\"", q.append);
 		yq(f, arg);
@@ -562,7 +562,7 @@ static bool skip_ok(const char *s)
 	const char *ok = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
 	size_t n = strlen(s);
 
-	if (!n || n > 600)
+	if (!n || n > 1200)
 		return false;
 	while (*s) {
 		size_t k = strspn(s, ok);
@@ -580,7 +580,7 @@ static bool jobs_opts_bad(const struct job_opts *o)
 	char why[HZRIG_WHY];
 
 	if (o->skip && !skip_ok(o->skip)) {
-		fprintf(stderr, "hzrig lava jobs: --skip: '%.80s' is not module names separated by commas (at most 600 characters)\n",
+		fprintf(stderr, "hzrig lava jobs: --skip: '%.80s' is not module names separated by commas (at most 1200 characters)\n",
 			o->skip);
 		return true;
 	}

@@ -41,7 +41,7 @@ struct hzrig_lava_qemu {
 	char extra[16][128];		/* the rest, one option per item */
 	int nextra;
 	const char *binary;
-	char append[1400];		/* the kernel's command line */
+	char append[2048];		/* the kernel's command line (x86: 2047) */
 };
 
 int hzrig_lava_qemu(const struct hzrig_qemu_conf *c, const char *accel,

@@ -598,7 +598,14 @@ check "lava jobs: --only-batch 1 --skip: that batch's job alone, its suspects on
 run $HZRIG lava jobs --build "$T/b" --out "$T/jobs-r2" --only-batch 2 sweep-check-hz-100
 check "lava jobs: --only-batch past the last batch is refused, named, nothing written" \
 	"[ $rc -eq 2 ] && said 'it has batches 0..1' && [ -z \"\$(ls '$T/jobs-r2' 2>/dev/null)\" ]"
-long=$(printf 'm%.0s' $(seq 1 601))
+long=$(printf 'm%.0s' $(seq 1 1201))
+# a boot again without a crash's suspect and the 31 drivers it was
+# through with: 31 long names fit
+many=$(for k in $(seq 1 31); do printf 'dvb_usb_technisat_usb%02d,' "$k"; done)
+many=${many%,}
+run $HZRIG lava jobs --build "$T/b" --out "$T/jobs-r5" --only-batch 1 --skip "$many" sweep-check-hz-100
+check "lava jobs: --skip of 31 long module names (${#many} characters) reaches the job's command line whole" \
+	"[ $rc -eq 0 ] && grep -q 'hzrig.sweep_skip=$many' '$T/jobs-r5/sweep-check-hz-100-batch-1.yaml'"
 for bad in 'm1,' ',m1' 'm1,,m2' 'm1 m2' 'm1;reboot' "$long"; do
 	run $HZRIG lava jobs --build "$T/b" --out "$T/jobs-r3" --skip "$bad" sweep-check-hz-100
 	check "lava jobs: --skip '${bad:0:12}' (${#bad} characters; not module names and commas, or too long) is refused, nothing written" \
