@@ -21,6 +21,8 @@ struct hzrig_qemu_conf {
 	char cpu_kvm[64];
 	char append[512];
 	char append_tcg[256];
+	/* more frontends of the samples file's chardev (id hzrig1) */
+	char samples_args[512];
 	unsigned int boot_budget_s;
 	unsigned int slack_percent;
 	unsigned int smoke_timeout_s;

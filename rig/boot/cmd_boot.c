@@ -173,6 +173,8 @@ int hzrig_qemu_conf_load(const char *path, struct hzrig_qemu_conf *c)
 			ret = conf_str(c->append, sizeof(c->append), key, val, path, line);
 		else if (!strcmp(key, "append_tcg"))
 			ret = conf_str(c->append_tcg, sizeof(c->append_tcg), key, val, path, line);
+		else if (!strcmp(key, "samples_args"))
+			ret = conf_str(c->samples_args, sizeof(c->samples_args), key, val, path, line);
 		else if (!strcmp(key, "boot_budget_s"))
 			ret = conf_uint(&c->boot_budget_s, key, val, path, line);
 		else if (!strcmp(key, "slack_percent"))
@@ -330,7 +332,7 @@ static pid_t spawn(char **argv, int *out_fd)
 
 /* QEMU's command line, from qemu/<arch>.conf and the guest; its strings. */
 struct qemu_cmd {
-	char args[512], append[KCMDLINE_MAX], serial1[8300], tcg_append[300];
+	char args[512], sargs[512], append[KCMDLINE_MAX], serial1[8300], tcg_append[300];
 	char *argv[MAX_ARGS];
 };
 
@@ -352,11 +354,10 @@ static int qemu_argv(const struct hzrig_qemu_conf *c, const struct guest *g,
 		return -1;
 	}
 	/*
-	 * The samples file takes two frontends through one multiplexed
-	 * chardev: ttyS1, and a virtio-serial port a sweep guest streams
-	 * through when its kernel has one (CONFIG_VIRTIO_CONSOLE: no trap a
-	 * byte, where the 8250 cost the guest about 1.8 s a MB under TCG).
-	 * Only one of them is written. QEMU's option syntax doubles a comma.
+	 * The samples file is a multiplexed chardev, id hzrig1: ttyS1, and
+	 * the conf's samples_args add more frontends (x86_64.conf: a
+	 * virtio-serial port a sweep guest streams through when its kernel
+	 * has one). QEMU's option syntax doubles a comma.
 	 */
 	size_t o = (size_t)snprintf(q->serial1, sizeof(q->serial1), "file,id=hzrig1,mux=on,path=");
 
@@ -367,7 +368,7 @@ static int qemu_argv(const struct hzrig_qemu_conf *c, const struct guest *g,
 	}
 	q->serial1[o] = 0;
 	argv[argc++] = (char *)c->binary;
-	if (split_args(q->args, argv, &argc) || argc > MAX_ARGS - 24) {
+	if (split_args(q->args, argv, &argc) || argc > MAX_ARGS - 20) {
 		fprintf(stderr, "hzrig: too many QEMU arguments\n");
 		return -1;
 	}
@@ -387,10 +388,11 @@ static int qemu_argv(const struct hzrig_qemu_conf *c, const struct guest *g,
 	argv[argc++] = q->serial1;
 	argv[argc++] = "-serial";
 	argv[argc++] = "chardev:hzrig1";
-	argv[argc++] = "-device";
-	argv[argc++] = "virtio-serial-pci,id=hzrig-vs";
-	argv[argc++] = "-device";
-	argv[argc++] = "virtserialport,bus=hzrig-vs.0,chardev=hzrig1,name=org.hzrig.stream";
+	snprintf(q->sargs, sizeof(q->sargs), "%s", c->samples_args);
+	if (split_args(q->sargs, argv, &argc)) {
+		fprintf(stderr, "hzrig: too many QEMU arguments\n");
+		return -1;
+	}
 	argv[argc] = NULL;
 	return 0;
 }
