@@ -850,17 +850,59 @@ static int on_open(struct parse *p, const char *s)
  * a moment before. A control message's URB has a setup packet; a bulk or
  * interrupt message's has none.
  */
+/*
+ * Do @c's frames name a driver of the batch other than @mod, the driver
+ * of the bus an URB was on? (A library's frames, usbnet's or gspca_main's,
+ * name no driver of the batch: only the drivers' own modules count.)
+ */
+static bool frames_name_other(const struct hzrig_sweep_batch *b,
+			      const struct hzrig_sweep_call *c, const char *mod)
+{
+	for (int k = -1; k < c->nchain; k++) {
+		const char *f = k < 0 ? c->where : c->chain[k];
+		const char *o = strrchr(f, '[');
+		size_t l;
+
+		if (!o || !(l = strcspn(o + 1, "]")) || o[1 + l] != ']')
+			continue;
+		for (size_t d = 0; d < b->ndrv; d++)
+			if (strlen(b->drv[d].module) == l && !memcmp(b->drv[d].module, o + 1, l))
+				return !mod || strcmp(mod, b->drv[d].module);
+	}
+	return false;
+}
+
+/* a call that failed sooner was refused before the bus, not waited */
+#define REFUSED_US	2000
+
 static struct urb_ev *submission(struct parse *p, const struct hzrig_sweep_call *c,
 				 int64_t after)
 {
 	bool control = c->kind <= HZRIG_CALL_CONTROL_RECV;
 
-	for (size_t j = 0; c->urb && j < p->nu; j++)
-		if (p->u[j].id == c->urb && p->u[j].type == 'S' &&
-		    !p->u[j].used && p->u[j].has_setup == control &&
-		    p->u[j].t_us >= c->entry_us - SLACK_US &&
-		    (!c->returned || p->u[j].t_us <= c->return_us + after))
-			return &p->u[j];
+	for (size_t j = 0; c->urb && j < p->nu; j++) {
+		const struct urb_ev *u = &p->u[j];
+		const struct hzrig_sweep_driver *d;
+
+		if (u->id != c->urb || u->type != 'S' || u->used || u->has_setup != control ||
+		    u->t_us < c->entry_us - SLACK_US ||
+		    (c->returned && u->t_us > c->return_us + after))
+			continue;
+		/*
+		 * Never a root hub's or a device's at the default address
+		 * (the hub driver's and enumeration's: no driver's call in
+		 * the sweep), nor one on another driver's bus than the one
+		 * its frames name: a call whose own submission usbmon lost
+		 * (its ring overran) otherwise took the next URB its freed
+		 * address was given, the hub's port status just after
+		 */
+		if (u->dev <= 1)
+			continue;
+		d = driver_at(p->b, u->bus);
+		if (frames_name_other(p->b, c, d ? d->module : NULL))
+			continue;
+		return &p->u[j];
+	}
 	return NULL;
 }
 
@@ -894,9 +936,12 @@ static int match(struct parse *p)
 			/*
 			 * usb_submit_urb() refuses an URB for a device that
 			 * is away (-ENODEV while the walk plugs it in again)
-			 * before usbmon sees it: the call failed at once.
+			 * before usbmon sees it: the call failed at once. One
+			 * that waited (a timeout) went to the bus, and usbmon
+			 * lost its submission.
 			 */
-			if (c->urb && c->returned && c->ret < 0)
+			if (c->urb && c->returned && c->ret < 0 &&
+			    c->return_us - c->entry_us < REFUSED_US)
 				b->refused_urbs++;
 			else
 				b->unmatched_urbs += !!c->urb;

@@ -923,6 +923,83 @@ static void test_batch_urb_reused(void **state)
 }
 
 /*
+ * A call whose own submission usbmon lost (its ring overran) is left
+ * without an URB, not given the next one its freed address went to: the
+ * hub's port status on a root hub, a new device's SET_ADDRESS at the
+ * default address, or another driver's request (its frames name their
+ * own driver). A call whose submission was seen is matched as before.
+ */
+static void test_batch_urb_lost(void **state)
+{
+	static const char text[] =
+		"sweep begin batch=0 size=2 k=1 devices=2 t0=1.00 settled_s=3 max_s=60\n"
+		"file index=0 name=foo.device\n"
+		"file index=1 name=bar.device\n"
+		"device name=1-1 vendor=1234 product=5678\n"
+		"device name=2-1 vendor=1234 product=5679\n"
+		/* foo's NAKed read: its S lost; the root hub's port status next */
+		"trace         kworker-15     [000] .....     2.000000: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=1 type=192 timeout=500 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         kworker-15     [000] .....     2.000010: <stack trace>\n"
+		"trace  => usb_control_msg+0x1/0x105\n"
+		"trace  => foo_read+0x10/0x50 [foo]\n"
+		"trace         kworker-15     [000] .....     2.000050: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000004000 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"trace         kworker-15     [000] .....     2.505000: ctl_ret: (foo_read+0x10/0x50 [foo] <- usb_control_msg) ret=-110\n"
+		"usbmon t_us=2505100 id=0xffff888000004000 type=S xfer=2 ep=0x80 bus=1 dev=1 status=-115 setup=a3,00,00,00,01,00,04,00\n"
+		"usbmon t_us=2505200 id=0xffff888000004000 type=C xfer=2 ep=0x80 bus=1 dev=1 status=0\n"
+		/* again: a new device's SET_ADDRESS at the default address */
+		"trace         kworker-15     [000] .....     3.000000: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=1 type=192 timeout=500 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         kworker-15     [000] .....     3.000010: <stack trace>\n"
+		"trace  => usb_control_msg+0x1/0x105\n"
+		"trace  => foo_read+0x20/0x50 [foo]\n"
+		"trace         kworker-15     [000] .....     3.000050: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000005000 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"trace         kworker-15     [000] .....     3.505000: ctl_ret: (foo_read+0x20/0x50 [foo] <- usb_control_msg) ret=-110\n"
+		"usbmon t_us=3505100 id=0xffff888000005000 type=S xfer=2 ep=0x00 bus=1 dev=0 status=-115 setup=00,05,04,00,00,00,00,00\n"
+		/* again: bar's request on bus 2 */
+		"trace         kworker-15     [000] .....     4.000000: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=1 type=192 timeout=500 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         kworker-15     [000] .....     4.000010: <stack trace>\n"
+		"trace  => usb_control_msg+0x1/0x105\n"
+		"trace  => foo_read+0x30/0x50 [foo]\n"
+		"trace         kworker-15     [000] .....     4.000050: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000006000 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"trace         kworker-15     [000] .....     4.505000: ctl_ret: (foo_read+0x30/0x50 [foo] <- usb_control_msg) ret=-110\n"
+		"usbmon t_us=4505100 id=0xffff888000006000 type=S xfer=2 ep=0x80 bus=2 dev=2 status=-115 setup=c0,07,00,00,00,00,01,00\n"
+		/* foo's own, seen: matched */
+		"trace         kworker-15     [000] .....     5.000000: ctl: (usb_control_msg+0x0/0x105) pipe=2147484288 req=1 type=192 timeout=500 ip=arch_rethook_trampoline+0x0/0x4d\n"
+		"trace         kworker-15     [000] .....     5.000010: <stack trace>\n"
+		"trace  => usb_control_msg+0x1/0x105\n"
+		"trace  => foo_read+0x40/0x50 [foo]\n"
+		"trace         kworker-15     [000] .....     5.000050: submit: (usb_submit_urb+0x0/0x536) urb=0xffff888000007000 ip=usb_start_wait_urb+0x5f/0x108\n"
+		"usbmon t_us=5000060 id=0xffff888000007000 type=S xfer=2 ep=0x80 bus=1 dev=2 status=-115 setup=c0,01,00,00,00,00,01,00\n"
+		"usbmon t_us=5504900 id=0xffff888000007000 type=C xfer=2 ep=0x80 bus=1 dev=2 status=-2\n"
+		"trace         kworker-15     [000] .....     5.505000: ctl_ret: (foo_read+0x40/0x50 [foo] <- usb_control_msg) ret=-110\n"
+		"sweep end\n";
+	static const char *const lost[] = {
+		"foo_read+0x10/0x50 [foo]", "foo_read+0x20/0x50 [foo]", "foo_read+0x30/0x50 [foo]",
+	};
+	struct hzrig_sweep_batch b;
+	const struct hzrig_sweep_call *c;
+	char why[160];
+
+	(void)state;
+	if (hzrig_sweep_batch_parse(text, &b, why, sizeof(why)))
+		fail_msg("%s", why);
+	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++) {
+		c = call_where(&b, lost[i]);
+		assert_non_null(c);
+		if (c->bus || c->has_setup || c->module[0])
+			fail_msg("%s took bus %d's URB (dev %d), driver '%s'", lost[i], c->bus, c->dev,
+				 c->module);
+	}
+	c = call_where(&b, "foo_read+0x40/0x50 [foo]");
+	assert_non_null(c);
+	assert_int_equal(c->bus, 1);
+	assert_int_equal(c->dev, 2);
+	assert_string_equal(c->module, "foo");
+	assert_int_equal(c->urb_us, 504840);
+	assert_int_equal(b.unmatched_urbs, 3);
+	hzrig_sweep_batch_free(&b);
+}
+
+/*
  * More tasks than the parser keeps slots for made calls, one after
  * another (the opener and the walk run hundreds of processes in a batch):
  * a task with no call open gives its slot up, and no call is lost.
@@ -1391,6 +1468,7 @@ int main(void)
 		cmocka_unit_test(test_batch_parse),
 		cmocka_unit_test(test_batch_bulk),
 		cmocka_unit_test(test_batch_urb_reused),
+		cmocka_unit_test(test_batch_urb_lost),
 		cmocka_unit_test(test_walk_passes),
 		cmocka_unit_test(test_many_tasks),
 		cmocka_unit_test(test_batch_missed_returns),
