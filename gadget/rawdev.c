@@ -660,7 +660,6 @@ static int replug(struct rawdev *r, struct usb_raw_init *init)
 		hzg_walk_advance(&r->walk);
 	}
 	r->walk.in_pass = 0;
-	r->walk.naked_j = 0;
 	r->walk.fresh = 0;
 	r->walk.nak_pending = false;
 	r->walk.pass_us = r->walk.active_us = mono_us();

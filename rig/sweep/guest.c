@@ -843,31 +843,25 @@ static int on_open(struct parse *p, const char *s)
 }
 
 /*
- * @c's URB's submission in usbmon: an unused 'S' of its address after its
- * entry, and before its return (@after: up to SLACK_US after it). An URB's
- * address is reused as soon as it is freed: a driver that resubmits its
- * interrupt URB in a loop may get the address a control message's URB had
- * a moment before. A control message's URB has a setup packet; a bulk or
- * interrupt message's has none.
- */
-/*
  * Do @c's frames name a driver of the batch other than @mod, the driver
  * of the bus an URB was on? (A library's frames, usbnet's or gspca_main's,
  * name no driver of the batch: only the drivers' own modules count.)
  */
-static bool frames_name_other(const struct hzrig_sweep_batch *b,
+static bool frames_name_other(struct hzrig_sweep_batch *b,
 			      const struct hzrig_sweep_call *c, const char *mod)
 {
 	for (int k = -1; k < c->nchain; k++) {
 		const char *f = k < 0 ? c->where : c->chain[k];
 		const char *o = strrchr(f, '[');
+		char name[sizeof(b->drv[0].module)];
 		size_t l;
 
-		if (!o || !(l = strcspn(o + 1, "]")) || o[1 + l] != ']')
+		if (!o || !(l = strcspn(o + 1, "]")) || o[1 + l] != ']' || l >= sizeof(name))
 			continue;
-		for (size_t d = 0; d < b->ndrv; d++)
-			if (strlen(b->drv[d].module) == l && !memcmp(b->drv[d].module, o + 1, l))
-				return !mod || strcmp(mod, b->drv[d].module);
+		memcpy(name, o + 1, l);
+		name[l] = 0;
+		if (driver_named(b, name))
+			return !mod || strcmp(mod, name);
 	}
 	return false;
 }
@@ -875,6 +869,14 @@ static bool frames_name_other(const struct hzrig_sweep_batch *b,
 /* a call that failed sooner was refused before the bus, not waited */
 #define REFUSED_US	2000
 
+/*
+ * @c's URB's submission in usbmon: an unused 'S' of its address after its
+ * entry, and before its return (@after: up to SLACK_US after it). An URB's
+ * address is reused as soon as it is freed: a driver that resubmits its
+ * interrupt URB in a loop may get the address a control message's URB had
+ * a moment before. A control message's URB has a setup packet; a bulk or
+ * interrupt message's has none.
+ */
 static struct urb_ev *submission(struct parse *p, const struct hzrig_sweep_call *c,
 				 int64_t after)
 {

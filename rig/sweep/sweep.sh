@@ -259,7 +259,7 @@ rc=0
 
 # The first variant's kernel is built alone; the others' are built beside
 # its guests, niced (a guest waiting out its NAKed timeouts leaves its core
-# idle: two guests of the whole tree kept 1.3 of the 2 cores busy), and a
+# idle; docs/sweep.md, "Kernels beside guests"), and a
 # variant's batches join the pool once its kernel is in. --build-first:
 # every kernel before any guest.
 t_start=$SECONDS
@@ -280,10 +280,15 @@ T[build]=$((SECONDS - t_start))
 # wait_build: the kernels built beside the guests are in (their rc)
 wait_build() {
 	[ -n "$BUILD_PID" ] || return 0
-	while [ ! -f "$BUILD_RC" ]; do
+	while [ ! -f "$BUILD_RC" ] && kill -0 "$BUILD_PID" 2>/dev/null; do
 		sleep 1
 	done
-	[ "$(cat "$BUILD_RC")" = 0 ] || rc=1
+	if [ ! -f "$BUILD_RC" ]; then
+		log sweep "the kernels built beside the guests: their build ended without saying how (killed?)"
+		rc=1
+	elif [ "$(cat "$BUILD_RC")" != 0 ]; then
+		rc=1
+	fi
 	T[build_rest]=$((SECONDS - t_start))
 	BUILD_PID=""
 }

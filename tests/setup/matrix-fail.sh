@@ -13,12 +13,8 @@
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/# /' "$T/out" | head -40; }
-check() { if eval "$2"; then ok; else ko "$1"; fi; }
+# shellcheck source=tests/setup/harness.sh
+. "$TOP/tests/setup/harness.sh"
 
 tree=$T/tree
 mkdir -p "$tree/scripts/kconfig"
@@ -90,5 +86,4 @@ check "two causes: the other apart, with its own" \
 	'grep -qF "matrix: hz-250-legacy failed at stage tree: matrix: kernel/patches/0001-usb-core-synchronous-timeout-as-jiffies.patch does not apply" "$T/out"'
 check "two causes: not \"every variant\"" '! grep -qF "every variant" "$T/out"'
 
-echo "matrix-fail: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+done_checks matrix-fail

@@ -18,12 +18,8 @@
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/# /' "$T/out" | head -40; sed 's/^/# log: /' "$T/log" | head -40; }
-check() { if eval "$2"; then ok; else ko "$1"; fi; }
+# shellcheck source=tests/setup/harness.sh
+. "$TOP/tests/setup/harness.sh"
 
 A=sweep-check-hz-100
 Z=sweep-check-hz-1000
@@ -155,5 +151,4 @@ rc=$?
 check "a hang (a modprobe left waiting, a guess): booted again with every driver but m3, m1 too, nothing kept" \
 	'[ $rc = 0 ] && grep "^append $A " "$T/log" | tail -n 1 | grep -q "hzrig.sweep_skip=m3\( \|$\)" && [ ! -e "$T/res/$A/kept-0.txt" ]'
 
-echo "sweep-schedule: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+done_checks sweep-schedule
